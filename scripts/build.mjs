@@ -1,0 +1,26 @@
+// Bundles the CLI (brain, brain mcp), the capture worker and the VS Code extension with esbuild.
+// Native modules stay external: they are loaded from node_modules at run time.
+import { build } from 'esbuild';
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: 'linked',
+  external: ['vscode', 'better-sqlite3', '@duckdb/node-api', 'fsevents'],
+  logLevel: 'warning',
+};
+
+const entries = [
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
+  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
+  { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', optional: true },
+];
+
+import { existsSync } from 'node:fs';
+await Promise.all(
+  entries
+    .filter((e) => !e.optional || existsSync(e.entryPoints[0]))
+    .map(({ optional, ...e }) => build({ ...common, ...e })),
+);

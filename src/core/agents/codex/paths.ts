@@ -1,0 +1,24 @@
+import * as path from 'node:path';
+import { homeDir, type Env } from '../../home';
+import { sessionFromName, type AgentPaths } from '../types';
+
+export function codexHome(env: Env): string {
+  return env.CODEX_HOME || path.join(homeDir(env), '.codex');
+}
+
+/** Codex: $CODEX_HOME/sessions/** and $CODEX_HOME/archived_sessions/ (default ~/.codex). The lake
+ * keeps the two folder names so an archived copy never collides with a live one. */
+export const codexPaths: AgentPaths = {
+  lane: 'codex',
+  agent: 'codex',
+  label: 'Codex',
+  roots(env: Env) {
+    const base = codexHome(env);
+    const inc = (rel: string) => rel.endsWith('.jsonl') || rel.endsWith('.json');
+    return [
+      { dir: path.join(base, 'sessions'), lakePrefix: 'sessions', include: inc },
+      { dir: path.join(base, 'archived_sessions'), lakePrefix: 'archived_sessions', include: inc },
+    ];
+  },
+  sessionOf: sessionFromName,
+};

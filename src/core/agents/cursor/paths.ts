@@ -1,0 +1,21 @@
+import * as path from 'node:path';
+import { homeDir, type Env } from '../../home';
+import { sessionFromName, type AgentPaths } from '../types';
+
+/** cursor-agent: ~/.cursor/projects/<slug>/agent-transcripts/** (.jsonl and .txt). The live SQLite
+ * chats are not copied: they are unsafe to copy while open. */
+export const cursorPaths: AgentPaths = {
+  lane: 'cursor',
+  agent: 'cursor-agent',
+  label: 'cursor-agent',
+  roots(env: Env) {
+    return [
+      {
+        dir: path.join(homeDir(env), '.cursor', 'projects'),
+        lakePrefix: '',
+        include: (rel) => /^[^/]+\/agent-transcripts\/.+\.(jsonl|txt)$/.test(rel),
+      },
+    ];
+  },
+  sessionOf: sessionFromName,
+};
