@@ -13,7 +13,7 @@ const common = {
 };
 
 const entries = [
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
+  { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', optional: true },
 ];

@@ -1,0 +1,51 @@
+// brain <verb>: parse, validate, call core, print. Verbs hold no logic of their own.
+import { describe, BrainError } from '../core/errors';
+import { helpText, parseArgs, write, type VerbContext } from './args';
+import { VERBS } from './verbs';
+
+const VERSION = '0.1.0';
+
+function usage(): string {
+  const w = Math.max(...VERBS.map((v) => v.name.length));
+  return [
+    'brain — records every coding-agent session, backs it up, and finds it again.',
+    '',
+    'Usage: brain <command> [options]   (brain <command> --help for details)',
+    '',
+    'Commands:',
+    ...VERBS.map((v) => `  ${v.name.padEnd(w)}  ${v.summary}`),
+    '',
+    'Environment: BRAIN_HOME (default ~/.brain), CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR.',
+  ].join('\n');
+}
+
+export async function main(argv: string[], ctx: VerbContext): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    write(ctx.stdout, usage());
+    return name ? 0 : 2;
+  }
+  if (name === '--version' || name === 'version') {
+    write(ctx.stdout, VERSION);
+    return 0;
+  }
+  const verb = VERBS.find((v) => v.name === name);
+  if (!verb) {
+    write(ctx.stderr, `brain: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    write(ctx.stdout, helpText(verb));
+    return 0;
+  }
+  try {
+    const args = parseArgs(rest, verb.options);
+    return await verb.run(args, ctx);
+  } catch (e) {
+    write(ctx.stderr, `brain ${name}: ${describe(e)}`);
+    if (e instanceof BrainError && e.code === 'usage') return 2;
+    return 3;
+  }
+}
+
+export { VERSION };

@@ -1,0 +1,58 @@
+import * as path from 'node:path';
+import { AGENTS } from '../core/agents';
+import { capture, type CaptureReport } from '../core/floor/capture';
+import { brainHome } from '../core/home';
+import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
+
+export function formatReport(r: CaptureReport): string {
+  const out: string[] = [];
+  out.push(`Captured into ${r.home} (machine ${r.machine})`);
+  for (const a of AGENTS) {
+    const c = r.lanes[a.lane];
+    const roots = r.roots.filter((x) => x.lane === a.lane);
+    const found = roots.filter((x) => x.exists);
+    if (found.length === 0) {
+      out.push(`  ${a.label.padEnd(13)} no sessions folder (${roots.map((x) => x.dir).join(', ')})`);
+      continue;
+    }
+    const parts = [`${c.files} files`, `+${humanBytes(c.bytes)}`, `+${c.lines} lines`];
+    if (c.new_files) parts.push(`${c.new_files} new`);
+    if (c.generations) parts.push(`${c.generations} new generation(s)`);
+    if (c.pending) parts.push(`${c.pending} waiting for a newline`);
+    if (c.warnings) parts.push(`${c.warnings} warning(s)`);
+    out.push(`  ${a.label.padEnd(13)} ${parts.join(', ')}`);
+    out.push(`  ${''.padEnd(13)} from ${found.map((x) => x.dir).join(', ')} -> ${path.join(r.home, 'lake', a.lane)}`);
+  }
+  const notable = r.events.filter((e) => e.code !== 'generation-opened');
+  for (const e of r.events.filter((e) => e.code === 'generation-opened').slice(0, 20)) out.push(`  note: ${e.path}: ${e.message}`);
+  for (const e of notable.slice(0, 50)) out.push(`  ${e.code}: ${e.path}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
+  if (notable.length > 50) out.push(`  … and ${notable.length - 50} more (brain record --json lists all)`);
+  return out.join('\n');
+}
+
+export const record: Verb = {
+  name: 'record',
+  summary: 'Capture every agent session on this machine into the floor (one pass).',
+  usage: 'record [--json] [--wait SECONDS]',
+  details: `Reads new bytes of every session file of Claude Code, Codex, Pi and cursor-agent and appends them to
+BRAIN_HOME/lake (spool -> lake -> manifest -> offsets). Files rewritten by their agent open a new
+generation (name.g2.jsonl); nothing on the floor is ever edited. An unterminated last line waits until
+its file has been quiet for BRAIN_QUIET_SECONDS (default 600) or disappears.
+If another process is capturing, waits up to --wait seconds (default 60) for it.
+${COMMON_EXIT_CODES} Exit 75: another writer held the floor for the whole wait.`,
+  options: [
+    { name: 'json', type: 'bool', help: 'machine-readable counts per lane' },
+    { name: 'wait', type: 'number', help: 'seconds to wait for another writer (default 60)' },
+  ],
+  async run(args, ctx) {
+    const home = brainHome(ctx.env);
+    const r = await capture({ home, env: ctx.env, lockWaitMs: ((args.opts.wait as number | undefined) ?? 60) * 1000 });
+    if (r.busy) {
+      write(ctx.stderr, `another brain process is writing to ${home}; try again later`);
+      return 75;
+    }
+    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events }));
+    else write(ctx.stdout, formatReport(r));
+    return 0;
+  },
+};

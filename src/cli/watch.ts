@@ -1,0 +1,35 @@
+import { brainHome } from '../core/home';
+import { startWatch } from '../core/floor/watch';
+import { describe } from '../core/errors';
+import { write, type Verb } from './args';
+
+export const watch: Verb = {
+  name: 'watch',
+  summary: 'Capture continuously until interrupted (Ctrl-C).',
+  usage: 'watch [--quiet]',
+  details: 'Runs one catch-up pass, then captures each session file as it changes (debounced). Exit 0 on SIGINT/SIGTERM.',
+  options: [{ name: 'quiet', type: 'bool', help: 'print nothing per pass' }],
+  async run(args, ctx) {
+    const home = brainHome(ctx.env);
+    const w = startWatch({
+      home,
+      env: ctx.env,
+      onPass: (r) => {
+        if (args.opts.quiet) return;
+        const bytes = Object.values(r.lanes).reduce((n, c) => n + c.bytes, 0);
+        const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
+        if (chunks > 0 || r.events.length > 0) write(ctx.stdout, `${new Date().toISOString()} captured ${chunks} chunk(s), ${bytes} bytes${r.events.length ? `, ${r.events.length} note(s)` : ''}`);
+      },
+      onError: (e) => write(ctx.stderr, `brain watch: ${describe(e)}`),
+    });
+    await w.ready;
+    write(ctx.stdout, `watching; floor at ${home} (Ctrl-C to stop)`);
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await w.close();
+    return 0;
+  },
+};

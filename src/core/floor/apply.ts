@@ -1,0 +1,377 @@
+// The applier: spool -> lake -> manifest -> offsets, in that order, under the floor lock.
+// A crash between any two steps re-applies idempotently: the lake append is guarded by the length
+// the manifest claims, and a chunk whose bytes are already in the lake is only claimed, not copied.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FILE_MODE, mkdirPrivate, type Layout } from '../home';
+import { flushFiles, openAppend, writeAll, writeFileAtomic } from './durable';
+import { readManifest, type ManifestLine } from './manifest';
+import { readOffsets, writeOffsets } from './offsets';
+import { hashRange } from './ranges';
+import { listEntries, reject, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
+import { crashPoint } from './crash';
+import { lakeSegment } from './names';
+
+export interface FloorEvent {
+  code: string;
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+export interface ApplyResult {
+  applied: ManifestLine[];
+  metas: string[];
+  events: FloorEvent[];
+}
+
+const CHECKPOINT = '.checkpoint.json';
+
+/** What the manifest claims for each lake file: bytes and lines. */
+type Claims = Map<string, { byte_to: number; line_to: number }>;
+
+export class Applier {
+  private manifestFd: number | undefined;
+  /** Claims from manifest lines past the checkpoint (written by a run that crashed before its offsets). */
+  private tail: Claims = new Map();
+  private full: Claims | undefined;
+  readonly events: FloorEvent[] = [];
+
+  constructor(readonly l: Layout) {}
+
+  /** Run once when the lock is taken: repair a torn manifest tail, learn what the manifest claims past
+   * the checkpoint, clear stale temp files, then apply whatever a crashed run left in the spool. */
+  recover(): ApplyResult {
+    this.repairManifestTail();
+    const from = this.readCheckpoint();
+    const size = fileSize(this.l.manifest);
+    if (size > from) {
+      const r = readManifest(this.l.manifest, from);
+      for (const m of r.lines) noteClaim(this.tail, m);
+    }
+    this.clearStaleTemps();
+    return this.applyAll();
+  }
+
+  private repairManifestTail(): void {
+    const size = fileSize(this.l.manifest);
+    if (size <= 0) return;
+    const fd = fs.openSync(this.l.manifest, 'r+');
+    try {
+      const last = Buffer.alloc(1);
+      fs.readSync(fd, last, 0, 1, size - 1);
+      if (last[0] === 10) return;
+      // A torn last write: find the last newline and cut the fragment. The fragment was never a
+      // complete claim; its chunk is still in the spool and is claimed again below.
+      const win = Buffer.allocUnsafe(Math.min(size, 1 << 20));
+      let end = size;
+      let cut = 0;
+      while (end > 0) {
+        const start = Math.max(0, end - win.length);
+        const n = fs.readSync(fd, win, 0, end - start, start);
+        const i = win.subarray(0, n).lastIndexOf(10);
+        if (i >= 0) {
+          cut = start + i + 1;
+          break;
+        }
+        end = start;
+      }
+      fs.ftruncateSync(fd, cut);
+      fs.fdatasyncSync(fd);
+      this.events.push({
+        code: 'manifest-torn-tail',
+        path: this.l.manifest,
+        message: `removed an unfinished last manifest line (${size - cut} bytes) left by an interrupted write; its chunk is re-applied from the spool`,
+      });
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private readCheckpoint(): number {
+    try {
+      const j = JSON.parse(fs.readFileSync(path.join(this.l.offsets, CHECKPOINT), 'utf8')) as { manifest_len?: number };
+      const n = j.manifest_len ?? 0;
+      return n <= fileSize(this.l.manifest) ? n : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private writeCheckpoint(): void {
+    writeFileAtomic(path.join(this.l.offsets, CHECKPOINT), JSON.stringify({ manifest_len: fileSize(this.l.manifest) }) + '\n', {
+      sync: false,
+    });
+    this.tail.clear();
+  }
+
+  private clearStaleTemps(): void {
+    const cutoff = Date.now() - 60_000;
+    let lanes: string[] = [];
+    try {
+      lanes = fs.readdirSync(this.l.spool);
+    } catch {
+      return;
+    }
+    for (const lane of lanes) {
+      const dir = path.join(this.l.spool, lane);
+      let names: string[] = [];
+      try {
+        names = fs.readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const n of names) {
+        if (!n.startsWith('.tmp-')) continue;
+        const p = path.join(dir, n);
+        try {
+          // Only old temps: a hook may be writing one right now without the lock.
+          if (fs.lstatSync(p).mtimeMs < cutoff) fs.unlinkSync(p);
+        } catch {
+          /* gone already */
+        }
+      }
+    }
+  }
+
+  /** Claimed length of a lake file: the largest of the offsets record, the manifest tail, and (only if
+   * offsets were lost) the whole manifest. */
+  private claimed(e: ChunkEntry): { byte_to: number; line_to: number } {
+    const lp = e.line.lake_path;
+    const t = this.tail.get(lp);
+    const off = readOffsets(this.l.offsets, e.offsets.lane, e.offsets.base_rel);
+    let best = { byte_to: 0, line_to: 0 };
+    if (off && off.lake_path === lp) best = { byte_to: off.consumed, line_to: off.lines };
+    else if (!off || off.gen < e.line.gen) {
+      if (!off && fs.existsSync(path.join(this.l.root, lp))) {
+        const f = this.fullClaims().get(lp);
+        if (f) best = f;
+      }
+    }
+    if (t && t.byte_to > best.byte_to) best = t;
+    return best;
+  }
+
+  fullClaims(): Claims {
+    if (!this.full) {
+      this.full = new Map();
+      for (const m of readManifest(this.l.manifest).lines) noteClaim(this.full, m);
+    }
+    return this.full;
+  }
+
+  /** Applies every committed spool entry, in order, in batches with one flush per batch. */
+  applyAll(): ApplyResult {
+    const res: ApplyResult = { applied: [], metas: [], events: this.events };
+    const entries = listEntries(this.l.spool, (f, why) =>
+      this.events.push({ code: 'spool-rejected', path: f, message: `moved aside from the spool: ${why}` }),
+    );
+    const BATCH = 256;
+    for (let i = 0; i < entries.length; i += BATCH) this.applyBatch(entries.slice(i, i + BATCH), res);
+    return res;
+  }
+
+  private applyBatch(batch: ListedEntry[], res: ApplyResult): void {
+    const ready: { le: ListedEntry; e: ChunkEntry; needsClaim: boolean }[] = [];
+    const touched: string[] = [];
+    for (const le of batch) {
+      let e: SpoolEntry;
+      try {
+        e = JSON.parse(fs.readFileSync(le.descriptor, 'utf8')) as SpoolEntry;
+      } catch {
+        if (!fs.existsSync(le.descriptor)) continue; // taken by a hook that applied its own meta record
+        reject(this.l.spool, le.descriptor, 'unreadable spool descriptor', (f, why) =>
+          this.events.push({ code: 'spool-rejected', path: f, message: why }),
+        );
+        continue;
+      }
+      if (e.kind === 'meta') {
+        const dest = applyMeta(this.l, e);
+        if (dest) res.metas.push(dest);
+        fs.rmSync(le.descriptor, { force: true });
+        continue;
+      }
+      const r = this.writeChunk(le, e);
+      if (r === 'reject') continue;
+      if (r !== 'already') touched.push(path.join(this.l.root, e.line.lake_path));
+      ready.push({ le, e, needsClaim: r !== 'already' || !this.isClaimed(e) });
+    }
+    // Bytes first, durably; only then the claims about them.
+    flushFiles(touched, this.l.lake);
+    crashPoint('after-lake-before-manifest');
+    const lines = ready.filter((r) => r.needsClaim).map((r) => r.e.line);
+    if (lines.length > 0) {
+      const fd = this.manifest();
+      writeAll(fd, Buffer.from(lines.map((m) => JSON.stringify(m) + '\n').join('')));
+      fs.fdatasyncSync(fd);
+      for (const m of lines) noteClaim(this.tail, m);
+    }
+    crashPoint('after-manifest-before-offsets');
+    for (const r of ready) {
+      writeOffsets(this.l.offsets, r.e.offsets);
+      crashPoint('after-offsets');
+      fs.rmSync(r.le.chunk, { force: true });
+      fs.rmSync(r.le.descriptor, { force: true });
+      if (r.needsClaim) res.applied.push(r.e.line);
+    }
+    if (ready.length > 0) this.writeCheckpoint();
+  }
+
+  private isClaimed(e: ChunkEntry): boolean {
+    return this.claimed(e).byte_to >= e.line.byte_to;
+  }
+
+  /** Puts a chunk's bytes in its lake file. 'already': the manifest claims them (or the bytes are
+   * there and only the claim is missing, handled by the caller through isClaimed). */
+  private writeChunk(le: ListedEntry, e: ChunkEntry): 'written' | 'already' | 'reject' {
+    const m = e.line;
+    const lake = path.join(this.l.root, m.lake_path);
+    const claim = this.claimed(e);
+    if (claim.byte_to >= m.byte_to) return 'already';
+    if (claim.byte_to !== m.byte_from || claim.line_to !== m.line_from - 1) {
+      reject(this.l.spool, le.descriptor, `chunk ${m.byte_from}-${m.byte_to} of ${m.lake_path} does not follow the floor (${claim.byte_to} bytes claimed); the origin is read again`, (f, why) =>
+        this.events.push({ code: 'spool-rejected', path: f, message: why }),
+      );
+      fs.rmSync(le.chunk, { force: true });
+      return 'reject';
+    }
+    const size = fileSize(lake);
+    if (size >= 0 && size < claim.byte_to) {
+      this.events.push({
+        code: 'lake-short',
+        path: lake,
+        message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended`,
+        hint: 'run `brain verify` and restore this file from the store (`brain verify --store`)',
+      });
+      reject(this.l.spool, le.descriptor, 'lake file shorter than its manifest', () => undefined);
+      return 'reject';
+    }
+    const haveChunk = fs.existsSync(le.chunk);
+    if (size > claim.byte_to) {
+      // Unclaimed bytes at the end of the lake: a crash after (part of) this append. Keep them if
+      // they are this chunk's bytes; otherwise they are a torn write that nothing claims, and the
+      // chunk's own bytes replace them.
+      const have = Math.min(size, m.byte_to) - m.byte_from;
+      const ours = haveChunk ? hashRange(le.chunk, 0, have) : null;
+      const theirs = hashRange(lake, m.byte_from, m.byte_from + have);
+      if (size <= m.byte_to && (ours === theirs || (!haveChunk && size === m.byte_to && theirs === m.chunk_sha256))) {
+        if (size === m.byte_to) return 'written';
+        return this.appendFrom(le, lake, have);
+      }
+      if (!haveChunk) {
+        reject(this.l.spool, le.descriptor, 'chunk bytes missing and the lake tail does not match them', () => undefined);
+        this.truncateTorn(lake, claim.byte_to, size);
+        return 'reject';
+      }
+      this.truncateTorn(lake, claim.byte_to, size);
+    }
+    if (!haveChunk) {
+      reject(this.l.spool, le.descriptor, 'chunk bytes missing from the spool; the origin is read again', (f, why) =>
+        this.events.push({ code: 'spool-rejected', path: f, message: why }),
+      );
+      return 'reject';
+    }
+    if (size < 0 && m.byte_from === 0) {
+      // A new lake file: the spool chunk becomes it (one write of the bytes in all).
+      mkdirPrivate(path.dirname(lake));
+      fs.renameSync(le.chunk, lake);
+      return 'written';
+    }
+    return this.appendFrom(le, lake, 0);
+  }
+
+  private appendFrom(le: ListedEntry, lake: string, skip: number): 'written' {
+    const src = fs.openSync(le.chunk, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const dst = openAppend(lake);
+    try {
+      fs.fchmodSync(dst, FILE_MODE);
+      const buf = Buffer.allocUnsafe(4 << 20);
+      let pos = skip;
+      let first = true;
+      for (;;) {
+        const n = fs.readSync(src, buf, 0, buf.length, pos);
+        if (n === 0) break;
+        if (first && n > 1 && process.env.BRAIN_CRASH_AT) {
+          // Tests: a crash half-way through an append leaves a torn lake tail.
+          writeAll(dst, buf.subarray(0, n >> 1));
+          crashPoint('mid-lake-append');
+          writeAll(dst, buf.subarray(n >> 1, n));
+        } else writeAll(dst, buf.subarray(0, n));
+        first = false;
+        pos += n;
+      }
+    } finally {
+      fs.closeSync(src);
+      fs.closeSync(dst);
+    }
+    return 'written';
+  }
+
+  private truncateTorn(lake: string, keep: number, size: number): void {
+    fs.truncateSync(lake, keep);
+    this.events.push({
+      code: 'lake-torn-tail',
+      path: lake,
+      message: `removed ${size - keep} unclaimed bytes after byte ${keep} left by an interrupted append; the chunk is written again`,
+    });
+  }
+
+  private manifest(): number {
+    if (this.manifestFd === undefined) this.manifestFd = openAppend(this.l.manifest);
+    return this.manifestFd;
+  }
+
+  close(): void {
+    if (this.manifestFd !== undefined) fs.closeSync(this.manifestFd);
+    this.manifestFd = undefined;
+  }
+}
+
+function noteClaim(c: Claims, m: ManifestLine): void {
+  const prev = c.get(m.lake_path);
+  if (!prev || m.byte_to > prev.byte_to) c.set(m.lake_path, { byte_to: m.byte_to, line_to: m.line_to });
+}
+
+function fileSize(f: string): number {
+  try {
+    return fs.statSync(f).size;
+  } catch {
+    return -1;
+  }
+}
+
+/** Writes meta/<lane>/<session>.json without a lock: link(2) refuses to replace, so two writers
+ * never clobber each other. A later, different record for the same session gets <session>.N.json. */
+export function applyMeta(l: Layout, e: MetaEntry): string | null {
+  const dir = path.join(l.meta, e.lane);
+  mkdirPrivate(dir);
+  const base = lakeSegment(Buffer.from(e.session)).name;
+  const body = JSON.stringify(e.record, null, 1) + '\n';
+  const tmp = path.join(dir, `.tmp-${process.pid}-${e.id}`);
+  fs.writeFileSync(tmp, body, { mode: FILE_MODE });
+  fs.chmodSync(tmp, FILE_MODE);
+  try {
+    for (let n = 1; n < 1000; n++) {
+      const dest = path.join(dir, n === 1 ? `${base}.json` : `${base}.${n}.json`);
+      try {
+        fs.linkSync(tmp, dest);
+        return dest;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if (sameMeta(dest, e.record)) return null;
+      }
+    }
+    return null;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+function sameMeta(file: string, rec: Record<string, unknown>): boolean {
+  try {
+    const old = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    return JSON.stringify(old.git) === JSON.stringify(rec.git) && old.cwd === rec.cwd && old.source === rec.source;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,78 @@
+// offsets/<lane>/<lake path>.offset.json: how far each origin has been captured, with a prefix
+// fingerprint (hash of its first and last 4 KiB) that detects a rewrite from O(1) bytes.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Lane } from './manifest';
+import { writeFileAtomic } from './durable';
+
+export interface OffsetRec {
+  v: 1;
+  lane: Lane;
+  /** Display form of the origin path. */
+  origin: string;
+  /** Lake path of generation 1, relative to lake/<lane>/: the identity of the origin on the floor. */
+  base_rel: string;
+  gen: number;
+  /** Current generation's lake file, relative to BRAIN_HOME. */
+  lake_path: string;
+  /** Bytes of the current generation on the floor (the last chunk's byte_to). */
+  consumed: number;
+  /** Lines of the current generation on the floor (the last chunk's line_to). */
+  lines: number;
+  /** The last chunk ended without a newline (captured because quiet, vanished, or a JSON document). */
+  unterminated: boolean;
+  dev: number;
+  ino: number;
+  size: number;
+  mtime_ms: number;
+  head_sha: string;
+  tail_sha: string;
+  updated_at: string;
+}
+
+export const FP_WINDOW = 4096;
+
+export function offsetsFile(offsetsDir: string, lane: Lane, baseRel: string): string {
+  return path.join(offsetsDir, lane, `${baseRel}.offset.json`);
+}
+
+export function readOffsets(offsetsDir: string, lane: Lane, baseRel: string): OffsetRec | null {
+  try {
+    const j = JSON.parse(fs.readFileSync(offsetsFile(offsetsDir, lane, baseRel), 'utf8')) as OffsetRec;
+    return j && j.v === 1 ? j : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Offsets are derived state (the manifest is the claim), so they are written atomically but not fsynced:
+ * after a power loss, recovery re-derives them from the manifest's tail. */
+export function writeOffsets(offsetsDir: string, rec: OffsetRec): void {
+  writeFileAtomic(offsetsFile(offsetsDir, rec.lane, rec.base_rel), JSON.stringify(rec) + '\n', { sync: false });
+}
+
+/** Every offsets record (for vanished-origin checks and status). */
+export function allOffsets(offsetsDir: string): OffsetRec[] {
+  const out: OffsetRec[] = [];
+  const walk = (d: string) => {
+    let ents: fs.Dirent[];
+    try {
+      ents = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of ents) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && e.name.endsWith('.offset.json')) {
+        try {
+          out.push(JSON.parse(fs.readFileSync(p, 'utf8')) as OffsetRec);
+        } catch {
+          /* a torn offsets file is re-derived on the next capture of its origin */
+        }
+      }
+    }
+  };
+  walk(offsetsDir);
+  return out;
+}

@@ -1,0 +1,224 @@
+// verify: re-hash manifest ranges against lake files, check that each file's chunks are contiguous
+// (no gap, no overlap, line numbers that follow), that line ranges hold the lines they claim, and
+// that BRAIN_HOME's permissions are private. Works on any folder laid out like the floor, so the
+// same code checks a store copy (<store>/<machine>/).
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DIR_MODE, FILE_MODE } from '../home';
+import { readManifest, type ManifestLine } from './manifest';
+import { allOffsets } from './offsets';
+
+export interface VerifyProblem {
+  kind: 'mismatch' | 'missing' | 'short' | 'gap' | 'overlap' | 'lines' | 'unclaimed' | 'unmanifested' | 'permissions' | 'manifest' | 'origin';
+  path: string;
+  message: string;
+  line?: ManifestLine;
+}
+
+export interface VerifyReport {
+  root: string;
+  chunks: number;
+  checked: number;
+  files: number;
+  bytes_hashed: number;
+  problems: VerifyProblem[];
+}
+
+export interface VerifyOptions {
+  /** Re-hash only a random sample of this many ranges (contiguity is always checked in full). */
+  sample?: number;
+  seed?: number;
+  /** Also compare each origin's current generation with the origin's prefix. */
+  deep?: boolean;
+  checkPermissions?: boolean;
+  /** Restrict to lake paths for which this returns true. */
+  filter?: (lakePath: string) => boolean;
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 0x100000000;
+  };
+}
+
+export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyReport {
+  const rep: VerifyReport = { root, chunks: 0, checked: 0, files: 0, bytes_hashed: 0, problems: [] };
+  const manifestFile = path.join(root, 'manifest', 'manifest.jsonl');
+  const m = readManifest(manifestFile);
+  for (const b of m.bad) rep.problems.push({ kind: 'manifest', path: manifestFile, message: `line ${b.lineNo} is not a manifest record: ${b.text.slice(0, 80)}` });
+  const byFile = new Map<string, ManifestLine[]>();
+  for (const line of m.lines) {
+    if (opts.filter && !opts.filter(line.lake_path)) continue;
+    let a = byFile.get(line.lake_path);
+    if (!a) byFile.set(line.lake_path, (a = []));
+    a.push(line);
+  }
+  rep.chunks = [...byFile.values()].reduce((n, a) => n + a.length, 0);
+  let sampled: Set<ManifestLine> | null = null;
+  if (opts.sample !== undefined && opts.sample < rep.chunks) {
+    const all = [...byFile.values()].flat();
+    const r = rng(opts.seed ?? Date.now());
+    for (let i = all.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [all[i], all[j]] = [all[j], all[i]];
+    }
+    sampled = new Set(all.slice(0, opts.sample));
+  }
+  for (const [lp, chunks] of byFile) {
+    rep.files++;
+    chunks.sort((a, b) => a.byte_from - b.byte_from);
+    const file = path.join(root, lp);
+    let size = -1;
+    try {
+      size = fs.statSync(file).size;
+    } catch {
+      rep.problems.push({ kind: 'missing', path: lp, message: `lake file named by ${chunks.length} manifest line(s) is missing` });
+      continue;
+    }
+    let expectByte = 0;
+    let expectLine = 1;
+    for (const c of chunks) {
+      if (c.byte_from > expectByte) rep.problems.push({ kind: 'gap', path: lp, message: `bytes ${expectByte}-${c.byte_from} are claimed by no manifest line`, line: c });
+      else if (c.byte_from < expectByte) rep.problems.push({ kind: 'overlap', path: lp, message: `chunk ${c.byte_from}-${c.byte_to} overlaps the previous one (ends at ${expectByte})`, line: c });
+      else if (c.line_from !== expectLine) rep.problems.push({ kind: 'lines', path: lp, message: `chunk ${c.byte_from}-${c.byte_to} starts at line ${c.line_from}, expected ${expectLine}`, line: c });
+      expectByte = c.byte_to;
+      expectLine = c.line_to + 1;
+      if (sampled && !sampled.has(c)) continue;
+      rep.checked++;
+      if (size < c.byte_to) {
+        rep.problems.push({ kind: 'short', path: lp, message: `file is ${size} bytes; manifest claims bytes ${c.byte_from}-${c.byte_to} (lines ${c.line_from}-${c.line_to})`, line: c });
+        continue;
+      }
+      const { sha, newlines, lastByte } = hashAndCount(file, c.byte_from, c.byte_to);
+      rep.bytes_hashed += c.byte_to - c.byte_from;
+      if (sha !== c.chunk_sha256) {
+        rep.problems.push({ kind: 'mismatch', path: lp, message: `lines ${c.line_from}-${c.line_to} (bytes ${c.byte_from}-${c.byte_to}) hash ${sha.slice(0, 12)}…, manifest says ${c.chunk_sha256.slice(0, 12)}…`, line: c });
+        continue;
+      }
+      const expected = c.line_to - c.line_from + 1;
+      const got = newlines + (lastByte === 10 ? 0 : 1);
+      if (got !== expected || (!c.unterminated && lastByte !== 10)) {
+        rep.problems.push({ kind: 'lines', path: lp, message: `bytes ${c.byte_from}-${c.byte_to} hold ${got} line(s), manifest says ${expected} (lines ${c.line_from}-${c.line_to})`, line: c });
+      }
+    }
+    if (!sampled && size > expectByte) rep.problems.push({ kind: 'unclaimed', path: lp, message: `${size - expectByte} bytes after byte ${expectByte} are claimed by no manifest line` });
+  }
+  if (!opts.filter) {
+    for (const lp of listLake(root)) {
+      if (!byFile.has(lp)) rep.problems.push({ kind: 'unmanifested', path: lp, message: 'lake file has no manifest line' });
+    }
+  }
+  if (opts.checkPermissions) checkPermissions(root, rep);
+  if (opts.deep) deepCompare(root, byFile, rep);
+  return rep;
+}
+
+function hashAndCount(file: string, from: number, to: number): { sha: string; newlines: number; lastByte: number } {
+  const h = createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  let newlines = 0;
+  let lastByte = -1;
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(4 << 20, Math.max(1, to - from)));
+    let pos = from;
+    while (pos < to) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
+      if (n === 0) break;
+      const b = buf.subarray(0, n);
+      h.update(b);
+      let i = b.indexOf(10);
+      while (i >= 0) {
+        newlines++;
+        i = b.indexOf(10, i + 1);
+      }
+      lastByte = b[n - 1];
+      pos += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { sha: h.digest('hex'), newlines, lastByte };
+}
+
+function listLake(root: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    let ents: fs.Dirent[];
+    try {
+      ents = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of ents) {
+      const r = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else if (!e.name.startsWith('.tmp-')) out.push(r);
+    }
+  };
+  walk(path.join(root, 'lake'), 'lake');
+  return out;
+}
+
+function checkPermissions(root: string, rep: VerifyReport): void {
+  const walk = (p: string) => {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      return;
+    }
+    const mode = st.mode & 0o777;
+    if (st.isDirectory()) {
+      if (mode & 0o077) rep.problems.push({ kind: 'permissions', path: p, message: `folder mode ${mode.toString(8)}, expected ${DIR_MODE.toString(8)}`, });
+      for (const n of fs.readdirSync(p)) walk(path.join(p, n));
+    } else if (st.isFile() && mode & 0o077) {
+      rep.problems.push({ kind: 'permissions', path: p, message: `file mode ${mode.toString(8)}, expected ${FILE_MODE.toString(8)}` });
+    }
+  };
+  walk(root);
+}
+
+function deepCompare(root: string, byFile: Map<string, ManifestLine[]>, rep: VerifyReport): void {
+  for (const off of allOffsets(path.join(root, 'offsets'))) {
+    const chunks = byFile.get(off.lake_path);
+    if (!chunks || chunks.length === 0) continue;
+    const end = chunks[chunks.length - 1].byte_to;
+    let ofd: number;
+    try {
+      ofd = fs.openSync(off.origin, 'r');
+    } catch {
+      continue; // origin gone (swept by its agent): the floor is now the only copy, nothing to compare
+    }
+    try {
+      const lake = path.join(root, off.lake_path);
+      const lfd = fs.openSync(lake, 'r');
+      try {
+        const a = Buffer.allocUnsafe(1 << 20);
+        const b = Buffer.allocUnsafe(1 << 20);
+        let pos = 0;
+        while (pos < end) {
+          const want = Math.min(a.length, end - pos);
+          const n1 = fs.readSync(ofd, a, 0, want, pos);
+          const n2 = fs.readSync(lfd, b, 0, want, pos);
+          if (n1 !== n2 || !a.subarray(0, n1).equals(b.subarray(0, n2))) {
+            rep.problems.push({ kind: 'origin', path: off.lake_path, message: `origin ${off.origin} differs from the lake near byte ${pos} (rewritten since capture; the next record opens a new generation)` });
+            break;
+          }
+          if (n1 < want) break;
+          pos += want;
+        }
+      } finally {
+        fs.closeSync(lfd);
+      }
+    } finally {
+      fs.closeSync(ofd);
+    }
+  }
+}

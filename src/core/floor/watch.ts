@@ -1,0 +1,128 @@
+// Continuous capture: chokidar watches every agent's session folders; changes are debounced and
+// captured for just the files that changed. Nothing runs while nothing changes, except one timer
+// while an unterminated line waits for its file to go quiet.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
+import { AGENTS } from '../agents';
+import type { Env } from '../home';
+import { capture, quietFromEnv, type CaptureReport } from './capture';
+
+export interface Watcher {
+  close(): Promise<void>;
+  /** Resolves when the initial catch-up pass is done. */
+  ready: Promise<CaptureReport>;
+}
+
+export interface WatchOptions {
+  home: string;
+  env?: Env;
+  debounceMs?: number;
+  onPass?: (r: CaptureReport) => void;
+  onError?: (e: unknown) => void;
+}
+
+export function startWatch(opts: WatchOptions): Watcher {
+  const env = opts.env ?? process.env;
+  const debounce = opts.debounceMs ?? 300;
+  const quietMs = quietFromEnv(env);
+  const roots = AGENTS.flatMap((a) => a.roots(env).map((r) => r.dir));
+  const changed = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let quietTimer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let closed = false;
+  let fullPass = false;
+
+  const run = (only: Set<string> | undefined) => {
+    running = running.then(async () => {
+      if (closed) return;
+      try {
+        // Another writer may hold the floor (a second window, the timer): wait for it.
+        const r = await capture({ home: opts.home, env, source: 'watch', only, lockWaitMs: 30_000 });
+        if (r.busy && only) for (const p of only) changed.add(p);
+        opts.onPass?.(r);
+        scheduleQuiet(r);
+      } catch (e) {
+        opts.onError?.(e);
+      }
+    });
+    return running;
+  };
+
+  const scheduleQuiet = (r: CaptureReport) => {
+    const waiting = Object.values(r.lanes).some((c) => c.pending > 0) || hasPending(opts.home);
+    if (quietTimer) clearTimeout(quietTimer);
+    quietTimer = undefined;
+    if (waiting && !closed) {
+      quietTimer = setTimeout(() => {
+        fullPass = true;
+        kick();
+      }, Math.max(1000, quietMs + 1000));
+      quietTimer.unref?.();
+    }
+  };
+
+  const kick = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      const only = fullPass ? undefined : new Set(changed);
+      fullPass = false;
+      changed.clear();
+      void run(only);
+    }, debounce);
+  };
+
+  const ready = run(undefined).then(() => lastReport);
+  let lastReport: CaptureReport = undefined as unknown as CaptureReport;
+  const prevOnPass = opts.onPass;
+  opts.onPass = (r) => {
+    lastReport = r;
+    prevOnPass?.(r);
+  };
+
+  // Watch the agents' parent folders too, so a sessions folder created later is picked up.
+  const targets = [...new Set(roots.flatMap((r) => [r, path.dirname(r)]))].filter((p) => fs.existsSync(p));
+  const watcher: FSWatcher = chokidarWatch(targets, {
+    ignoreInitial: true,
+    followSymlinks: false,
+    awaitWriteFinish: false,
+    depth: 12,
+    ignored: (p: string) => p.includes(`${path.sep}.git${path.sep}`),
+  });
+  watcher.on('all', (event, p) => {
+    if (event === 'addDir' && roots.includes(p)) fullPass = true;
+    else if (event === 'unlink') fullPass = true; // a vanished file may have a waiting tail
+    else if (event === 'add' || event === 'change') changed.add(p);
+    else return;
+    kick();
+  });
+  watcher.on('error', (e) => opts.onError?.(e));
+
+  return {
+    ready,
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      if (quietTimer) clearTimeout(quietTimer);
+      await watcher.close();
+      await running;
+    },
+  };
+}
+
+function hasPending(home: string): boolean {
+  try {
+    for (const lane of fs.readdirSync(path.join(home, 'spool'))) {
+      try {
+        if (fs.readdirSync(path.join(home, 'spool', lane, 'pending')).some((n) => n.endsWith('.json'))) return true;
+      } catch {
+        /* no pending folder */
+      }
+    }
+  } catch {
+    /* no spool yet */
+  }
+  return false;
+}
