@@ -10,6 +10,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(item);
   const out = process.env.BRAIN_E2E_OUT;
   if (out) {
+    void vscode.commands.executeCommand('setContext', 'agentBrain.testMode', true);
     context.subscriptions.push(
       vscode.commands.registerCommand('agentBrain.test.ping', async () => {
         const fs = await import('node:fs');

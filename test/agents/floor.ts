@@ -10,6 +10,8 @@ import { readManifest, type ManifestLine } from '../../src/core/floor/manifest';
 
 export interface Watch {
   proc: ChildProcess;
+  /** Resolves once watch says it is watching (its catch-up pass is done). */
+  ready: Promise<void>;
   output(): string;
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -19,11 +21,26 @@ export function startWatch(env: NodeJS.ProcessEnv): Watch {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`node scripts/build.mjs\` first`);
   const proc = spawn(process.execPath, [CLI, 'watch'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
+  let markReady!: () => void;
+  let failReady!: (e: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
+  proc.stdout!.on('data', (d) => {
+    out += d;
+    if (/\bwatching\b/.test(out)) markReady();
+  });
   proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on('exit', (code, signal) => {
+      failReady(new Error(`brain watch exited (${code ?? signal}) before it was watching:\n${out}`));
+      resolve({ code, signal });
+    }),
+  );
   return {
     proc,
+    ready,
     output: () => out,
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGINT');
