@@ -13,3 +13,161 @@ export interface Citation {
   byte_to: number;
   sha256: string;
 }
+
+/** Where a turn sits in its lake file: lines A..B (1-based, inclusive) and bytes [from, to). The
+ * sha256 that makes it a Citation is computed when a citation is handed out (see recall/cite). */
+export interface Span {
+  line_from: number;
+  line_to: number;
+  byte_from: number;
+  byte_to: number;
+}
+
+/**
+ * user      what a person typed (a prompt, a slash command, a `!` shell command line)
+ * assistant one model reply (one API response): text, thinking, tool calls and their results
+ * system    recorded instructions: system prompt additions, AGENTS.md/CLAUDE.md context,
+ *           compaction and branch summaries. Never the turn text that search ranks by.
+ * tool      tool or command output that no reply in the file claims (a user-run command's output,
+ *           an orphaned tool result)
+ */
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+
+export type TurnKind =
+  | 'prompt' // user
+  | 'reply' // assistant
+  | 'instructions' // system: system prompt / context the harness injected
+  | 'summary' // system: compaction / branch summary
+  | 'notice' // system: a harness notice ("[Request interrupted by user]", command caveats)
+  | 'output'; // tool: output nobody claimed
+
+export interface ToolUse {
+  id: string | null;
+  name: string;
+  /** Arguments as the agent wrote them (JSON text for structured ones). '' when not read. */
+  arguments: string;
+  /** The result's text, '' when none was recorded (or not read: see Turn.full). */
+  output: string;
+  is_error: boolean;
+}
+
+/** Tokens of one reply, counted once per reply (the agents repeat usage across a reply's lines). */
+export interface Tokens {
+  input: number;
+  output: number;
+  cache_creation: number;
+  cache_read: number;
+}
+
+export interface Turn {
+  /** 1-based position among the turns of its lake file. */
+  n: number;
+  role: Role;
+  kind: TurnKind;
+  /** What the person or model said: the only text the turn index holds. */
+  text: string;
+  thinking: string;
+  tools: ToolUse[];
+  model: string | null;
+  /** Timestamps of the turn's first and last line (ISO-8601, as the agent wrote them). */
+  ts: string | null;
+  ts_last: string | null;
+  tokens: Tokens | null;
+  /** Inside a sub-agent's conversation (Claude Code sidechain lines or a sub-agent file). */
+  sidechain: boolean;
+  /** Working directory the agent reported at this turn (null when the format has none). */
+  cwd: string | null;
+  /** Pi: this entry's parent is not the entry before it, so it opens a branch. */
+  branch: boolean;
+  span: Span;
+  /** False when parsed for the index: thinking, tool arguments and tool output were not read. */
+  full: boolean;
+}
+
+/** One line of a lake file as the dialects see it: bytes [from, to) incl. its newline, and the
+ * content bytes buf[s, e) without the newline (or \r\n). */
+export interface RawLine {
+  no: number;
+  from: number;
+  to: number;
+  buf: Buffer;
+  s: number;
+  e: number;
+}
+
+/** What a dialect learns about its file's session as it reads (all optional: formats differ). */
+export interface FileFacts {
+  /** The session id the agent itself wrote (may differ from the lake's file-name id). */
+  native_session: string | null;
+  /** The parent session of a sub-agent file. */
+  parent_session: string | null;
+  cwd: string | null;
+  /** First and last timestamp seen on any line. */
+  started: string | null;
+  ended: string | null;
+  /** A title the agent wrote (Claude Code summary/ai-title, Pi session_info, Codex thread name). */
+  title_hint: string | null;
+  /** Sub-agent file (Claude Code agent-*.jsonl, Codex subagent rollout). */
+  subagent: boolean;
+}
+
+export interface DialectCounts {
+  /** Non-empty lines fed. */
+  lines: number;
+  /** Lines that did not parse: not turns, still on the floor and searched by the scan tier. */
+  bad: number;
+}
+
+/** Where a parser can resume: everything before `line`/`byte` is final; `state` is the parser's
+ * own small context at that point (JSON). */
+export interface Checkpoint {
+  line: number;
+  byte: number;
+  n: number;
+  state: unknown;
+}
+
+export interface ParseOptions {
+  /** Read thinking, tool arguments and tool output too (show, the scan tier). The index does not. */
+  full: boolean;
+  /** Relative path of the file inside its lane (after lake/<lane>/), for formats that need it. */
+  rel: string;
+}
+
+export interface DialectParser {
+  line(l: RawLine): void;
+  /** Emits what is still open (the data ends here for now). The parser is done after this. */
+  finish(): void;
+  /** Where to resume next time (taken before finish()). */
+  checkpoint(): Checkpoint;
+  facts: FileFacts;
+  counts: DialectCounts;
+}
+
+export interface Dialect {
+  lane: Lane;
+  /** Does this lake file (path inside the lane) hold a conversation this dialect reads? */
+  reads(rel: string): boolean;
+  open(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint): DialectParser;
+}
+
+export function emptyFacts(): FileFacts {
+  return {
+    native_session: null,
+    parent_session: null,
+    cwd: null,
+    started: null,
+    ended: null,
+    title_hint: null,
+    subagent: false,
+  };
+}
+
+/** A title from a first prompt: tags and whitespace folded, one line, at most `max` characters. */
+export function titleOf(text: string, max = 100): string {
+  const t = text
+    .replace(/<\/?(user_query|command-message|command-name|command-args|bash-input)>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return t.length > max ? t.slice(0, max - 1) + '…' : t;
+}

@@ -36,6 +36,8 @@ export interface Agent {
   start(prompt: string): Promise<{ session: string; run: RunResult }>;
   /** Continues `session` with `prompt` the way this CLI resumes (flag or subcommand). */
   resume(session: string, prompt: string): Promise<RunResult>;
+  /** Runs the CLI with any arguments in the repo (exit 0 and a fully scripted exchange required). */
+  exec(args: string[], what?: string): Promise<RunResult>;
   /** The agent's own transcript file(s) for a session, found in its origin root. */
   files(session: string): string[];
   /** Everything useful when an assertion fails: the stand-in's log, outbound attempts, last run. */
@@ -217,6 +219,11 @@ async function makeAgent(sb: Sandbox, script: Turn[], parts: Parts): Promise<Age
     async resume(session, prompt) {
       const r = await runCli(bin, parts.resumeArgs(session, prompt), env, repo.dir);
       check(`resume ${session} "${prompt}"`, r);
+      return r;
+    },
+    async exec(args, what) {
+      const r = await runCli(bin, args, env, repo.dir);
+      check(what ?? args.join(' '), r);
       return r;
     },
     files(session) {

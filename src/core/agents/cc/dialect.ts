@@ -1,0 +1,220 @@
+// Claude Code lines -> turns.
+//
+// One API reply is written one content block per line, all lines sharing message.id; the results of
+// its tool calls come back as user lines, possibly between two of the reply's own lines (parallel
+// calls). So a reply stays open until the conversation moves on (a typed prompt, or a reply with
+// another id), and tool results join the reply whose call they answer. Sidechain lines (a sub-agent
+// written inline, 1.0.x) are merged the same way but apart from the main chain, whose progress
+// closes them; a sub-agent file (agent-*.jsonl) is its own conversation. isMeta lines and compaction
+// summaries are recorded instructions, not turns anyone said; command output is tool output.
+import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
+import { BaseParser, addText, addThinking } from '../../index/parser';
+import { argText, contentText, isObj, num, strOrNull, type JsonLine, type Obj } from '../../index/jsonl';
+
+interface St {
+  /** A sub-agent file: its sidechain lines are its main conversation. */
+  subFile: boolean;
+  titleSet: boolean;
+}
+
+const OUTPUT_TAG = /^\s*<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>/;
+const NOTICE = /^\s*(\[Request interrupted by user[^\]]*\]|<local-command-caveat>)/;
+
+class CcParser extends BaseParser<St> {
+  /** Open replies by message id (main chain: at most one). */
+  private pending = new Map<string, { t: Turn; main: boolean; usage: boolean }>();
+  /** tool_use id -> the open reply that made the call. */
+  private owner = new Map<string, Turn>();
+
+  constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
+    const base = opts.rel.split('/').pop() ?? '';
+    super(opts, emit, { subFile: /^agent-/.test(base), titleSet: false }, resume);
+    if (!resume) this.facts.subagent = this.st.subFile;
+  }
+
+  protected onLine(l: RawLine): void {
+    const j = this.parse(l);
+    if (!j) return;
+    const o = j.value;
+    if (!isObj(o)) {
+      this.counts.bad++;
+      return;
+    }
+    const type = o.type;
+    if (type === 'summary' || type === 'custom-title' || type === 'ai-title') {
+      this.title(type, o);
+      return;
+    }
+    if (type !== 'user' && type !== 'assistant') {
+      this.seen(strOrNull(o.timestamp));
+      return;
+    }
+    const side = o.isSidechain === true;
+    const main = this.st.subFile ? true : !side;
+    const ts = strOrNull(o.timestamp);
+    if (type === 'assistant') this.assistant(l, j, o, main, side, ts);
+    else this.user(l, j, o, main, side, ts);
+    this.envelope(o, ts);
+  }
+
+  private envelope(o: Obj, ts: string | null): void {
+    this.seen(ts);
+    if (!this.facts.cwd && typeof o.cwd === 'string' && o.cwd) this.facts.cwd = o.cwd;
+    if (typeof o.sessionId === 'string') {
+      if (this.st.subFile) {
+        this.facts.parent_session ??= o.sessionId;
+        if (typeof o.agentId === 'string') this.facts.native_session ??= `agent-${o.agentId}`;
+      } else this.facts.native_session ??= o.sessionId;
+    }
+  }
+
+  private title(type: unknown, o: Obj): void {
+    const v = type === 'summary' ? o.summary : type === 'custom-title' ? o.customTitle : o.aiTitle;
+    if (typeof v !== 'string' || !v) return;
+    // A title the user set wins; otherwise the first one written.
+    if (type === 'custom-title') {
+      this.facts.title_hint = v;
+      this.st.titleSet = true;
+    } else if (!this.st.titleSet && !this.facts.title_hint) this.facts.title_hint = v;
+  }
+
+  private assistant(l: RawLine, j: JsonLine, o: Obj, main: boolean, side: boolean, ts: string | null): void {
+    const m = isObj(o.message) ? o.message : {};
+    const id = strOrNull(m.id) ?? strOrNull(o.requestId) ?? strOrNull(o.uuid) ?? `line-${l.no}`;
+    let p = this.pending.get(id);
+    if (!p) {
+      // A new main reply means every earlier reply (and any sidechain under it) is complete.
+      if (main) this.closeAll();
+      this.hold();
+      const t = this.turn(l, 'assistant', 'reply', ts);
+      t.sidechain = side;
+      p = { t, main, usage: false };
+      this.pending.set(id, p);
+    } else this.extend(p.t, l, ts);
+    const t = p.t;
+    if (typeof m.model === 'string' && m.model) t.model = m.model;
+    if (!p.usage && isObj(m.usage)) {
+      // Every line of a reply repeats the reply's usage: count it once.
+      const u = m.usage;
+      t.tokens = {
+        input: num(u.input_tokens),
+        output: num(u.output_tokens),
+        cache_creation: num(u.cache_creation_input_tokens),
+        cache_read: num(u.cache_read_input_tokens),
+      };
+      p.usage = true;
+    }
+    const content = m.content;
+    if (typeof content === 'string') {
+      addText(t, j.str(content));
+      return;
+    }
+    if (!Array.isArray(content)) return;
+    for (const b of content) {
+      if (!isObj(b)) continue;
+      if (b.type === 'text') addText(t, j.str(b.text));
+      else if (b.type === 'thinking') {
+        if (this.opts.full) addThinking(t, j.str(b.thinking));
+      } else if (b.type === 'tool_use' || b.type === 'server_tool_use') {
+        const tid = strOrNull(b.id);
+        t.tools.push({
+          id: tid,
+          name: strOrNull(b.name) ?? '?',
+          arguments: this.opts.full ? argText(j, b.input) : '',
+          output: '',
+          is_error: false,
+        });
+        if (tid) this.owner.set(tid, t);
+      }
+    }
+  }
+
+  private user(l: RawLine, j: JsonLine, o: Obj, main: boolean, side: boolean, ts: string | null): void {
+    const m = isObj(o.message) ? o.message : {};
+    const content = m.content;
+    const blocks = Array.isArray(content) ? content.filter(isObj) : [];
+    if (blocks.some((b) => b.type === 'tool_result')) {
+      this.results(l, j, blocks, side, ts);
+      return;
+    }
+    const text =
+      typeof content === 'string'
+        ? j.str(content)
+        : blocks
+            .filter((b) => b.type === 'text')
+            .map((b) => j.str(b.text))
+            .join('\n\n');
+    if (main) this.closeAll();
+    if (o.isMeta === true) return this.single(l, 'system', 'instructions', text, side, ts);
+    if (o.isCompactSummary === true) return this.single(l, 'system', 'summary', text, side, ts);
+    if (NOTICE.test(text)) return this.single(l, 'system', 'notice', text, side, ts);
+    if (OUTPUT_TAG.test(text)) {
+      const t = this.turn(l, 'tool', 'output', ts);
+      t.sidechain = side;
+      t.tools.push({ id: null, name: 'command', arguments: '', output: this.opts.full ? text : '', is_error: false });
+      this.done(t);
+      return;
+    }
+    this.single(l, 'user', 'prompt', text, side, ts);
+  }
+
+  private single(l: RawLine, role: Turn['role'], kind: Turn['kind'], text: string, side: boolean, ts: string | null): void {
+    const t = this.turn(l, role, kind, ts);
+    t.sidechain = side;
+    addText(t, text);
+    this.done(t);
+  }
+
+  private results(l: RawLine, j: JsonLine, blocks: Obj[], side: boolean, ts: string | null): void {
+    let orphan: Turn | null = null;
+    for (const b of blocks) {
+      if (b.type !== 'tool_result') continue;
+      const id = strOrNull(b.tool_use_id);
+      const owner = id ? this.owner.get(id) : undefined;
+      const use = owner?.tools.find((u) => u.id === id);
+      const out = this.opts.full ? contentText(j, b.content) : '';
+      if (owner && use) {
+        use.output = use.output ? `${use.output}\n${out}` : out;
+        use.is_error = use.is_error || b.is_error === true;
+        this.extend(owner, l, ts);
+      } else {
+        if (!orphan) {
+          orphan = this.turn(l, 'tool', 'output', ts);
+          orphan.sidechain = side;
+        }
+        orphan.tools.push({ id, name: '?', arguments: '', output: out, is_error: b.is_error === true });
+      }
+    }
+    if (orphan) {
+      if (this.pending.size > 0) {
+        // Keep it in order behind the open reply it follows.
+        this.pending.set(`orphan-${l.no}`, { t: orphan, main: false, usage: true });
+      } else this.emit(orphan);
+    }
+  }
+
+  /** A turn complete in one line: final unless replies before it are still open. */
+  private done(t: Turn): void {
+    if (this.pending.size > 0) this.pending.set(`line-${t.span.line_from}`, { t, main: false, usage: true });
+    else this.emit(t);
+  }
+
+  private closeAll(): void {
+    if (this.pending.size === 0) return;
+    const ts = [...this.pending.values()].map((p) => p.t).sort((a, b) => a.n - b.n);
+    this.pending.clear();
+    this.owner.clear();
+    for (const t of ts) this.emit(t);
+    this.release();
+  }
+
+  protected onFinish(): void {
+    this.closeAll();
+  }
+}
+
+export const ccDialect: Dialect = {
+  lane: 'cc',
+  reads: (rel) => rel.endsWith('.jsonl'),
+  open: (opts, emit, resume) => new CcParser(opts, emit, resume),
+};

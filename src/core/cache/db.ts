@@ -1,0 +1,130 @@
+// Opening brain.duckdb. DuckDB locks the file per process: a read-write instance holds an
+// exclusive lock (no other process may open the file, not even read-only), read-only instances
+// share a lock (a writer must wait for all of them). So every holder keeps the file open only
+// for one operation, and an open that meets the other side's lock is retried with backoff until
+// a deadline, then fails with a BrainError naming the process that holds it.
+// Inside one process DuckDB does not lock at all (two instances of one file would not see each
+// other's writes), so operations on one cache file are also serialised in-process.
+import * as fs from 'node:fs';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { BrainError } from '../errors';
+
+export interface Db {
+  instance: DuckDBInstance;
+  conn: DuckDBConnection;
+  path: string;
+  readOnly: boolean;
+  close(): void;
+}
+
+export interface OpenOptions {
+  readOnly: boolean;
+  /** How long to keep retrying a locked file (ms). */
+  lockTimeoutMs?: number;
+  /** DuckDB memory_limit for this instance (e.g. '512MB'). */
+  memoryLimit?: string;
+  threads?: number;
+  /** IANA zone for dates (day grouping); default: this process's zone. */
+  timeZone?: string;
+}
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+const LOCK_RE = /Could not set lock on file|Conflicting lock is held/i;
+
+export function isLockError(e: unknown): boolean {
+  return e instanceof Error && LOCK_RE.test(e.message);
+}
+
+function holderOf(e: unknown): string {
+  const m = /held in (.+?) \(PID (\d+)\)/.exec(e instanceof Error ? e.message : String(e));
+  return m ? `process ${m[2]} (${m[1]})` : 'another process';
+}
+
+export function localTimeZone(): string {
+  return process.env.TZ && process.env.TZ.length > 0
+    ? process.env.TZ
+    : Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Opens a DuckDB file, retrying while another process holds a conflicting lock. */
+export async function openDb(file: string, opts: OpenOptions): Promise<Db> {
+  const deadline = Date.now() + (opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
+  const config: Record<string, string> = {};
+  if (opts.readOnly) {
+    config.access_mode = 'READ_ONLY';
+    // No file reads or writes from SQL (read_text, COPY TO, ATTACH, INSTALL): the recall surface
+    // must not be a way to read or write anything but the cache.
+    config.enable_external_access = 'false';
+  }
+  if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
+  if (opts.threads) config.threads = String(opts.threads);
+  let wait = 25;
+  for (;;) {
+    let instance: DuckDBInstance | undefined;
+    try {
+      instance = await DuckDBInstance.create(file, config);
+      const conn = await instance.connect();
+      const tz = (opts.timeZone ?? localTimeZone()).replace(/'/g, "''");
+      try {
+        await conn.run(`SET TimeZone = '${tz}'`);
+      } catch {
+        await conn.run(`SET TimeZone = 'UTC'`);
+      }
+      if (opts.readOnly) await conn.run('SET lock_configuration = true');
+      const inst = instance;
+      return {
+        instance: inst,
+        conn,
+        path: file,
+        readOnly: opts.readOnly,
+        close() {
+          try {
+            conn.closeSync();
+          } finally {
+            inst.closeSync();
+          }
+        },
+      };
+    } catch (e) {
+      try {
+        instance?.closeSync();
+      } catch {
+        /* already closed */
+      }
+      if (!isLockError(e)) throw e;
+      if (Date.now() >= deadline) {
+        throw new BrainError(
+          'cache-locked',
+          `${file} is locked by ${holderOf(e)}: ${opts.readOnly ? 'it is being updated' : 'it is being read or updated'}.`,
+          'Try again in a moment; the lock is held only while one update or query runs. ' +
+            'If that process is stuck, stop it, or delete brain.duckdb (it is a cache: `brain rebuild` makes it again).',
+          { cause: e },
+        );
+      }
+      await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+      wait = Math.min(wait * 2, 500);
+    }
+  }
+}
+
+// In-process serialisation per cache file.
+const queues = new Map<string, Promise<unknown>>();
+
+export function serialised<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const prev = queues.get(key) ?? Promise.resolve();
+  const run = prev.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return run;
+}
+
+/** Removes a DuckDB file and its write-ahead log. */
+export function removeDbFiles(file: string): void {
+  for (const f of [file, `${file}.wal`]) fs.rmSync(f, { force: true });
+}

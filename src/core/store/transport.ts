@@ -1,0 +1,249 @@
+// The transport edge: one rsync run that pushes the floor to <store>/<machine>/, for a local folder
+// or over ssh. Everything else in the sync is transport-neutral; this file alone knows ssh options,
+// rsync flags and how their failures read.
+//
+// The rsync: -a --append-verify, never --delete. --append-verify only appends to a store file that
+// is shorter than ours and then checks the whole file; the store-side script (script.ts) runs first
+// in the same connection. One ssh connection per sync: the remote mkdir and checks ride rsync's own
+// connection through --rsync-path. BatchMode blocks password and passphrase prompts; ConnectTimeout
+// bounds the connect and the banner exchange (a host that accepts and never answers); rsync's
+// --timeout and ssh's ServerAlive bound a connection that hangs later; a hard deadline backs them up.
+import { spawn } from 'node:child_process';
+import type { Config } from '../config';
+import type { Env } from '../home';
+import { parseChecks, storeScript, type ParsedCheck, type StoreCheck } from './script';
+
+export interface TransferStats {
+  sent: number;
+  received: number;
+  literal: number;
+  matched: number;
+  files: number;
+}
+
+export interface RsyncRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  checks: Map<string, ParsedCheck>;
+  /** Files rsync re-sent after "failed verification" (their store copy differed from ours). */
+  failedVerification: string[];
+  /** Files rsync wrote (itemized as sent). */
+  transferred: string[];
+  stats?: TransferStats;
+  /** Set when the run failed: a short label for the status bar and a message naming the cause. */
+  failure?: { label: string; message: string; hint: string };
+  timedOut: boolean;
+}
+
+export function envNumber(env: Env, name: string, dflt: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : dflt;
+}
+
+/** The ssh command rsync runs: BRAIN_SSH_COMMAND (tests point it at their own -F config) or ssh. */
+export function sshBase(env: Env): string[] {
+  const base = (env.BRAIN_SSH_COMMAND ?? '').trim();
+  return base ? base.split(/\s+/) : ['ssh'];
+}
+
+export function sshOptions(cfg: Config, env: Env): string[] {
+  const connect = envNumber(env, 'BRAIN_CONNECT_TIMEOUT', 20);
+  const o = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connect}`, '-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=4'];
+  if (cfg.store?.ssh_mux_only) {
+    // Only the existing master may carry this sync: every auth method off, so a master that died
+    // between `ssh -O check` and rsync fails instead of prompting, and no new master is made.
+    o.push(
+      '-o', 'ControlMaster=no',
+      '-o', 'PasswordAuthentication=no',
+      '-o', 'PubkeyAuthentication=no',
+      '-o', 'KbdInteractiveAuthentication=no',
+      '-o', 'GSSAPIAuthentication=no',
+      '-o', 'HostbasedAuthentication=no',
+    );
+  }
+  return o;
+}
+
+export function storeLabel(cfg: Config): string {
+  const s = cfg.store!;
+  return s.host ? `${s.host}:${s.path}` : s.path;
+}
+
+/** Escapes rsync filter wildcards so an exclude line matches exactly one path. */
+export function excludeLine(rel: string): string {
+  return '/' + rel.replace(/[\\*?[]/g, (c) => `\\${c}`);
+}
+
+export interface PushOptions {
+  cfg: Config;
+  env: Env;
+  /** Absolute source paths (each copied by its last component into the machine's folder). */
+  sources: string[];
+  excludeFrom: string;
+  checks: StoreCheck[];
+  stamp: string;
+  /** Extra rsync arguments (tests: --bwlimit to make a transfer slow enough to interrupt). */
+  extra?: string[];
+}
+
+export function pushCommand(o: PushOptions): { cmd: string; args: string[] } {
+  const { cfg, env } = o;
+  const store = cfg.store!;
+  const io = envNumber(env, 'BRAIN_IO_TIMEOUT', 120);
+  const script = storeScript(store, cfg.machine, o.checks, o.stamp);
+  const rsyncArgs = [
+    '-a',
+    '--append-verify',
+    '--itemize-changes',
+    '--stats',
+    '--no-human-readable',
+    `--timeout=${io}`,
+    `--exclude-from=${o.excludeFrom}`,
+    ...(o.extra ?? []),
+  ];
+  if (store.host) {
+    const ssh = [...sshBase(env), ...sshOptions(cfg, env)].join(' ');
+    return {
+      cmd: cfg.rsync_path,
+      args: [...rsyncArgs, '-e', ssh, `--rsync-path=sh -c '${script}' brain-sync rsync`, ...o.sources, `${store.host}:${store.path}/${cfg.machine}/`],
+    };
+  }
+  return { cmd: 'sh', args: ['-c', script, 'brain-sync', cfg.rsync_path, ...rsyncArgs, ...o.sources, `${store.path}/${cfg.machine}/`] };
+}
+
+function parseStats(out: string): TransferStats | undefined {
+  const num = (re: RegExp) => {
+    const m = re.exec(out);
+    return m ? Number(m[1].replace(/,/g, '')) : undefined;
+  };
+  const sent = num(/Total bytes sent: ([\d,]+)/);
+  if (sent === undefined) return undefined;
+  return {
+    sent,
+    received: num(/Total bytes received: ([\d,]+)/) ?? 0,
+    literal: num(/Literal data: ([\d,]+)/) ?? 0,
+    matched: num(/Matched data: ([\d,]+)/) ?? 0,
+    files: num(/Number of regular files transferred: ([\d,]+)/) ?? 0,
+  };
+}
+
+/** Reads what went wrong from rsync's and ssh's own words. */
+export function classifyFailure(cfg: Config, code: number | null, stderr: string, timedOut: boolean, storeMissing?: string, unwritable?: string): RsyncRun['failure'] {
+  const where = storeLabel(cfg);
+  const host = cfg.store?.host;
+  if (storeMissing !== undefined) {
+    return {
+      label: 'store folder missing',
+      message: `the store folder ${storeMissing} does not exist${host ? ` on ${host}` : ''}`,
+      hint: host ? `create it on the store host (ssh ${host} mkdir -p ${storeMissing}) or fix [store] path` : 'mount the store disk, or fix [store] path in config.toml',
+    };
+  }
+  if (unwritable !== undefined) {
+    return { label: 'store not writable', message: `cannot create ${unwritable}`, hint: 'check the store folder\'s owner and permissions' };
+  }
+  if (/No space left on device|\(28\)|disk quota exceeded/i.test(stderr)) {
+    return { label: 'store disk full', message: `the store at ${where} is out of space; what was sent so far is kept and the next sync resumes`, hint: 'free space at the store (nothing there may be deleted by brain), then run `brain sync --now`' };
+  }
+  if (timedOut || /timed out|timeout/i.test(stderr) || code === 30 || code === 35) {
+    return { label: 'store timed out', message: `the connection to ${where} timed out`, hint: host ? `check that ${host} answers: ssh ${host} true` : 'check the store disk' };
+  }
+  if (/Permission denied \(|Too many authentication failures|Host key verification failed|REMOTE HOST IDENTIFICATION/i.test(stderr)) {
+    return {
+      label: 'store refused login',
+      message: `ssh to ${host} was refused: ${firstLine(stderr, /Permission denied|Host key|authentication|REMOTE HOST/i)}`,
+      hint: `set up key or agent login that works without a prompt (test: ssh -o BatchMode=yes ${host} true)`,
+    };
+  }
+  if (/Connection refused|No route to host|Could not resolve hostname|Network is unreachable|Connection reset|Connection closed by|kex_exchange|ssh: connect to host/i.test(stderr) || code === 255) {
+    return { label: 'store unreachable', message: `cannot reach ${where}: ${firstLine(stderr, /ssh:|Connection|resolve|route|unreachable/i) || `rsync exited ${code}`}`, hint: host ? `check the network and that sshd runs on ${host}; the next sync retries` : 'check the store disk' };
+  }
+  if (/rsync: command not found|rsync: not found|protocol version mismatch/i.test(stderr)) {
+    return { label: 'store has no rsync', message: `rsync is not available at ${where}`, hint: 'install rsync 3 on the store host' };
+  }
+  return {
+    label: 'sync failed',
+    message: `rsync to ${where} exited ${code ?? 'by signal'}: ${firstLine(stderr, /rsync|error|failed/i) || stderr.trim().split('\n').pop() || 'no message'}`,
+    hint: 'run `brain sync --now` to see it again; `brain doctor` checks the setup',
+  };
+}
+
+function firstLine(text: string, re: RegExp): string {
+  for (const l of text.split('\n')) if (re.test(l) && !l.startsWith('brain-')) return l.trim();
+  return '';
+}
+
+/** Runs the push. Resolves when rsync has exited (or been killed at the deadline). */
+export function push(o: PushOptions): Promise<RsyncRun> {
+  const { cmd, args } = pushCommand(o);
+  const deadline = envNumber(o.env, 'BRAIN_SYNC_DEADLINE', 6 * 3600) * 1000;
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    // LC_ALL=C: the failure patterns above are rsync's and ssh's English messages.
+    const child = spawn(cmd, args, { env: { ...o.env, LC_ALL: 'C' } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    }, deadline);
+    child.stdout.on('data', (d) => (stdout += d.toString()));
+    child.stderr.on('data', (d) => (stderr += d.toString()));
+    const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: Error) => {
+      clearTimeout(timer);
+      const parsed = parseChecks(stderr);
+      const failedVerification: string[] = [];
+      for (const l of stderr.split('\n')) {
+        const m = /^WARNING: (.+) failed verification -- update (?:retained|discarded)/.exec(l);
+        if (m) failedVerification.push(m[1]);
+      }
+      const transferred: string[] = [];
+      for (const l of stdout.split('\n')) {
+        const m = /^[<>]f\S* (.+)$/.exec(l);
+        if (m) transferred.push(m[1]);
+      }
+      const run: RsyncRun = {
+        code,
+        signal,
+        stdout,
+        stderr,
+        ms: Date.now() - t0,
+        checks: parsed.checks,
+        failedVerification,
+        transferred,
+        stats: parseStats(stdout),
+        timedOut,
+      };
+      if (spawnError) {
+        run.failure = {
+          label: 'rsync missing',
+          message: `cannot run ${cmd === 'sh' ? o.cfg.rsync_path : cmd}: ${spawnError.message}`,
+          hint: 'install rsync 3 (apt install rsync / brew install rsync) and set rsync_path in config.toml, or run `brain init` again',
+        };
+      } else if (code === 127 && cmd === 'sh') {
+        run.failure = { label: 'rsync missing', message: `cannot run ${o.cfg.rsync_path}: not found`, hint: 'install rsync 3 and set rsync_path in config.toml (`brain init` pins it)' };
+      } else if (code !== 0) {
+        run.failure = classifyFailure(o.cfg, code, stderr, timedOut, parsed.storeMissing, parsed.unwritable);
+      }
+      resolve(run);
+    };
+    child.on('error', (e) => finish(null, null, e));
+    child.on('close', (code, signal) => finish(code, signal));
+  });
+}
+
+/** `ssh -O check HOST`: asks a running ControlMaster, never opens a connection. */
+export function muxCheck(cfg: Config, env: Env): Promise<boolean> {
+  const base = sshBase(env);
+  return new Promise((resolve) => {
+    const child = spawn(base[0], [...base.slice(1), '-O', 'check', cfg.store!.host!], { stdio: 'ignore', env: env as NodeJS.ProcessEnv });
+    child.on('error', () => resolve(false));
+    child.on('close', (code) => resolve(code === 0));
+  });
+}

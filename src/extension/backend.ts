@@ -1,0 +1,75 @@
+// The main thread's handle on the worker: requests with ids, replies as promises, events to
+// listeners. Nothing here touches the floor.
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { InitParams, WorkerEvent, WorkerReply } from './protocol';
+
+export class RemoteError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+type Listener = (e: WorkerEvent) => void;
+
+export class Backend {
+  private worker: Worker | undefined;
+  private next = 1;
+  private pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  private listeners: Listener[] = [];
+  private exited = false;
+
+  constructor(private dir: string) {}
+
+  start(init: InitParams): Promise<{ home: string; machine: string; role: string }> {
+    this.worker = new Worker(path.join(this.dir, 'worker.js'), { env: { ...process.env, ...init.env } as NodeJS.ProcessEnv });
+    this.worker.on('message', (m: WorkerReply | WorkerEvent) => {
+      if ('event' in m) {
+        for (const l of this.listeners) l(m);
+        return;
+      }
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if ('error' in m) p.reject(new RemoteError(m.error.code, m.error.message, m.error.hint));
+      else p.resolve(m.result);
+    });
+    this.worker.on('error', (e) => {
+      for (const l of this.listeners) l({ event: 'log', data: { level: 'error', message: `worker: ${e.stack ?? e.message}` } });
+    });
+    this.worker.on('exit', (code) => {
+      this.exited = true;
+      for (const p of this.pending.values()) p.reject(new RemoteError('worker-exit', `the Agent Brain worker exited (${code})`));
+      this.pending.clear();
+    });
+    return this.call('init', init) as Promise<{ home: string; machine: string; role: string }>;
+  }
+
+  onEvent(l: Listener): { dispose(): void } {
+    this.listeners.push(l);
+    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
+  }
+
+  call<T = unknown>(method: string, params: unknown = {}): Promise<T> {
+    if (!this.worker || this.exited) return Promise.reject(new RemoteError('worker-down', 'the Agent Brain worker is not running', 'reload the window'));
+    const id = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker!.postMessage({ id, method, params });
+    });
+  }
+
+  /** Stops the recorder (releasing the writer lock for another window), then the thread. */
+  async dispose(): Promise<void> {
+    if (!this.worker || this.exited) return;
+    try {
+      await Promise.race([this.call('close'), new Promise((r) => setTimeout(r, 3000))]);
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+}

@@ -1,0 +1,100 @@
+// The messages between the extension host's main thread and its worker (dist/worker.js), declared
+// once for both sides. The main thread only asks and draws; the worker does the work with core.
+import type { Citation } from '../core/turns';
+
+/** One session as the Sessions view shows it. */
+export interface SessionInfo {
+  machine: string;
+  /** Lane code: cc, codex, pi, cursor… */
+  lane: string;
+  agentLabel: string;
+  session: string;
+  /** Project: the session's working folder where known, else the lake folder it came from. */
+  project: string;
+  title: string;
+  /** ISO time of the first event, else of the first capture. */
+  started: string | null;
+  updated: string | null;
+  turns: number;
+  /** Lake path of the newest generation, relative to the floor's root (its BRAIN_HOME or store folder). */
+  lakePath: string;
+  /** The floor's root this session lives in (this machine's BRAIN_HOME or <store>/<machine>). */
+  root: string;
+  bytes: number;
+  lines: number;
+  cwd?: string;
+  branch?: string;
+  model?: string;
+  /** Only this session's turn summaries come from the stopgap reader, not the turn index. */
+  origin?: string;
+}
+
+/** One rendered turn of a session (the reader). */
+export interface TurnView {
+  index: number;
+  role: 'user' | 'assistant' | 'system';
+  time: string | null;
+  text: string;
+  thinking?: string;
+  tools?: { name: string; input: string; output?: string }[];
+  citation: Citation;
+}
+
+export interface SessionView {
+  info: SessionInfo;
+  turns: TurnView[];
+}
+
+/** What the status bar and the Backup view show, from state.json and the store. */
+export interface BackupInfo {
+  /** '' while backups work; else the label every front end shows. */
+  warning: string;
+  status: 'ok' | 'failing' | 'stale' | 'none' | 'unknown';
+  /** ISO time of the last sync that worked. */
+  lastOk: string | null;
+  message: string;
+  store: string | null;
+  machines: { machine: string; lastSync: string | null; versions: string[]; warnings: string[]; atRisk: number }[];
+  /** better-sqlite3 could not load: search scans, the tooltip says so. */
+  sqlite: string | null;
+}
+
+export interface Progress {
+  phase: 'catch-up' | 'index' | 'sync';
+  files: number;
+  bytes: number;
+  done: boolean;
+  cancelled?: boolean;
+}
+
+export interface LoopDelay {
+  /** Milliseconds, over the window measured. */
+  max: number;
+  p99: number;
+  mean: number;
+  samples: number;
+  during: string;
+}
+
+export type Role = 'writer' | 'follower' | 'off';
+
+export type WorkerEvent =
+  | { event: 'progress'; data: Progress }
+  | { event: 'sessions'; data: { changed: number } }
+  | { event: 'backup'; data: BackupInfo }
+  | { event: 'role'; data: { role: Role; reason?: string } }
+  | { event: 'log'; data: { level: 'info' | 'warn' | 'error'; message: string } };
+
+export interface WorkerRequest {
+  id: number;
+  method: string;
+  params: unknown;
+}
+
+export type WorkerReply = { id: number; result: unknown } | { id: number; error: { code: string; message: string; hint?: string } };
+
+export interface InitParams {
+  record: boolean;
+  cli: string;
+  env: Record<string, string | undefined>;
+}

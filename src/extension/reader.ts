@@ -1,0 +1,124 @@
+// The session reader: one webview per session, in the editor's theme. Turns are Markdown (rendered
+// by VS Code's own Markdown extension), tool calls folded, thinking collapsed, and every turn has
+// its line range and a Copy Citation button. Transcripts are untrusted text: the page runs only its
+// own nonce'd script and loads nothing from anywhere.
+import * as crypto from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Citation } from '../core/turns';
+import type { SessionView, TurnView } from './protocol';
+
+export function citationText(c: Citation, root?: string): string {
+  const file = root ? path.join(root, c.lake_path) : c.lake_path;
+  return `${JSON.stringify(c)}\n# check: sed -n '${c.line_from},${c.line_to}p' '${file}' | sha256sum   # = ${c.sha256}`;
+}
+
+function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+async function markdown(text: string): Promise<string> {
+  try {
+    const html = await vscode.commands.executeCommand<string>('markdown.api.render', text);
+    if (typeof html === 'string') return html;
+  } catch {
+    /* the Markdown extension is disabled: show the text as it is */
+  }
+  return `<pre class="plain">${esc(text)}</pre>`;
+}
+
+const MAX_TURNS = 3000;
+
+export class Reader implements vscode.Disposable {
+  private panels = new Map<string, { panel: vscode.WebviewPanel; view: SessionView }>();
+  /** The last reader shown and the turn it was asked to show (for tests and Copy Citation). */
+  last: { key: string; turn?: number } | undefined;
+
+  constructor(private onCopied: (c: Citation, root: string) => void) {}
+
+  async show(view: SessionView, turn?: number): Promise<void> {
+    const key = `${view.info.machine}/${view.info.lane}/${view.info.session}`;
+    const open = this.panels.get(key);
+    this.last = { key, turn };
+    if (open && open.view.info.bytes === view.info.bytes) {
+      open.panel.reveal(undefined, false);
+      if (turn) void open.panel.webview.postMessage({ type: 'scrollTo', turn });
+      return;
+    }
+    const panel =
+      open?.panel ??
+      vscode.window.createWebviewPanel('agentBrain.reader', view.info.title.slice(0, 40), vscode.ViewColumn.Active, {
+        enableScripts: true,
+        enableFindWidget: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [],
+      });
+    panel.title = view.info.title.slice(0, 40) || view.info.session;
+    if (!open) {
+      panel.onDidDispose(() => this.panels.delete(key));
+      panel.webview.onDidReceiveMessage((m: { type: string; turn: number }) => {
+        const cur = this.panels.get(key);
+        const t = cur?.view.turns.find((x) => x.index === m.turn);
+        if (m.type === 'copyCitation' && t && cur) this.onCopied(t.citation, cur.view.info.root);
+      });
+    }
+    this.panels.set(key, { panel, view });
+    panel.webview.html = await this.html(view, turn);
+  }
+
+  private async html(v: SessionView, turn?: number): Promise<string> {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    const i = v.info;
+    const head = [`${esc(i.agentLabel)}`, i.project ? esc(i.project) : '', i.branch ? `branch ${esc(i.branch)}` : '', i.model ? esc(i.model) : '', i.started ? esc(i.started.replace('T', ' ').slice(0, 19)) : '', `${i.turns} turns`, `${esc(i.machine)}:${esc(i.lakePath)}`].filter(Boolean);
+    const turns = v.turns.slice(0, MAX_TURNS);
+    const bodies = await Promise.all(turns.map((t) => this.turnHtml(t)));
+    return `<!DOCTYPE html><html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
+<style nonce="${nonce}">
+body{font-family:var(--vscode-font-family);font-size:var(--vscode-font-size);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:0 16px 40vh;line-height:1.5}
+header.session{position:sticky;top:0;background:var(--vscode-editor-background);border-bottom:1px solid var(--vscode-panel-border);padding:8px 0;z-index:1}
+header.session h1{font-size:1.2em;margin:0 0 4px}
+header.session .meta{color:var(--vscode-descriptionForeground);font-size:.9em}
+section.turn{border-left:3px solid var(--vscode-panel-border);margin:14px 0;padding:2px 12px;scroll-margin-top:80px}
+section.turn.user{border-left-color:var(--vscode-textLink-foreground)}
+section.turn.hit{background:var(--vscode-editor-findMatchHighlightBackground)}
+.turn>.h{display:flex;gap:8px;align-items:center;color:var(--vscode-descriptionForeground);font-size:.85em}
+.turn>.h b{color:var(--vscode-foreground)}
+.turn>.h .lines{font-family:var(--vscode-editor-font-family)}
+button.cite{margin-left:auto;background:var(--vscode-button-secondaryBackground);color:var(--vscode-button-secondaryForeground);border:none;padding:2px 8px;cursor:pointer;border-radius:2px}
+button.cite:hover{background:var(--vscode-button-secondaryHoverBackground)}
+details{margin:4px 0;border:1px solid var(--vscode-panel-border);border-radius:3px;padding:2px 8px}
+details summary{cursor:pointer;color:var(--vscode-descriptionForeground)}
+pre{white-space:pre-wrap;word-break:break-word;font-family:var(--vscode-editor-font-family);font-size:var(--vscode-editor-font-size);background:var(--vscode-textCodeBlock-background);padding:6px;margin:4px 0}
+code{font-family:var(--vscode-editor-font-family)}
+.md img{display:none}
+</style></head><body>
+<header class="session"><h1>${esc(i.title)}</h1><div class="meta">${head.join(' · ')}</div></header>
+${bodies.join('\n')}
+${v.turns.length > MAX_TURNS ? `<p>… ${v.turns.length - MAX_TURNS} more turns (brain show ${esc(i.session)})</p>` : ''}
+<script nonce="${nonce}">
+const vscode = acquireVsCodeApi();
+function go(n){const el=document.getElementById('turn-'+n);if(!el)return;document.querySelectorAll('.hit').forEach(e=>e.classList.remove('hit'));el.classList.add('hit');el.scrollIntoView({block:'start'});document.body.dataset.turn=String(n);}
+document.addEventListener('click',e=>{const b=e.target.closest('button.cite');if(b){vscode.postMessage({type:'copyCitation',turn:Number(b.dataset.turn)});b.textContent='Copied';setTimeout(()=>b.textContent='Copy citation',1500);}});
+window.addEventListener('message',e=>{if(e.data&&e.data.type==='scrollTo')go(e.data.turn);});
+${turn ? `go(${Number(turn)});` : ''}
+</script></body></html>`;
+  }
+
+  private async turnHtml(t: TurnView): Promise<string> {
+    const c = t.citation;
+    const parts: string[] = [];
+    parts.push(`<div class="h"><b>${t.role === 'user' ? 'User' : t.role === 'assistant' ? 'Assistant' : 'System'}</b> <span>#${t.index}</span>${t.time ? ` <span>${esc(t.time.replace('T', ' ').slice(0, 19))}</span>` : ''} <span class="lines">lines ${c.line_from}–${c.line_to}</span><button class="cite" data-turn="${t.index}" title="sed -n '${c.line_from},${c.line_to}p' ${esc(c.lake_path)} | sha256sum">Copy citation</button></div>`);
+    if (t.thinking) parts.push(`<details class="thinking"><summary>Thinking</summary><pre>${esc(t.thinking)}</pre></details>`);
+    if (t.text) parts.push(`<div class="md">${await markdown(t.text)}</div>`);
+    for (const tool of t.tools ?? []) {
+      parts.push(`<details class="tool"><summary>${esc(tool.name)}</summary><pre>${esc(tool.input)}</pre>${tool.output !== undefined ? `<pre class="out">${esc(tool.output)}</pre>` : ''}</details>`);
+    }
+    return `<section class="turn ${t.role}" id="turn-${t.index}" data-lines="${c.line_from}-${c.line_to}">${parts.join('')}</section>`;
+  }
+
+  dispose(): void {
+    for (const { panel } of this.panels.values()) panel.dispose();
+    this.panels.clear();
+  }
+}

@@ -1,0 +1,129 @@
+// The Sessions view: machine → agent → project → session, redrawn when the worker says the floor
+// changed. It holds the last list the worker sent and nothing else.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionInfo } from './protocol';
+import { bytes } from './status';
+
+export type Node =
+  | { kind: 'machine'; machine: string; local: boolean }
+  | { kind: 'agent'; machine: string; lane: string; label: string }
+  | { kind: 'project'; machine: string; lane: string; project: string }
+  | { kind: 'session'; info: SessionInfo };
+
+function day(iso: string | null): string {
+  return iso ? iso.slice(0, 10) : '';
+}
+
+export function projectLabel(p: string): string {
+  // A working folder shows as its last two parts; a lake folder name as it is.
+  if (!p.includes('/') && !p.includes('\\')) return p;
+  const parts = p.split(/[\\/]/).filter(Boolean);
+  return parts.slice(-2).join('/') || p;
+}
+
+export class SessionsTree implements vscode.TreeDataProvider<Node> {
+  private list: SessionInfo[] = [];
+  private emitter = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+
+  constructor(private localMachine: () => string) {}
+
+  set(list: SessionInfo[]): void {
+    this.list = list;
+    this.emitter.fire(undefined);
+  }
+
+  all(): SessionInfo[] {
+    return this.list;
+  }
+
+  private newest(items: SessionInfo[]): string {
+    return items.reduce((m, s) => ((s.updated ?? '') > m ? (s.updated ?? '') : m), '');
+  }
+
+  getChildren(n?: Node): Node[] {
+    const L = this.list;
+    if (!n) {
+      const machines = [...new Set(L.map((s) => s.machine))];
+      const local = this.localMachine();
+      machines.sort((a, b) => (a === local ? -1 : b === local ? 1 : a.localeCompare(b)));
+      return machines.map((m) => ({ kind: 'machine', machine: m, local: m === local }));
+    }
+    if (n.kind === 'machine') {
+      const lanes = new Map<string, string>();
+      for (const s of L) if (s.machine === n.machine) lanes.set(s.lane, s.agentLabel);
+      return [...lanes].sort((a, b) => a[1].localeCompare(b[1])).map(([lane, label]) => ({ kind: 'agent', machine: n.machine, lane, label }));
+    }
+    if (n.kind === 'agent') {
+      const by = new Map<string, SessionInfo[]>();
+      for (const s of L) if (s.machine === n.machine && s.lane === n.lane) by.set(s.project, [...(by.get(s.project) ?? []), s]);
+      return [...by]
+        .sort((a, b) => this.newest(b[1]).localeCompare(this.newest(a[1])))
+        .map(([project]) => ({ kind: 'project', machine: n.machine, lane: n.lane, project }));
+    }
+    if (n.kind === 'project') {
+      return L.filter((s) => s.machine === n.machine && s.lane === n.lane && s.project === n.project)
+        .sort((a, b) => String(b.started).localeCompare(String(a.started)))
+        .map((info) => ({ kind: 'session', info }));
+    }
+    return [];
+  }
+
+  getTreeItem(n: Node): vscode.TreeItem {
+    const C = vscode.TreeItemCollapsibleState;
+    switch (n.kind) {
+      case 'machine': {
+        const t = new vscode.TreeItem(n.machine, C.Expanded);
+        t.id = `m:${n.machine}`;
+        t.iconPath = new vscode.ThemeIcon(n.local ? 'device-desktop' : 'remote');
+        t.description = n.local ? 'this machine' : 'from the store';
+        return t;
+      }
+      case 'agent': {
+        const t = new vscode.TreeItem(n.label, C.Expanded);
+        t.id = `a:${n.machine}/${n.lane}`;
+        t.iconPath = new vscode.ThemeIcon('hubot');
+        t.description = `${this.list.filter((s) => s.machine === n.machine && s.lane === n.lane).length} sessions`;
+        return t;
+      }
+      case 'project': {
+        const t = new vscode.TreeItem(projectLabel(n.project), C.Collapsed);
+        t.id = `p:${n.machine}/${n.lane}/${n.project}`;
+        t.iconPath = vscode.ThemeIcon.Folder;
+        t.tooltip = n.project;
+        t.description = `${this.list.filter((s) => s.machine === n.machine && s.lane === n.lane && s.project === n.project).length}`;
+        return t;
+      }
+      case 'session': {
+        const s = n.info;
+        const t = new vscode.TreeItem(s.title, C.None);
+        t.id = `s:${s.machine}/${s.lane}/${s.session}`;
+        t.description = `${day(s.started)} · ${s.turns} turns`;
+        t.iconPath = new vscode.ThemeIcon('comment-discussion');
+        t.contextValue = 'session';
+        const md = new vscode.MarkdownString();
+        md.appendMarkdown(`**${escapeMd(s.title)}**\n\n`);
+        const rows: [string, string | undefined][] = [
+          ['session', s.session],
+          ['cwd', s.cwd],
+          ['branch', s.branch],
+          ['model', s.model],
+          ['started', s.started ?? undefined],
+          ['turns', String(s.turns)],
+          ['size', `${bytes(s.bytes)}, ${s.lines} lines`],
+          ['floor', path.join(s.root, s.lakePath)],
+        ];
+        for (const [k, v] of rows) if (v) md.appendMarkdown(`${k}: \`${v.replace(/`/g, "'")}\`  \n`);
+        t.tooltip = md;
+        t.command = { command: 'agentBrain.openSession', title: 'Open Session', arguments: [{ session: s.session, machine: s.machine }] };
+        t.accessibilityInformation = { label: `${s.title}, ${s.turns} turns, ${day(s.started)}` };
+        return t;
+      }
+    }
+  }
+}
+
+function escapeMd(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}

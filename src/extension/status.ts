@@ -1,0 +1,93 @@
+// The status-bar item: backup health in one glance (the label comes from state.json, written by the
+// sync; this only shows it), capture progress while a catch-up runs. Click: Show Status.
+import * as vscode from 'vscode';
+import type { BackupInfo, LoopDelay, Progress, Role } from './protocol';
+
+export function age(iso: string | null, now = Date.now()): string {
+  if (!iso) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.round(s / 60)}m`;
+  if (s < 86400) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86400)}d`;
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KB`;
+  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MB`;
+  return `${(n / (1 << 30)).toFixed(2)} GB`;
+}
+
+export class StatusBar implements vscode.Disposable {
+  readonly item: vscode.StatusBarItem;
+  private backup: BackupInfo | undefined;
+  private progress: Progress | undefined;
+  private role: Role = 'off';
+  private loop: LoopDelay | undefined;
+  private timer: NodeJS.Timeout;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('agentBrain.status', vscode.StatusBarAlignment.Left, 100);
+    this.item.name = 'Agent Brain';
+    this.item.command = 'agentBrain.showStatus';
+    this.item.text = '$(database) brain';
+    this.item.show();
+    // Only the age in the label changes with time.
+    this.timer = setInterval(() => this.draw(), 30_000);
+  }
+
+  setBackup(b: BackupInfo): void {
+    this.backup = b;
+    this.draw();
+  }
+  setProgress(p: Progress): void {
+    this.progress = p.done ? undefined : p;
+    this.draw();
+  }
+  setRole(r: Role): void {
+    this.role = r;
+    this.draw();
+  }
+  setLoopDelay(l: LoopDelay): void {
+    this.loop = l;
+    this.draw();
+  }
+
+  label(): { text: string; error: boolean; warn: boolean } {
+    const b = this.backup;
+    if (this.progress) {
+      const p = this.progress;
+      return { text: `$(sync~spin) brain: ${p.phase} ${p.files} files · ${bytes(p.bytes)}`, error: false, warn: false };
+    }
+    if (!b) return { text: '$(database) brain', error: false, warn: false };
+    if (b.status === 'failing') return { text: `$(error) backup failing: ${b.warning.replace(/^backup failing:\s*/, '')}`, error: true, warn: false };
+    if (b.status === 'stale') return { text: '$(warning) backup stale', error: false, warn: true };
+    if (b.status === 'ok') return { text: `$(check) backup ok · ${age(b.lastOk)}`, error: false, warn: false };
+    return { text: '$(circle-slash) no backup yet', error: false, warn: true };
+  }
+
+  draw(): void {
+    const l = this.label();
+    this.item.text = l.text;
+    this.item.backgroundColor = l.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : l.warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const b = this.backup;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown('**Agent Brain**\n\n');
+    if (b) {
+      md.appendMarkdown(`Store: ${b.store ? `\`${b.store}\`` : 'not configured'}\n\n`);
+      md.appendMarkdown(`Last good sync: ${b.lastOk ? `${age(b.lastOk)} ago (${b.lastOk})` : 'never'}\n\n`);
+      if (b.message) md.appendText(`${b.message}\n\n`);
+      if (b.sqlite) md.appendMarkdown(`Search scans the floor (the SQLite index cannot load: ${b.sqlite}). Recording and backup are unaffected.\n\n`);
+    }
+    md.appendMarkdown(`Recorder: ${this.role === 'writer' ? 'this window' : this.role === 'follower' ? 'another window or process' : 'off'}\n\n`);
+    if (this.loop) md.appendMarkdown(`Editor responsiveness during ${this.loop.during}: max ${this.loop.max.toFixed(1)} ms, p99 ${this.loop.p99.toFixed(1)} ms\n\n`);
+    md.appendMarkdown('Click for status and doctor.');
+    this.item.tooltip = md;
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,288 @@
+// The extension's worker thread (dist/worker.js): everything that reads or writes the floor runs
+// here, so the extension host's main thread only draws. It holds the recorder when this window is
+// the writer (the `recorder` lock: one per machine, the others follow and take over when it goes),
+// runs the catch-up with progress, the watcher and the tick, and answers the views' questions.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parentPort } from 'node:worker_threads';
+import { BrainError, describe } from '../core/errors';
+import { brainHome, ensureHome, layout } from '../core/home';
+import { capture } from '../core/floor/capture';
+import { tryLock, type HeldLock } from '../core/floor/lock';
+import { startWatch, type Watcher } from '../core/floor/watch';
+import { readConfig } from '../core/config';
+import { sqliteLoadError } from '../core/sqlite';
+import { FloorView } from './floorview';
+import type { BackupInfo, InitParams, Role, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
+import { recall } from './recall';
+
+const port = parentPort;
+if (!port) throw new Error('worker.ts runs as a worker thread');
+
+function emit(e: WorkerEvent): void {
+  port!.postMessage(e);
+}
+function log(level: 'info' | 'warn' | 'error', message: string): void {
+  emit({ event: 'log', data: { level, message } });
+}
+
+let params: InitParams;
+let home = '';
+let view: FloorView | undefined;
+let role: Role = 'off';
+let recorderLock: HeldLock | null = null;
+let watcher: Watcher | undefined;
+let catchUpStop = false;
+let closing = false;
+const timers: NodeJS.Timeout[] = [];
+
+function setRole(r: Role, reason?: string): void {
+  if (r === role) return;
+  role = r;
+  emit({ event: 'role', data: { role: r, reason } });
+}
+
+/** Runs the CLI (the same core) as a child: used for sync, status, doctor, backup, tick. */
+export function runCli(args: string[], timeoutMs = 10 * 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    // In desktop VS Code process.execPath is Electron; this makes it behave as plain Node.
+    const child = spawn(process.execPath, [params.cli, ...args], {
+      env: { ...process.env, ...params.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const t = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(t);
+      resolve({ code: 127, stdout, stderr: stderr + String(e) });
+    });
+    child.on('close', (code) => {
+      clearTimeout(t);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+}
+
+// ---- sessions -------------------------------------------------------------------------------
+
+let refreshTimer: NodeJS.Timeout | undefined;
+function refreshSoon(delay = 150): void {
+  if (refreshTimer) return;
+  refreshTimer = setTimeout(() => {
+    refreshTimer = undefined;
+    try {
+      const n = view?.refresh() ?? 0;
+      if (n > 0) emit({ event: 'sessions', data: { changed: n } });
+    } catch (e) {
+      log('warn', `reading the manifest: ${describe(e)}`);
+    }
+  }, delay);
+}
+
+// ---- backup state ---------------------------------------------------------------------------
+
+let lastBackupJson = '';
+export function backupInfo(): BackupInfo {
+  const l = layout(home);
+  const cfg = readConfig(home, params.env);
+  const store = cfg.kind === 'ok' && cfg.config.store ? (cfg.config.store.host ? `${cfg.config.store.host}:${cfg.config.store.path}` : cfg.config.store.path) : null;
+  const info: BackupInfo = { warning: '', status: 'none', lastOk: null, message: '', store, machines: [], sqlite: sqliteLoadError() ?? null };
+  if (cfg.kind === 'invalid') {
+    info.status = 'failing';
+    info.warning = 'config invalid';
+    info.message = describe(cfg.error);
+  }
+  let state: Record<string, unknown> | undefined;
+  try {
+    state = JSON.parse(fs.readFileSync(l.state, 'utf8'));
+  } catch {
+    /* no sync yet */
+  }
+  if (state && cfg.kind !== 'invalid') {
+    const warning = typeof state.warning === 'string' ? state.warning : '';
+    const status = String(state.status ?? '');
+    info.message = typeof state.message === 'string' ? state.message : '';
+    info.lastOk = typeof state.last_ok === 'string' ? state.last_ok : status === 'ok' && typeof state.time === 'string' ? state.time : null;
+    info.warning = warning;
+    info.status = warning ? (/stale/.test(warning) ? 'stale' : 'failing') : status === 'ok' || info.lastOk ? 'ok' : 'unknown';
+  } else if (cfg.kind === 'missing') {
+    info.message = 'no config.toml: run `brain init --store PATH` (Agent Brain: Open Config)';
+  }
+  // Every machine's last sync, from the store (a local store only: no ssh from the editor).
+  const sd = view?.storeDir();
+  if (sd) {
+    try {
+      for (const m of fs.readdirSync(sd)) {
+        if (m.startsWith('.')) continue;
+        const dir = path.join(sd, m);
+        let versions: string[] = [];
+        try {
+          versions = fs.readdirSync(path.join(dir, '.brain')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+        } catch {
+          /* an older machine without version files */
+        }
+        let newest = 0;
+        try {
+          newest = fs.statSync(layout(dir).manifest).mtimeMs;
+        } catch {
+          continue;
+        }
+        info.machines.push({ machine: m, lastSync: newest ? new Date(newest).toISOString() : null, versions, warnings: [], atRisk: 0 });
+      }
+    } catch {
+      /* store not mounted: status says so */
+    }
+  }
+  return info;
+}
+
+function pollBackup(): void {
+  try {
+    const b = backupInfo();
+    const j = JSON.stringify(b);
+    if (j !== lastBackupJson) {
+      lastBackupJson = j;
+      emit({ event: 'backup', data: b });
+    }
+  } catch (e) {
+    log('warn', `reading state.json: ${describe(e)}`);
+  }
+}
+
+// ---- recorder -------------------------------------------------------------------------------
+
+async function catchUp(): Promise<void> {
+  catchUpStop = false;
+  let files = 0;
+  let bytes = 0;
+  emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: false } });
+  const r = await capture({
+    home,
+    env: params.env,
+    source: 'record',
+    lockWaitMs: 30_000,
+    onProgress: (p) => {
+      files = p.files;
+      bytes = p.bytes;
+      emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: false } });
+    },
+    shouldStop: () => catchUpStop || closing,
+  });
+  const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
+  emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: true, cancelled: catchUpStop } });
+  if (r.busy) log('info', 'another process was writing the floor; catch-up will run again on the next change');
+  else log('info', `catch-up: ${chunks} chunk(s) from ${files} file(s), ${bytes} bytes${catchUpStop ? ' (cancelled; resumes on the next start)' : ''}`);
+  refreshSoon(0);
+}
+
+async function becomeWriter(): Promise<void> {
+  setRole('writer');
+  await catchUp();
+  if (closing) return;
+  watcher = startWatch({
+    home,
+    env: params.env,
+    onPass: (r) => {
+      if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) refreshSoon(0);
+    },
+    onError: (e) => log('warn', `recorder: ${describe(e)}`),
+  });
+  await watcher.ready;
+  // The tick syncs only when something changed since the last sync that worked (core decides).
+  const tick = async () => {
+    if (closing || role !== 'writer') return;
+    const r = await runCli(['tick']);
+    if (r.code !== 0 && !/unknown command/.test(r.stderr)) log('warn', `brain tick exited ${r.code}: ${r.stderr.trim().split('\n').pop()}`);
+    pollBackup();
+  };
+  const t = setInterval(() => void tick(), 60_000);
+  timers.push(t);
+  void tick();
+}
+
+async function elect(): Promise<void> {
+  if (closing || role === 'writer' || !params.record) return;
+  try {
+    recorderLock = await tryLock(layout(home).locks, 'recorder');
+  } catch (e) {
+    log('error', `cannot take the recorder lock: ${describe(e)}`);
+    return;
+  }
+  if (recorderLock) await becomeWriter();
+  else setRole('follower', 'another window or process records this machine');
+}
+
+// ---- requests -------------------------------------------------------------------------------
+
+const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
+  async init(p: InitParams) {
+    params = p;
+    home = brainHome(p.env);
+    ensureHome(home);
+    view = new FloorView(home, p.env);
+    view.refresh();
+    pollBackup();
+    // The manifest is the one file every writer appends to: watching its folder makes followers
+    // (and the writer's own views) live without a second walk of the agents' folders.
+    try {
+      const w = fs.watch(layout(home).manifestDir, () => refreshSoon());
+      w.on('error', () => undefined);
+      closers.push(() => w.close());
+    } catch {
+      /* polled below anyway */
+    }
+    timers.push(setInterval(() => refreshSoon(0), 5000));
+    timers.push(setInterval(pollBackup, 5000));
+    if (p.record) {
+      void elect();
+      // A follower takes over when the writer's window closes (its lock dies with its process).
+      timers.push(setInterval(() => void elect(), 5000));
+    } else setRole('off', 'agentBrain.record is off');
+    return { home, machine: view.machine, role };
+  },
+  sessions: () => view!.sessions(),
+  session: (p: { session: string; machine?: string }) => view!.view(p.session, p.machine) ?? null,
+  backup: () => backupInfo(),
+  cancelCatchUp() {
+    catchUpStop = true;
+    return true;
+  },
+  async cli(p: { args: string[] }) {
+    const r = await runCli(p.args);
+    refreshSoon(0);
+    pollBackup();
+    return r;
+  },
+  async recall(p: { tool: string; input: unknown }) {
+    return recall(p.tool, p.input, { home, view: view!, env: params.env });
+  },
+  async close() {
+    closing = true;
+    catchUpStop = true;
+    for (const t of timers) clearInterval(t);
+    for (const c of closers) c();
+    await watcher?.close();
+    recorderLock?.release();
+    recorderLock = null;
+    setRole('off', 'closed');
+    return true;
+  },
+};
+const closers: (() => void)[] = [];
+
+port.on('message', async (m: WorkerRequest) => {
+  const reply = (r: WorkerReply) => port!.postMessage(r);
+  const fn = methods[m.method];
+  if (!fn) return reply({ id: m.id, error: { code: 'no-method', message: `worker has no method ${m.method}` } });
+  try {
+    reply({ id: m.id, result: await fn(m.params) });
+  } catch (e) {
+    const b = e instanceof BrainError ? e : undefined;
+    reply({ id: m.id, error: { code: b?.code ?? 'error', message: e instanceof Error ? e.message : String(e), hint: b?.hint } });
+  }
+});
