@@ -1,0 +1,212 @@
+// Reading floor files for the cache: the manifest with each line's byte offset, and lake byte
+// ranges cut into lines exactly as `sed -n` numbers them (split at '\n' only).
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { isManifestLine, type ManifestLine } from '../floor/manifest';
+
+const BLOCK = 1 << 22;
+
+export interface ManifestEntry {
+  offset: number;
+  /** Byte length of the manifest line including its newline. */
+  length: number;
+  line: ManifestLine;
+}
+
+export interface ManifestScan {
+  entries: ManifestEntry[];
+  /** Offset after the last complete line read (a torn last line is left for later). */
+  end: number;
+  /** Start of the last complete line (for the consistency check), or -1. */
+  lastStart: number;
+  bad: number;
+}
+
+/** Reads complete manifest lines from byte `from`. Lines that are not manifest records are
+ * counted in `bad` and skipped (the manifest's own verify reports them). */
+export function scanManifest(file: string, from: number): ManifestScan {
+  const out: ManifestScan = { entries: [], end: from, lastStart: -1, bad: 0 };
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw e;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(BLOCK);
+    let carry: Buffer = Buffer.alloc(0);
+    let pos = from;
+    let lineStart = from;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      pos += n;
+      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let i = 0;
+      for (;;) {
+        const nl = data.indexOf(10, i);
+        if (nl < 0) break;
+        const len = nl - i + 1;
+        const text = data.toString('utf8', i, nl);
+        if (text.trim().length > 0) {
+          let j: unknown;
+          try {
+            j = JSON.parse(text);
+          } catch {
+            j = undefined;
+          }
+          if (isManifestLine(j)) out.entries.push({ offset: lineStart, length: len, line: j });
+          else out.bad++;
+        }
+        out.lastStart = lineStart;
+        lineStart += len;
+        i = nl + 1;
+      }
+      carry = Buffer.from(data.subarray(i));
+    }
+    out.end = lineStart;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return out;
+}
+
+export interface FileScan {
+  size: number;
+  /** The whole file is valid UTF-8 (DuckDB's read_text can load it). */
+  utf8: boolean;
+  /** Offset after the last '\n' at or before `claimedEnd`. */
+  lastOffset: number;
+  /** Complete lines in [0, lastOffset). */
+  lines: number;
+  /** sha256 of bytes [0, lastOffset). */
+  prefixSha256: string;
+}
+
+/** One pass over a lake file: UTF-8 validity, complete lines and prefix hash up to `claimedEnd`. */
+export function scanFile(file: string, claimedEnd: number): FileScan {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const h = createHash('sha256');
+    const buf = Buffer.allocUnsafe(BLOCK);
+    let pos = 0;
+    let utf8 = true;
+    let carry: Buffer = Buffer.alloc(0);
+    let lastOffset = 0;
+    let lines = 0;
+    // Bytes after the last newline seen (within the claimed range): hashed once a newline follows.
+    let pending: Buffer[] = [];
+    const limit = Math.min(claimedEnd, size);
+    while (pos < size) {
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      const block = buf.subarray(0, n);
+      if (pos < limit) {
+        const end = Math.min(n, limit - pos);
+        let lastNl = -1;
+        let i = block.indexOf(10, 0);
+        while (i >= 0 && i < end) {
+          lines++;
+          lastNl = i;
+          i = block.indexOf(10, i + 1);
+        }
+        if (lastNl >= 0) {
+          for (const p of pending) h.update(p);
+          pending = [];
+          h.update(block.subarray(0, lastNl + 1));
+          lastOffset = pos + lastNl + 1;
+          if (end > lastNl + 1) pending.push(Buffer.from(block.subarray(lastNl + 1, end)));
+        } else {
+          pending.push(Buffer.from(block.subarray(0, end)));
+        }
+      }
+      if (utf8) {
+        // Check UTF-8 without splitting a character at the block edge.
+        const data = carry.length ? Buffer.concat([carry, block]) : block;
+        const cut = pos + n >= size ? data.length : utf8Boundary(data);
+        if (!isUtf8(data.subarray(0, cut))) utf8 = false;
+        carry = Buffer.from(data.subarray(cut));
+      }
+      pos += n;
+    }
+    return { size, utf8, lastOffset, lines, prefixSha256: h.digest('hex') };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Length of the prefix of `b` that does not end inside a multi-byte UTF-8 sequence. */
+function utf8Boundary(b: Buffer): number {
+  let i = b.length;
+  let back = 0;
+  while (i > 0 && back < 4) {
+    const c = b[i - 1];
+    if ((c & 0xc0) !== 0x80) {
+      // c is a lead byte (or ASCII) at i-1: how long is its sequence?
+      const need = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+      return back + 1 >= need ? b.length : i - 1;
+    }
+    i--;
+    back++;
+  }
+  return b.length;
+}
+
+export interface LakeLine {
+  byteOffset: number;
+  lineNo: number;
+  text: string;
+  /** sha256 of the original bytes when they are not valid UTF-8 (else null: hash the text). */
+  shaOverride: string | null;
+  nBytes: number;
+  utf8Replaced: boolean;
+  terminated: boolean;
+}
+
+/** Lines of bytes [from, to) of a lake file; `from` must be a line start numbered `lineNo`.
+ * The last piece, when not ended by '\n' before `to`, is given as an unterminated line. */
+export function* readLines(file: string, from: number, to: number, lineNo: number): Generator<LakeLine> {
+  if (to <= from) return;
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(BLOCK);
+    let pos = from;
+    let carry: Buffer = Buffer.alloc(0);
+    let lineStart = from;
+    while (pos < to) {
+      const want = Math.min(buf.length, to - pos);
+      const n = fs.readSync(fd, buf, 0, want, pos);
+      if (n === 0) throw new Error(`${file} ends at byte ${pos}, before ${to} (the manifest claims more)`);
+      pos += n;
+      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let i = 0;
+      for (;;) {
+        const nl = data.indexOf(10, i);
+        if (nl < 0) break;
+        yield makeLine(data.subarray(i, nl), lineStart, lineNo++, true);
+        lineStart += nl - i + 1;
+        i = nl + 1;
+      }
+      carry = Buffer.from(data.subarray(i));
+    }
+    if (carry.length > 0) yield makeLine(carry, lineStart, lineNo, false);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function makeLine(bytes: Buffer, byteOffset: number, lineNo: number, terminated: boolean): LakeLine {
+  const ok = isUtf8(bytes);
+  return {
+    byteOffset,
+    lineNo,
+    text: bytes.toString('utf8'),
+    shaOverride: ok ? null : createHash('sha256').update(bytes).digest('hex'),
+    nBytes: bytes.length + (terminated ? 1 : 0),
+    utf8Replaced: !ok,
+    terminated,
+  };
+}

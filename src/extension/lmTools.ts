@@ -1,0 +1,67 @@
+// The recall tools for language models (vscode.lm.registerTool). Read-only; each answer is sized for
+// a model's context and every error says what to try instead. The input schemas are in
+// package.json (contributes.languageModelTools), equal to the core's declared inputs.
+import * as vscode from 'vscode';
+import type { Backend } from './backend';
+import { RemoteError } from './backend';
+
+export const TOOL_NAMES = ['brain_search', 'brain_read_session', 'brain_cite', 'brain_verify_citation', 'brain_sql'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** Characters of JSON a tool returns at most: about 8k tokens. */
+export const MAX_OUTPUT = 32_000;
+
+function message(name: ToolName, input: Record<string, unknown>): string {
+  switch (name) {
+    case 'brain_search':
+      return `Searching recorded agent sessions for "${String(input.query ?? '')}"`;
+    case 'brain_read_session':
+      return `Reading session ${String(input.session ?? '')}${input.from ? ` from turn ${input.from}` : ''}`;
+    case 'brain_cite':
+      return `Citing lines ${input.line_from}–${input.line_to} of ${String(input.lake_path ?? '')}`;
+    case 'brain_verify_citation':
+      return 'Verifying a citation against the floor';
+    case 'brain_sql':
+      return 'Running a read-only SQL query on the session cache';
+  }
+}
+
+/** Trims a result to MAX_OUTPUT, dropping whole list items from the end and saying so. */
+export function sized(result: unknown): string {
+  let text = JSON.stringify(result, null, 1);
+  if (text.length <= MAX_OUTPUT) return text;
+  const r = result as Record<string, unknown>;
+  for (const key of ['hits', 'turns', 'rows']) {
+    const list = r?.[key];
+    if (!Array.isArray(list)) continue;
+    let n = list.length;
+    while (n > 1 && text.length > MAX_OUTPUT) {
+      n = Math.max(1, Math.floor(n * 0.7));
+      text = JSON.stringify({ ...r, [key]: list.slice(0, n), truncated: `${list.length - n} more ${key} left out to fit; narrow the request` }, null, 1);
+    }
+  }
+  return text.length <= MAX_OUTPUT ? text : `${text.slice(0, MAX_OUTPUT)}\n… (cut to ${MAX_OUTPUT} characters; narrow the request)`;
+}
+
+export function registerTools(backend: Backend): vscode.Disposable[] {
+  if (!vscode.lm?.registerTool) return [];
+  return TOOL_NAMES.map((name) =>
+    vscode.lm.registerTool<Record<string, unknown>>(name, {
+      prepareInvocation(options) {
+        return { invocationMessage: message(name, options.input ?? {}) };
+      },
+      async invoke(options, token) {
+        const answer = backend.call('recall', { tool: name, input: options.input });
+        const cancelled = new Promise<never>((_, reject) => token.onCancellationRequested(() => reject(new RemoteError('cancelled', 'cancelled'))));
+        try {
+          const result = await Promise.race([answer, cancelled]);
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(sized(result))]);
+        } catch (e) {
+          // An error the model can act on, as the tool's answer rather than an exception.
+          const err = e instanceof RemoteError ? e : new RemoteError('error', String(e));
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(JSON.stringify({ error: err.code, message: err.message, hint: err.hint }))]);
+        }
+      },
+    }),
+  );
+}
