@@ -101,5 +101,5 @@ CREATE TABLE IF NOT EXISTS floor.cache_meta (
 -- A line's own clock: its top-level `timestamp` (Claude Code, Codex, Pi) or `created_at` (early
 -- Codex drafts). Lines that are not JSON, or carry no clock, get NULL.
 CREATE OR REPLACE MACRO floor.event_time_of(line) AS
-  TRY_CAST(list_filter(TRY(json_extract_string(line, ['$.timestamp', '$.created_at'])), v -> v IS NOT NULL)[1]
+  TRY_CAST(list_filter(TRY(json_extract_string(line, ['$.timestamp', '$.created_at'])), lambda v: v IS NOT NULL)[1]
            AS TIMESTAMPTZ);

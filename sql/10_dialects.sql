@@ -18,26 +18,26 @@ CREATE OR REPLACE VIEW dialects.v_cc AS
 SELECT
   q.file_id, q.witness_gen, q.line_no, q.abs_path, q.session_hint AS session_id,
   q.event_time, q.captured_at,
-  q.x[1]->>'$'                              AS ev_type,
-  q.x[2]->>'$'                              AS role,
-  q.x[3]->>'$'                              AS model,
+  (q.x[1]->>'$')                              AS ev_type,
+  (q.x[2]->>'$')                              AS role,
+  (q.x[3]->>'$')                              AS model,
   q.x[4]                                    AS content,
-  TRY_CAST(q.x[5]->>'$' AS BOOLEAN)         AS is_sidechain,
-  q.x[6]->>'$'                              AS cwd,
+  TRY_CAST((q.x[5]->>'$') AS BOOLEAN)         AS is_sidechain,
+  (q.x[6]->>'$')                              AS cwd,
   -- additions
   q.machine_id, q.byte_offset,
-  q.x[7]->>'$'                              AS line_session_id,
-  q.x[8]->>'$'                              AS uuid,
-  q.x[9]->>'$'                              AS parent_uuid,
-  q.x[10]->>'$'                             AS message_id,
-  q.x[11]->>'$'                             AS request_id,
-  coalesce(TRY_CAST(q.x[12]->>'$' AS BOOLEAN), false) AS is_meta,
-  coalesce(TRY_CAST(q.x[13]->>'$' AS BOOLEAN), false) AS is_compact_summary,
-  q.x[14]->>'$'                             AS agent_id,
-  q.x[15]->>'$'                             AS subtype,
-  q.x[16]->>'$'                             AS git_branch,
-  q.x[17]->>'$'                             AS version,
-  q.x[18]->>'$'                             AS stop_reason,
+  (q.x[7]->>'$')                              AS line_session_id,
+  (q.x[8]->>'$')                              AS uuid,
+  (q.x[9]->>'$')                              AS parent_uuid,
+  (q.x[10]->>'$')                             AS message_id,
+  (q.x[11]->>'$')                             AS request_id,
+  coalesce(TRY_CAST((q.x[12]->>'$') AS BOOLEAN), false) AS is_meta,
+  coalesce(TRY_CAST((q.x[13]->>'$') AS BOOLEAN), false) AS is_compact_summary,
+  (q.x[14]->>'$')                             AS agent_id,
+  (q.x[15]->>'$')                             AS subtype,
+  (q.x[16]->>'$')                             AS git_branch,
+  (q.x[17]->>'$')                             AS version,
+  (q.x[18]->>'$')                             AS stop_reason,
   q.x[19]                                   AS usage,
   q.x[20]                                   AS timestamp_json,
   q.x[21]                                   AS cost_usd_json,
@@ -58,16 +58,16 @@ FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r
 CREATE OR REPLACE VIEW dialects.v_codex AS
 SELECT
   q.file_id, q.witness_gen, q.line_no, q.abs_path, q.session_hint AS session_id,
-  coalesce(q.event_time, TRY_CAST(q.x[1]->>'$' AS TIMESTAMPTZ)) AS event_time,
+  coalesce(q.event_time, TRY_CAST((q.x[1]->>'$') AS TIMESTAMPTZ)) AS event_time,
   q.captured_at,
-  q.x[2]->>'$'                                         AS envelope_type,
-  CASE WHEN q.x[3] IS NULL THEN q.x[2]->>'$' ELSE q.x[4]->>'$' END AS body_type,
+  (q.x[2]->>'$')                                         AS envelope_type,
+  CASE WHEN q.x[3] IS NULL THEN (q.x[2]->>'$') ELSE (q.x[4]->>'$') END AS body_type,
   coalesce(q.x[5], q.x[17])->>'$'                      AS role,
   coalesce(q.x[6], q.x[18])                            AS content,
   -- additions
   q.machine_id, q.byte_offset,
   q.x[3] IS NULL                                       AS is_bare,
-  last_value(CASE WHEN q.x[2]->>'$' = 'turn_context' THEN q.x[7]->>'$' END IGNORE NULLS)
+  last_value(CASE WHEN (q.x[2]->>'$') = 'turn_context' THEN (q.x[7]->>'$') END IGNORE NULLS)
     OVER (PARTITION BY q.file_id, q.witness_gen ORDER BY q.line_no
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS model,
   coalesce(q.x[8], q.x[19])->>'$'                      AS cwd,
@@ -79,9 +79,9 @@ SELECT
   q.x[14]                                              AS exit_code_json,
   q.x[15]                                              AS success_json,
   q.x[16]                                              AS mcp_result,
-  q.x[23]->>'$'                                        AS phase,
+  (q.x[23]->>'$')                                        AS phase,
   q.x[24]                                              AS source_json,
-  q.x[25]->>'$'                                        AS meta_id,
+  (q.x[25]->>'$')                                        AS meta_id,
   q.x[26]                                              AS call_input
 FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
              f.abs_path, f.session_hint, f.machine_id,
@@ -102,22 +102,22 @@ SELECT
   q.file_id, q.witness_gen, q.line_no, q.abs_path, q.session_hint AS session_id,
   q.event_time, q.captured_at, q.ev_type,
   last_value(CASE WHEN q.ev_type = 'model_change' OR q.ev_type = 'session'
-             THEN q.x[1]->>'$' END IGNORE NULLS)
+             THEN (q.x[1]->>'$') END IGNORE NULLS)
     OVER (PARTITION BY q.file_id, q.witness_gen ORDER BY q.line_no
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS model,
-  q.x[2]->>'$'                           AS role,
+  (q.x[2]->>'$')                           AS role,
   q.x[3]                                 AS content,
   -- additions
   q.machine_id, q.byte_offset,
-  q.x[4]->>'$'                           AS message_model,
-  q.x[5]->>'$'                           AS entry_id,
-  q.x[6]->>'$'                           AS parent_id,
-  q.x[7]->>'$'                           AS cwd,
+  (q.x[4]->>'$')                           AS message_model,
+  (q.x[5]->>'$')                           AS entry_id,
+  (q.x[6]->>'$')                           AS parent_id,
+  (q.x[7]->>'$')                           AS cwd,
   q.x[8]                                 AS usage,
-  q.x[9]->>'$'                           AS stop_reason,
-  q.x[10]->>'$'                          AS tool_call_id,
-  q.x[11]->>'$'                          AS tool_name,
-  TRY_CAST(q.x[12]->>'$' AS BOOLEAN)     AS is_error
+  (q.x[9]->>'$')                           AS stop_reason,
+  (q.x[10]->>'$')                          AS tool_call_id,
+  (q.x[11]->>'$')                          AS tool_name,
+  TRY_CAST((q.x[12]->>'$') AS BOOLEAN)     AS is_error
 FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
              f.abs_path, f.session_hint, f.machine_id,
              json_extract_string(r.raw_line, '$.type') AS ev_type,
@@ -135,7 +135,7 @@ CREATE OR REPLACE VIEW dialects.v_cursor AS
 SELECT
   q.file_id, q.witness_gen, q.line_no, q.abs_path, q.session_hint AS session_id,
   q.event_time, q.captured_at,
-  q.x[1]->>'$'                           AS role,
+  (q.x[1]->>'$')                           AS role,
   q.x[2]                                 AS content,
   -- additions
   q.machine_id, q.byte_offset,

@@ -6,15 +6,16 @@
 
 CREATE SCHEMA IF NOT EXISTS derived;
 
--- shared text extraction over the common block-array shape
+-- shared text extraction over the common block-array shape (the document's macro; its lambdas
+-- are written `lambda x: ...`, as DuckDB 1.3+ reads them unambiguously next to the JSON -> operator)
 CREATE OR REPLACE MACRO derived.text_of(content) AS
   CASE WHEN content IS NULL THEN NULL
        WHEN json_type(content) = 'VARCHAR' THEN json_extract_string(content, '$')
        WHEN json_type(content) = 'ARRAY' THEN
          array_to_string(list_transform(
            list_filter(json_extract(content,'$[*]'),
-             x -> json_extract_string(x,'$.type') IN ('text','input_text','output_text')),
-           x -> json_extract_string(x,'$.text')), chr(10))
+             lambda x: json_extract_string(x,'$.type') IN ('text','input_text','output_text')),
+           lambda x: json_extract_string(x,'$.text')), chr(10))
        ELSE NULL END;
 
 -- A JSON number (what JSON.parse gives as a number), for checks that follow ccusage's schema.
@@ -23,14 +24,14 @@ CREATE OR REPLACE MACRO derived.is_json_number(j) AS
 
 -- Absent, or a non-empty JSON string.
 CREATE OR REPLACE MACRO derived.absent_or_text(j) AS
-  j IS NULL OR (json_type(j) = 'VARCHAR' AND length(j->>'$') > 0);
+  j IS NULL OR (json_type(j) = 'VARCHAR' AND length((j->>'$')) > 0);
 
 -- Codex tool output text: the output string, or the texts of its input_text parts.
 CREATE OR REPLACE MACRO derived.codex_output_text(o) AS
   CASE WHEN o IS NULL THEN NULL
-       WHEN json_type(o) = 'VARCHAR' THEN o->>'$'
-       WHEN json_type(o) = 'ARRAY' THEN array_to_string(list_transform(json_extract(o, '$[*]'), x -> x->>'$.text'), chr(10))
-       WHEN json_type(o) = 'OBJECT' THEN o->>'$.text'
+       WHEN json_type(o) = 'VARCHAR' THEN (o->>'$')
+       WHEN json_type(o) = 'ARRAY' THEN array_to_string(list_transform(json_extract(o, '$[*]'), lambda x: (x->>'$.text')), chr(10))
+       WHEN json_type(o) = 'OBJECT' THEN (o->>'$.text')
        ELSE NULL END;
 
 -- Did a Codex tool output say the command failed? Older shell outputs are a JSON string with
@@ -70,7 +71,7 @@ WITH
     SELECT file_id,
            arg_min(cwd, line_no) FILTER (WHERE cwd IS NOT NULL
              AND (envelope_type IN ('session_meta', 'turn_context') OR (is_bare AND line_no = 1))) AS project,
-           arg_min(source_json->>'$.subagent.thread_spawn.parent_thread_id', line_no)
+           arg_min((source_json->>'$.subagent.thread_spawn.parent_thread_id'), line_no)
              FILTER (WHERE envelope_type = 'session_meta') AS parent
     FROM dialects.v_codex GROUP BY file_id),
   pi AS (
@@ -191,18 +192,18 @@ WITH
     FROM dialects.v_cc
     WHERE ev_type IN ('assistant', 'user') AND json_type(content) = 'ARRAY'),
   cc_res AS (
-    SELECT file_id, witness_gen, b->>'$.tool_use_id' AS call_id, min(line_no) AS result_line_no,
-           bool_or(coalesce(TRY_CAST(b->>'$.is_error' AS BOOLEAN), false)) AS is_error
-    FROM cc_blocks WHERE role = 'user' AND b->>'$.type' = 'tool_result'
+    SELECT file_id, witness_gen, (b->>'$.tool_use_id') AS call_id, min(line_no) AS result_line_no,
+           bool_or(coalesce(TRY_CAST((b->>'$.is_error') AS BOOLEAN), false)) AS is_error
+    FROM cc_blocks WHERE role = 'user' AND (b->>'$.type') = 'tool_result'
     GROUP BY ALL),
   cc AS (
     SELECT 'claude-code' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
-           c.event_time, c.b->>'$.id' AS call_id, c.b->>'$.name' AS tool_name,
-           CAST(c.b->'$.input' AS VARCHAR) AS arguments,
+           c.event_time, (c.b->>'$.id') AS call_id, (c.b->>'$.name') AS tool_name,
+           CAST((c.b->'$.input') AS VARCHAR) AS arguments,
            r.result_line_no, r.is_error, c.is_sidechain
     FROM cc_blocks c LEFT JOIN cc_res r
-      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = c.b->>'$.id'
-    WHERE c.role = 'assistant' AND c.b->>'$.type' = 'tool_use'),
+      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = (c.b->>'$.id')
+    WHERE c.role = 'assistant' AND (c.b->>'$.type') = 'tool_use'),
   cx_calls AS (
     SELECT * FROM dialects.v_codex
     WHERE (envelope_type = 'response_item' OR is_bare)
@@ -219,10 +220,10 @@ WITH
   cx_ev AS (
     SELECT file_id, witness_gen, call_id,
            bool_or(CASE body_type
-                     WHEN 'exec_command_end' THEN TRY_CAST(exit_code_json->>'$' AS BIGINT) <> 0
-                     WHEN 'patch_apply_end' THEN NOT TRY_CAST(success_json->>'$' AS BOOLEAN)
-                     WHEN 'mcp_tool_call_end' THEN mcp_result->'$.Err' IS NOT NULL
-                       OR coalesce(TRY_CAST(mcp_result->>'$.Ok.isError' AS BOOLEAN), false)
+                     WHEN 'exec_command_end' THEN TRY_CAST((exit_code_json->>'$') AS BIGINT) <> 0
+                     WHEN 'patch_apply_end' THEN NOT TRY_CAST((success_json->>'$') AS BOOLEAN)
+                     WHEN 'mcp_tool_call_end' THEN (mcp_result->'$.Err') IS NOT NULL
+                       OR coalesce(TRY_CAST((mcp_result->>'$.Ok.isError') AS BOOLEAN), false)
                    END) AS failed
     FROM dialects.v_codex
     WHERE envelope_type = 'event_msg' AND call_id IS NOT NULL
@@ -235,7 +236,7 @@ WITH
                                    WHEN 'local_shell_call' THEN 'local_shell'
                                    ELSE c.body_type END) AS tool_name,
            CASE WHEN c.call_arguments IS NOT NULL AND json_type(c.call_arguments) = 'VARCHAR'
-                THEN c.call_arguments->>'$'
+                THEN (c.call_arguments->>'$')
                 ELSE CAST(coalesce(c.call_arguments, c.call_input) AS VARCHAR) END AS arguments,
            o.result_line_no,
            CASE WHEN e.failed IS NOT NULL OR o.failed IS NOT NULL
@@ -256,30 +257,30 @@ WITH
     GROUP BY ALL),
   pi AS (
     SELECT 'pi' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
-           c.event_time, c.b->>'$.id' AS call_id, c.b->>'$.name' AS tool_name,
-           CAST(c.b->'$.arguments' AS VARCHAR) AS arguments,
+           c.event_time, (c.b->>'$.id') AS call_id, (c.b->>'$.name') AS tool_name,
+           CAST((c.b->'$.arguments') AS VARCHAR) AS arguments,
            r.result_line_no, r.is_error, false AS is_sidechain
     FROM pi_blocks c LEFT JOIN pi_res r
-      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = c.b->>'$.id'
-    WHERE c.b->>'$.type' = 'toolCall'),
+      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = (c.b->>'$.id')
+    WHERE (c.b->>'$.type') = 'toolCall'),
   cu_blocks AS (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, role,
            unnest(json_extract(content, '$[*]')) AS b
     FROM dialects.v_cursor
     WHERE role IN ('assistant', 'user') AND json_type(content) = 'ARRAY'),
   cu_res AS (
-    SELECT file_id, witness_gen, b->>'$.tool_use_id' AS call_id, min(line_no) AS result_line_no,
-           bool_or(coalesce(TRY_CAST(b->>'$.is_error' AS BOOLEAN), false)) AS is_error
-    FROM cu_blocks WHERE role = 'user' AND b->>'$.type' = 'tool_result' AND b->>'$.tool_use_id' IS NOT NULL
+    SELECT file_id, witness_gen, (b->>'$.tool_use_id') AS call_id, min(line_no) AS result_line_no,
+           bool_or(coalesce(TRY_CAST((b->>'$.is_error') AS BOOLEAN), false)) AS is_error
+    FROM cu_blocks WHERE role = 'user' AND (b->>'$.type') = 'tool_result' AND (b->>'$.tool_use_id') IS NOT NULL
     GROUP BY ALL),
   cu AS (
     SELECT 'cursor-agent' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
-           c.event_time, c.b->>'$.id' AS call_id, c.b->>'$.name' AS tool_name,
-           CAST(c.b->'$.input' AS VARCHAR) AS arguments,
+           c.event_time, (c.b->>'$.id') AS call_id, (c.b->>'$.name') AS tool_name,
+           CAST((c.b->'$.input') AS VARCHAR) AS arguments,
            r.result_line_no, r.is_error, false AS is_sidechain
     FROM cu_blocks c LEFT JOIN cu_res r
-      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = c.b->>'$.id'
-    WHERE c.role = 'assistant' AND c.b->>'$.type' = 'tool_use')
+      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = (c.b->>'$.id')
+    WHERE c.role = 'assistant' AND (c.b->>'$.type') = 'tool_use')
 SELECT * FROM cc
 UNION ALL BY NAME SELECT * FROM cx
 UNION ALL BY NAME SELECT * FROM pi
@@ -314,20 +315,20 @@ WITH
   cc AS (
     SELECT 'claude-code' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
            event_time, model, message_id, request_id,
-           TRY_CAST(usage->>'$.input_tokens' AS BIGINT) AS input_tokens,
-           TRY_CAST(usage->>'$.output_tokens' AS BIGINT) AS output_tokens,
-           coalesce(TRY_CAST(usage->>'$.cache_creation_input_tokens' AS BIGINT), 0) AS cache_creation_tokens,
-           coalesce(TRY_CAST(usage->>'$.cache_read_input_tokens' AS BIGINT), 0) AS cache_read_tokens,
-           min(TRY_CAST(timestamp_json->>'$' AS TIMESTAMPTZ)) FILTER (WHERE json_type(timestamp_json) = 'VARCHAR')
+           TRY_CAST((usage->>'$.input_tokens') AS BIGINT) AS input_tokens,
+           TRY_CAST((usage->>'$.output_tokens') AS BIGINT) AS output_tokens,
+           coalesce(TRY_CAST((usage->>'$.cache_creation_input_tokens') AS BIGINT), 0) AS cache_creation_tokens,
+           coalesce(TRY_CAST((usage->>'$.cache_read_input_tokens') AS BIGINT), 0) AS cache_read_tokens,
+           min(TRY_CAST((timestamp_json->>'$') AS TIMESTAMPTZ)) FILTER (WHERE json_type(timestamp_json) = 'VARCHAR')
              OVER (PARTITION BY file_id, witness_gen) AS file_first_ts,
            usage IS NOT NULL AND json_type(usage) = 'OBJECT'
              AND abs_path LIKE '%.jsonl'
-             AND derived.is_json_number(usage->'$.input_tokens')
-             AND derived.is_json_number(usage->'$.output_tokens')
-             AND (usage->'$.cache_creation_input_tokens' IS NULL OR derived.is_json_number(usage->'$.cache_creation_input_tokens'))
-             AND (usage->'$.cache_read_input_tokens' IS NULL OR derived.is_json_number(usage->'$.cache_read_input_tokens'))
+             AND derived.is_json_number((usage->'$.input_tokens'))
+             AND derived.is_json_number((usage->'$.output_tokens'))
+             AND ((usage->'$.cache_creation_input_tokens') IS NULL OR derived.is_json_number((usage->'$.cache_creation_input_tokens')))
+             AND ((usage->'$.cache_read_input_tokens') IS NULL OR derived.is_json_number((usage->'$.cache_read_input_tokens')))
              AND timestamp_json IS NOT NULL AND json_type(timestamp_json) = 'VARCHAR'
-             AND regexp_full_match(timestamp_json->>'$', '\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z')
+             AND regexp_full_match((timestamp_json->>'$'), '\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z')
              AND (model IS NULL OR model <> '')
              AND (message_id IS NULL OR message_id <> '')
              AND (request_id IS NULL OR request_id <> '')
@@ -337,32 +338,32 @@ WITH
              AND (is_api_error_json IS NULL OR json_type(is_api_error_json) = 'BOOLEAN')
              AND (content IS NULL OR (json_type(content) = 'ARRAY' AND
                    len(list_filter(json_extract(content, '$[*]'),
-                       b -> json_type(b) <> 'OBJECT'
-                            OR (b->'$.text' IS NOT NULL AND json_type(b->'$.text') <> 'VARCHAR'))) = 0))
+                       lambda b: json_type(b) <> 'OBJECT'
+                            OR ((b->'$.text') IS NOT NULL AND json_type((b->'$.text')) <> 'VARCHAR'))) = 0))
              AS counted,
            usage IS NOT NULL AS has_usage
     FROM dialects.v_cc),
   cx AS (
     SELECT 'codex' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
-           event_time, coalesce(token_info->>'$.model', model) AS model,
+           event_time, coalesce((token_info->>'$.model'), model) AS model,
            NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
-           token_info->'$.last_token_usage' AS last_u,
-           token_info->'$.total_token_usage' AS total_u,
-           lag(token_info->'$.total_token_usage') OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS prev_total_u
+           (token_info->'$.last_token_usage') AS last_u,
+           (token_info->'$.total_token_usage') AS total_u,
+           lag((token_info->'$.total_token_usage')) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS prev_total_u
     FROM dialects.v_codex
     WHERE envelope_type = 'event_msg' AND body_type = 'token_count'
       AND token_info IS NOT NULL AND json_type(token_info) = 'OBJECT'),
   cx2 AS (
     SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
            message_id, request_id,
-           coalesce(TRY_CAST(last_u->>'$.input_tokens' AS BIGINT),
-                    TRY_CAST(total_u->>'$.input_tokens' AS BIGINT) - coalesce(TRY_CAST(prev_total_u->>'$.input_tokens' AS BIGINT), 0))
+           coalesce(TRY_CAST((last_u->>'$.input_tokens') AS BIGINT),
+                    TRY_CAST((total_u->>'$.input_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.input_tokens') AS BIGINT), 0))
              AS in_all,
-           coalesce(TRY_CAST(last_u->>'$.cached_input_tokens' AS BIGINT),
-                    TRY_CAST(total_u->>'$.cached_input_tokens' AS BIGINT) - coalesce(TRY_CAST(prev_total_u->>'$.cached_input_tokens' AS BIGINT), 0), 0)
+           coalesce(TRY_CAST((last_u->>'$.cached_input_tokens') AS BIGINT),
+                    TRY_CAST((total_u->>'$.cached_input_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.cached_input_tokens') AS BIGINT), 0), 0)
              AS cached,
-           coalesce(TRY_CAST(last_u->>'$.output_tokens' AS BIGINT),
-                    TRY_CAST(total_u->>'$.output_tokens' AS BIGINT) - coalesce(TRY_CAST(prev_total_u->>'$.output_tokens' AS BIGINT), 0))
+           coalesce(TRY_CAST((last_u->>'$.output_tokens') AS BIGINT),
+                    TRY_CAST((total_u->>'$.output_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.output_tokens') AS BIGINT), 0))
              AS out_all,
            NOT (total_u IS NOT NULL AND prev_total_u IS NOT NULL AND CAST(total_u AS VARCHAR) = CAST(prev_total_u AS VARCHAR))
              AS counted
@@ -371,10 +372,10 @@ WITH
     SELECT 'pi' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
            event_time, coalesce(message_model, model) AS model,
            NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
-           coalesce(TRY_CAST(usage->>'$.input' AS BIGINT), 0) AS input_tokens,
-           coalesce(TRY_CAST(usage->>'$.output' AS BIGINT), 0) AS output_tokens,
-           coalesce(TRY_CAST(usage->>'$.cacheWrite' AS BIGINT), 0) AS cache_creation_tokens,
-           coalesce(TRY_CAST(usage->>'$.cacheRead' AS BIGINT), 0) AS cache_read_tokens,
+           coalesce(TRY_CAST((usage->>'$.input') AS BIGINT), 0) AS input_tokens,
+           coalesce(TRY_CAST((usage->>'$.output') AS BIGINT), 0) AS output_tokens,
+           coalesce(TRY_CAST((usage->>'$.cacheWrite') AS BIGINT), 0) AS cache_creation_tokens,
+           coalesce(TRY_CAST((usage->>'$.cacheRead') AS BIGINT), 0) AS cache_read_tokens,
            true AS counted
     FROM dialects.v_pi
     WHERE ev_type = 'message' AND role = 'assistant' AND usage IS NOT NULL AND json_type(usage) = 'OBJECT')

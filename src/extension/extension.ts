@@ -1,23 +1,159 @@
-// Entry point of the VS Code extension: wiring only (STYLE.md 1, 9).
+// Entry point of the VS Code extension: wiring only (STYLE.md 1, 9). Activation registers views,
+// commands and tools and starts the worker without waiting for it, so it stays well under 100 ms;
+// everything that touches the floor happens in the worker (worker.ts).
+import * as path from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
+import { brainHome } from '../core/home';
+import { Backend } from './backend';
+import { BackupView } from './backupView';
+import { registerCommands, type Ctx } from './commands';
+import { registerTools } from './lmTools';
+import type { LoopDelay, Progress, SessionInfo, WorkerEvent } from './protocol';
+import { Reader, citationText } from './reader';
+import { SessionsTree } from './sessionsTree';
+import { StatusBar, bytes } from './status';
+import { registerTestCommands } from './testHooks';
 
-export function activate(context: vscode.ExtensionContext): void {
-  const t0 = performance.now();
-  const item = vscode.window.createStatusBarItem('agentBrain.status', vscode.StatusBarAlignment.Left, 100);
-  item.name = 'Agent Brain';
-  item.text = '$(database) brain';
-  item.show();
-  context.subscriptions.push(item);
-  const out = process.env.BRAIN_E2E_OUT;
-  if (out) {
-    void vscode.commands.executeCommand('setContext', 'agentBrain.testMode', true);
-    context.subscriptions.push(
-      vscode.commands.registerCommand('agentBrain.test.ping', async () => {
-        const fs = await import('node:fs');
-        fs.writeFileSync(out, JSON.stringify({ node: process.version, activationMs: performance.now() - t0 }));
-      }),
-    );
-  }
+export interface Live {
+  backend: Backend;
+  status: StatusBar;
+  tree: SessionsTree;
+  reader: Reader;
+  activationMs: number;
+  loop: LoopDelay | undefined;
+  machine: string;
+  role: string;
+  catchUps: Progress[];
 }
 
-export function deactivate(): void {}
+let live: Live | undefined;
+
+export function activate(context: vscode.ExtensionContext): Live {
+  const t0 = performance.now();
+  const out = vscode.window.createOutputChannel('Agent Brain');
+  const status = new StatusBar();
+  const backend = new Backend(__dirname);
+  const env = { ...process.env };
+  let machine = '';
+  const tree = new SessionsTree(() => machine);
+  const backup = new BackupView();
+  const reader = new Reader(async (c, root) => {
+    await vscode.env.clipboard.writeText(citationText(c, root));
+    void vscode.window.setStatusBarMessage(`Citation copied: lines ${c.line_from}–${c.line_to}`, 3000);
+  });
+  const state: Live = { backend, status, tree, reader, activationMs: 0, loop: undefined, machine: '', role: 'off', catchUps: [] };
+  live = state;
+
+  const refresh = async () => {
+    try {
+      tree.set(await backend.call<SessionInfo[]>('sessions'));
+    } catch (e) {
+      out.appendLine(`sessions: ${(e as Error).message}`);
+    }
+  };
+
+  // The extension host's main thread must never stall: measure it while the worker catches up.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  let catchUp: { resolve(): void; report(p: Progress): void; started: number } | undefined;
+  const onProgress = (p: Progress) => {
+    status.setProgress(p);
+    if (!p.done && !catchUp) {
+      loop.reset();
+      loop.enable();
+      let resolve!: () => void;
+      let last = { files: 0, bytes: 0 };
+      const cur = { resolve: () => resolve(), report: (_: Progress) => undefined as void, started: Date.now() };
+      catchUp = cur;
+      const shown = new Promise<void>((r) => (resolve = r));
+      // A catch-up that ends within a second needs no notification.
+      setTimeout(() => {
+        if (catchUp !== cur) return;
+        void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Brain: recording past sessions', cancellable: true }, (progress, token) => {
+          token.onCancellationRequested(() => void backend.call('cancelCatchUp'));
+          cur.report = (q) => {
+            progress.report({ message: `${q.files} files · ${bytes(q.bytes)}` });
+            last = q;
+          };
+          cur.report({ ...last, phase: 'catch-up', done: false });
+          return shown;
+        });
+      }, 1000);
+    }
+    if (catchUp && !p.done) catchUp.report(p);
+    if (catchUp && p.done) {
+      loop.disable();
+      const l: LoopDelay = { max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, mean: loop.mean / 1e6, samples: loop.count, during: `catch-up of ${p.files} files, ${bytes(p.bytes)}` };
+      state.loop = l;
+      state.catchUps.push(p);
+      status.setLoopDelay(l);
+      out.appendLine(`catch-up ${p.cancelled ? 'cancelled' : 'done'} in ${Date.now() - catchUp.started} ms: ${p.files} files, ${bytes(p.bytes)}; extension host event-loop delay max ${l.max.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, mean ${l.mean.toFixed(1)} ms over ${l.samples} samples`);
+      catchUp.resolve();
+      catchUp = undefined;
+    }
+  };
+
+  const onEvent = (e: WorkerEvent) => {
+    switch (e.event) {
+      case 'progress':
+        return onProgress(e.data);
+      case 'sessions':
+        return void refresh();
+      case 'backup':
+        status.setBackup(e.data);
+        backup.set(e.data);
+        return;
+      case 'role':
+        state.role = e.data.role;
+        status.setRole(e.data.role);
+        out.appendLine(`recorder: ${e.data.role}${e.data.reason ? ` (${e.data.reason})` : ''}`);
+        return;
+      case 'log':
+        out.appendLine(`[${e.data.level}] ${e.data.message}`);
+        return;
+    }
+  };
+
+  const cfg = vscode.workspace.getConfiguration('agentBrain');
+  const cliPath = cfg.get<string>('cliPath') || path.join(__dirname, 'cli.js');
+  const ctx: Ctx = { backend, reader, tree, out, home: () => brainHome(env), refresh, cancelCatchUp: () => void backend.call('cancelCatchUp') };
+
+  context.subscriptions.push(
+    out,
+    status,
+    reader,
+    backend.onEvent(onEvent),
+    vscode.window.registerTreeDataProvider('agentBrain.sessions', tree),
+    vscode.window.registerTreeDataProvider('agentBrain.backup', backup),
+    ...registerCommands(ctx),
+    ...registerTools(backend),
+    { dispose: () => loop.disable() },
+    { dispose: () => void backend.dispose() },
+  );
+  if (process.env.BRAIN_E2E_OUT) context.subscriptions.push(...registerTestCommands(state, ctx));
+
+  // Started after activation returns: the worker's own startup is not activation time.
+  setImmediate(() => {
+    backend
+      .start({ record: cfg.get<boolean>('record', true), cli: cliPath, env })
+      .then(async (r) => {
+        machine = r.machine;
+        state.machine = r.machine;
+        await refresh();
+        status.setBackup(await backend.call('backup'));
+      })
+      .catch((e) => {
+        out.appendLine(`[error] the worker did not start: ${(e as Error).stack ?? e}`);
+        void vscode.window.showErrorMessage(`Agent Brain could not start: ${(e as Error).message}`);
+      });
+  });
+  state.activationMs = performance.now() - t0;
+  out.appendLine(`activated in ${state.activationMs.toFixed(1)} ms (Node ${process.version})`);
+  return state;
+}
+
+export async function deactivate(): Promise<void> {
+  // Releasing the recorder lock promptly lets another window take over at once.
+  await live?.backend.dispose();
+  live = undefined;
+}

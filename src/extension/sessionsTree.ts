@@ -81,7 +81,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
         return t;
       }
       case 'agent': {
-        const t = new vscode.TreeItem(n.label, C.Expanded);
+        const t = new vscode.TreeItem(n.label, C.Collapsed);
         t.id = `a:${n.machine}/${n.lane}`;
         t.iconPath = new vscode.ThemeIcon('hubot');
         t.description = `${this.list.filter((s) => s.machine === n.machine && s.lane === n.lane).length} sessions`;

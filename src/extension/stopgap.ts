@@ -81,6 +81,8 @@ function readLines(file: string): { lines: Line[]; buf: Buffer } {
 export function parseLakeFile(file: string, lane: string, cite: { machine: string; lakePath: string; gen: number }): ParsedSession {
   const { lines, buf } = readLines(file);
   const out: ParsedSession = { turns: [], firstTime: null, lastTime: null };
+  // A sub-agent's own file is all sidechain: there the sidechain is the conversation.
+  const subagentFile = /(^|\/)agent-[^/]*$/.test(cite.lakePath);
   type Open = { role: TurnView['role']; text: string[]; thinking: string[]; tools: NonNullable<TurnView['tools']>; from: Line; to: Line; time: string | null; key?: string };
   let cur: Open | undefined;
   const close = () => {
@@ -125,7 +127,7 @@ export function parseLakeFile(file: string, lane: string, cite: { machine: strin
       if (typeof j.cwd === 'string' && !out.cwd) out.cwd = j.cwd;
       if (typeof j.gitBranch === 'string' && j.gitBranch) out.branch = j.gitBranch;
       const m = j.message;
-      if (!m || j.isSidechain === true) continue;
+      if (!m || (j.isSidechain === true && !subagentFile)) continue;
       if (j.type === 'user' && m.role === 'user') {
         const results = Array.isArray(m.content) ? m.content.filter((b: J) => b?.type === 'tool_result') : [];
         if (results.length && cur?.role === 'assistant') {

@@ -106,13 +106,16 @@ export async function waitFor(cond: () => boolean, what: string, why: () => stri
   }
 }
 
-/** True when the lake file holds exactly the origin's current bytes. */
+/** True when the lake file holds exactly the origin's current bytes and the manifest claims all of
+ * them (the lake is written before the manifest, so equal bytes alone can be a moment early). */
 export function lakeEquals(brainHome: string, lakeRel: string, origin: string): boolean {
   const a = path.join(brainHome, lakeRel);
   if (!fs.existsSync(a)) return false;
   const x = fs.readFileSync(a);
   const y = fs.readFileSync(origin);
-  return x.equals(y);
+  if (!x.equals(y)) return false;
+  const claimed = manifestFor(brainHome, [lakeRel]).reduce((n, m) => Math.max(n, m.byte_to), 0);
+  return claimed === x.length;
 }
 
 /** Checks each manifest line the way the README tells a user to: `sed -n 'A,Bp' FILE | sha256sum`,

@@ -185,7 +185,7 @@ export async function actAndCheckLossless(c: SuiteContext, act: () => Promise<un
   // The floor must hold every file as it is before the act, or "lossless" would mean nothing.
   for (const [f, s] of snap) {
     const last = () => generations(sb.brain, lakeRelFor(lane, f, agent.env)).at(-1);
-    await waitFor(() => !!last() && fs.readFileSync(last()!).equals(s.bytes), `${f} on the floor before the agent runs`, () => floorState(sb, lakeRelFor(lane, f, agent.env), f));
+    await waitFor(() => !!last() && fs.readFileSync(last()!).equals(s.bytes) && lakeEquals(sb.brain, path.relative(sb.brain, last()!), f), `${f} on the floor before the agent runs`, () => floorState(sb, lakeRelFor(lane, f, agent.env), f));
     s.gens = generations(sb.brain, lakeRelFor(lane, f, agent.env));
   }
   await act();
@@ -199,7 +199,7 @@ export async function actAndCheckLossless(c: SuiteContext, act: () => Promise<un
   for (const ch of changes.filter((x) => x.how !== 'untouched')) {
     const rel = lakeRelFor(lane, ch.file, agent.env);
     const last = () => generations(sb.brain, rel).at(-1);
-    await waitFor(() => !!last() && fs.readFileSync(last()!).equals(fs.readFileSync(ch.file)), `the floor to catch up with ${ch.how} ${ch.file}`, () => `${floorState(sb, rel, ch.file)}\n${c.watch?.output()}`);
+    await waitFor(() => !!last() && lakeEquals(sb.brain, path.relative(sb.brain, last()!), ch.file), `the floor to catch up with ${ch.how} ${ch.file}`, () => `${floorState(sb, rel, ch.file)}\n${c.watch?.output()}`);
     const gens = generations(sb.brain, rel);
     ch.generations = gens.length;
     const old = snap.get(ch.file);

@@ -224,7 +224,7 @@ export function maxTs(a: string | null, b: string | null): string | null {
 
 /** A timestamp field as ISO text: ISO strings as they are, epoch milliseconds converted. */
 export function tsOf(v: unknown): string | null {
-  if (typeof v === 'string' && v.length >= 10) return v;
+  if (typeof v === 'string' && /^\d{4}-\d\d-\d\d/.test(v)) return v;
   if (typeof v === 'number' && v > 1e11 && v < 1e14) return new Date(v).toISOString();
   return null;
 }

@@ -9,7 +9,7 @@
 // summaries are recorded instructions, not turns anyone said; command output is tool output.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../../index/parser';
-import { argText, contentText, isObj, num, strOrNull, type JsonLine, type Obj } from '../../index/jsonl';
+import { argText, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../../index/jsonl';
 
 interface St {
   /** A sub-agent file: its sidechain lines are its main conversation. */
@@ -46,12 +46,12 @@ class CcParser extends BaseParser<St> {
       return;
     }
     if (type !== 'user' && type !== 'assistant') {
-      this.seen(strOrNull(o.timestamp));
+      this.seen(tsOf(o.timestamp));
       return;
     }
     const side = o.isSidechain === true;
     const main = this.st.subFile ? true : !side;
-    const ts = strOrNull(o.timestamp);
+    const ts = tsOf(o.timestamp);
     if (type === 'assistant') this.assistant(l, j, o, main, side, ts);
     else this.user(l, j, o, main, side, ts);
     this.envelope(o, ts);

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// npm run bench -- [--size 1G] [--seed 1] [--only floor,search,store]
+// Generates (or reuses) a store-shaped corpus at the given size, then measures each section against
+// a baseline taken in the same run (cp -r for capture, rg for search), printed as ratios.
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ensureCorpus, parseSize } from './corpus.mjs';
+
+const root = path.resolve(new URL('..', import.meta.url).pathname);
+const args = process.argv.slice(2);
+const get = (k, d) => {
+  const i = args.indexOf(k);
+  return i >= 0 ? args[i + 1] : d;
+};
+const size = parseSize(get('--size', '1G'));
+const seed = Number(get('--seed', '1'));
+const only = get('--only', 'floor,search,store,secrets').split(',');
+const outRoot = path.resolve(get('--out', path.join(root, 'bench', 'out')));
+const CLI = path.join(root, 'dist', 'cli.js');
+fs.mkdirSync(outRoot, { recursive: true });
+
+/** Runs a command, returning wall ms and peak RSS (VmHWM, polled from /proc). */
+export function measure(cmd, argv, env = process.env, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const c = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let peak = 0;
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.stderr.on('data', (d) => (err += d));
+    const poll = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${c.pid}/status`, 'utf8'));
+        if (m) peak = Math.max(peak, Number(m[1]) * 1024);
+      } catch {
+        /* exited */
+      }
+    }, 20);
+    c.on('error', reject);
+    c.on('exit', (code) => {
+      clearInterval(poll);
+      resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, rss: peak, code, out, err });
+    });
+  });
+}
+
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+const mb = (b) => `${(b / 1048576).toFixed(0)} MB`;
+const results = { size, seed };
+
+console.log(`# Agent Brain bench — corpus ${(size / 2 ** 30).toFixed(2)} GiB, seed ${seed}`);
+const t0 = Date.now();
+const { out: corpus, info, reused } = ensureCorpus(size, seed, outRoot);
+console.log(`corpus: ${info.sessions} sessions (${info.cc} Claude Code, ${info.codex} Codex, ${info.pi} Pi), ${mb(info.bytes)} ${reused ? '(reused)' : `(generated in ${fmt(Date.now() - t0)})`}`);
+const home = path.join(corpus, 'home');
+const brainHome = path.join(outRoot, `brain-${size}-${seed}`);
+const env = { ...process.env, HOME: home, BRAIN_HOME: brainHome, BRAIN_MACHINE: 'bench', TZ: 'UTC' };
+
+if (only.includes('floor')) {
+  console.log('\n## Floor: first full capture vs cp -r (page cache warm)');
+  // Warm the page cache the same way for both: read everything once.
+  spawnSync('sh', ['-c', `find "${home}" -type f -exec cat {} + > /dev/null`]);
+  const cpDest = path.join(outRoot, 'cp-copy');
+  fs.rmSync(cpDest, { recursive: true, force: true });
+  // sync before each timed run: neither pays for the other's dirty pages.
+  spawnSync('sync');
+  const cp = await measure('cp', ['-r', home, cpDest]);
+  spawnSync('sync');
+  fs.rmSync(cpDest, { recursive: true, force: true });
+  fs.rmSync(brainHome, { recursive: true, force: true });
+  spawnSync('sync');
+  const rec = await measure(process.execPath, [CLI, 'record', '--json'], env);
+  if (rec.code !== 0) throw new Error(`brain record failed: ${rec.err}`);
+  const ratio = rec.ms / cp.ms;
+  console.log(`cp -r:              ${fmt(cp.ms)}`);
+  console.log(`brain record:       ${fmt(rec.ms)}  ratio ${ratio.toFixed(2)} (goal ≤ 2.0)  peak RSS ${mb(rec.rss)} (goal ≤ 200 MB)`);
+  results.floor = { cp_ms: cp.ms, record_ms: rec.ms, ratio, record_rss: rec.rss };
+
+  // One-line append to a 50 MB session vs to a 50 KB one: the cost must not depend on file size.
+  const bigFile = path.join(home, '.claude', 'projects', '-bench-append', 'big-50mb.jsonl');
+  const smallFile = path.join(home, '.claude', 'projects', '-bench-append', 'small-50kb.jsonl');
+  fs.mkdirSync(path.dirname(bigFile), { recursive: true });
+  const line = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(400) } }) + '\n';
+  fs.writeFileSync(bigFile, line.repeat(Math.ceil((50 << 20) / line.length)));
+  fs.writeFileSync(smallFile, line.repeat(Math.ceil((50 << 10) / line.length)));
+  await measure(process.execPath, [CLI, 'record'], env);
+  const appendCost = async (file) => {
+    const times = [];
+    for (let i = 0; i < 5; i++) {
+      fs.appendFileSync(file, line);
+      const r = await measure(process.execPath, [path.join(root, 'bench', 'append-one.cjs'), file], env);
+      if (r.code !== 0) throw new Error(r.err);
+      times.push(Number(r.out.trim()));
+    }
+    times.sort((a, b) => a - b);
+    return times[2];
+  };
+  const big = await appendCost(bigFile);
+  const small = await appendCost(smallFile);
+  const full = await (async () => {
+    fs.appendFileSync(bigFile, line);
+    return (await measure(process.execPath, [CLI, 'record'], env)).ms;
+  })();
+  console.log(`append one line:    to 50 MB session ${big.toFixed(2)} ms, to 50 KB session ${small.toFixed(2)} ms (ratio ${(big / small).toFixed(2)}, goal ≈ 1: independent of size)`);
+  console.log(`                    a whole \`brain record\` pass after it (walks all ${info.sessions} sessions): ${fmt(full)}`);
+  results.append = { big_ms: big, small_ms: small, record_pass_ms: full };
+}
+
+for (const section of ['search', 'store', 'secrets']) {
+  if (!only.includes(section)) continue;
+  const file = path.join(root, 'bench', `${section}.mjs`);
+  if (!fs.existsSync(file)) continue;
+  console.log(`\n## ${section}`);
+  const mod = await import(file);
+  results[section] = await mod.run({ root, corpus, info, home, brainHome, env, outRoot, measure, CLI });
+}
+fs.writeFileSync(path.join(outRoot, `results-${size}-${seed}.json`), JSON.stringify(results, null, 1));

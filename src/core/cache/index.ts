@@ -1,0 +1,395 @@
+// The DuckDB cache (brain.duckdb in BRAIN_HOME): built from lake/ + manifest/ alone, deletable at
+// any time. rebuildCache makes it from nothing; updateCache reads only the manifest lines beyond
+// what the cache has seen (the capture calls it after `brain record`); runReadOnlySql is the one
+// SQL entry point of the CLI, the MCP server and the VS Code tools.
+//
+// Locking (see db.ts): an update holds DuckDB's exclusive file lock while it writes, typically
+// milliseconds; a query holds a shared lock while it runs. Each side retries the other's lock
+// with backoff for up to 10 s, then fails with code 'cache-locked'. A rebuild writes a new file
+// beside the cache and renames it over the old one, so queries keep running during a rebuild.
+import * as fs from 'node:fs';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BrainError } from '../errors';
+import { layout, mkdirPrivate, FILE_MODE } from '../home';
+import { AGENTS } from '../agents';
+import { openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS } from './db';
+import { ingest, readMeta, manifestCheck, type IngestStats } from './ingest';
+import { loadSchema } from './sqlfiles';
+import { precheck, checkType } from './readonly';
+import { hashRange } from '../floor/ranges';
+
+export type { Db } from './db';
+export type { IngestStats } from './ingest';
+
+export interface CacheOptions {
+  lockTimeoutMs?: number;
+  /** DuckDB memory_limit while building (default 512MB). */
+  memoryLimit?: string;
+  threads?: number;
+  timeZone?: string;
+}
+
+export interface BuildResult extends IngestStats {
+  /** 'rebuild' (from nothing), 'update' (incremental) or 'current' (nothing new). */
+  mode: 'rebuild' | 'update' | 'current';
+  /** Why a rebuild happened when an update was asked for. */
+  reason?: string;
+  ms: number;
+  path: string;
+}
+
+const BUILD_MEMORY = '512MB';
+
+// BRAIN_CACHE_TRACE=1 prints the time of each build step on stderr (for bench and profiling).
+function tracer(): (step: string) => void {
+  if (!process.env.BRAIN_CACHE_TRACE) return () => undefined;
+  let t = performance.now();
+  return (step) => {
+    const n = performance.now();
+    process.stderr.write(`cache: ${step} ${Math.round(n - t)} ms\n`);
+    t = n;
+  };
+}
+
+function dbPath(home: string): string {
+  return layout(home).duckdb;
+}
+
+/** Rebuilds brain.duckdb from the floor. Queries running meanwhile see the old file. */
+export function rebuildCache(home: string, opts: CacheOptions = {}): Promise<BuildResult> {
+  return serialised(dbPath(home), () => rebuildLocked(home, opts, undefined));
+}
+
+/** Brings brain.duckdb up to the manifest: ingests only manifest lines beyond what it has seen.
+ * Builds it when missing, rebuilds it when the schema in sql/ changed or the manifest is not the
+ * one it was built from. */
+export function updateCache(home: string, opts: CacheOptions = {}): Promise<BuildResult> {
+  return serialised(dbPath(home), () => updateLocked(home, opts));
+}
+
+async function rebuildLocked(home: string, opts: CacheOptions, reason: string | undefined): Promise<BuildResult> {
+  const t0 = performance.now();
+  const lap = tracer();
+  const target = dbPath(home);
+  mkdirPrivate(home);
+  const tmp = `${target}.rebuild-${process.pid}-${Date.now()}`;
+  removeDbFiles(tmp);
+  let stats: IngestStats;
+  const db = await openDb(tmp, {
+    readOnly: false,
+    memoryLimit: opts.memoryLimit ?? BUILD_MEMORY,
+    threads: opts.threads,
+    timeZone: opts.timeZone,
+  });
+  lap('open');
+  try {
+    // Spill files of a big build go beside the cache, never to a shared temp folder.
+    await db.conn.run(`SET temp_directory = '${`${tmp}.tmp`.replace(/'/g, "''")}'`);
+    await db.conn.run('SET preserve_insertion_order = false');
+    const schema = loadSchema();
+    await db.conn.run(schema.text);
+    lap('schema');
+    await seedLanes(db.conn);
+    await db.conn.run('INSERT OR REPLACE INTO floor.cache_meta VALUES ($k, $v)', { k: 'schema_hash', v: schema.hash });
+    stats = await ingest(db.conn, home, { offset: 0 }, { fromScratch: true, trace: lap });
+    await db.conn.run(`INSERT OR REPLACE INTO floor.cache_meta VALUES ('built_at', CAST(now() AS VARCHAR))`);
+    await db.conn.run('CHECKPOINT');
+    lap('checkpoint');
+  } catch (e) {
+    db.close();
+    removeDbFiles(tmp);
+    fs.rmSync(`${tmp}.tmp`, { recursive: true, force: true });
+    throw e;
+  }
+  db.close();
+  lap('close');
+  fs.rmSync(`${tmp}.tmp`, { recursive: true, force: true });
+  fs.chmodSync(tmp, FILE_MODE);
+  await swapIn(tmp, target, opts);
+  lap('swap');
+  return { ...stats, mode: 'rebuild', reason, ms: Math.round(performance.now() - t0), path: target };
+}
+
+/** Renames the new file over the cache. Holding the old file's write lock while renaming means
+ * no writer is half-way through it (its log would otherwise land beside the new file); readers
+ * only hold the old file open and are harmless, so their shared lock does not stop the swap. */
+async function swapIn(tmp: string, target: string, opts: CacheOptions): Promise<void> {
+  if (!fs.existsSync(target)) {
+    fs.rmSync(`${target}.wal`, { force: true });
+    fs.renameSync(tmp, target);
+    return;
+  }
+  let old: Db | undefined;
+  try {
+    old = await openDb(target, { readOnly: false, lockTimeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS });
+  } catch (e) {
+    const cause = e instanceof BrainError ? (e.cause as Error | undefined) : (e as Error);
+    const readersOnly = !!cause && /read-only mode/.test(cause.message);
+    if (e instanceof BrainError && e.code === 'cache-locked' && !readersOnly) {
+      removeDbFiles(tmp);
+      throw e;
+    }
+    // Readers only, or an unreadable old file: nothing of it is worth keeping.
+    if (!readersOnly) fs.rmSync(`${target}.wal`, { force: true });
+  }
+  try {
+    fs.renameSync(tmp, target);
+  } finally {
+    old?.close();
+  }
+}
+
+async function seedLanes(conn: DuckDBConnection): Promise<void> {
+  for (const a of AGENTS) {
+    let glob = `~/${a.lane}/**`;
+    try {
+      glob = a.roots(process.env).map((r) => `${r.dir}/**`).join(' ');
+    } catch {
+      /* informational only */
+    }
+    await conn.run('INSERT OR IGNORE INTO floor.lanes VALUES ($l, $a, $m, $g, true)', { l: a.lane, a: a.lane, m: 'watch', g: glob });
+  }
+}
+
+type Freshness = { state: 'current' } | { state: 'behind'; offset: number } | { state: 'stale'; reason: string };
+
+async function freshness(conn: DuckDBConnection, home: string): Promise<Freshness> {
+  let meta: Map<string, string>;
+  try {
+    meta = await readMeta(conn);
+  } catch {
+    return { state: 'stale', reason: 'the cache has no floor.cache_meta table' };
+  }
+  const schema = loadSchema();
+  if (meta.get('schema_hash') !== schema.hash) return { state: 'stale', reason: 'the SQL files in sql/ changed' };
+  const offset = Number(meta.get('manifest_offset') ?? '0');
+  const manifest = layout(home).manifest;
+  let size = 0;
+  try {
+    size = fs.statSync(manifest).size;
+  } catch {
+    size = 0;
+  }
+  if (size < offset) return { state: 'stale', reason: 'the manifest is shorter than what the cache has read' };
+  const from = Number(meta.get('manifest_check_from') ?? '-1');
+  const check = meta.get('manifest_check') ?? '';
+  if (offset > 0) {
+    let now = '';
+    try {
+      now = from >= 0 ? hashRange(manifest, from, offset) : '';
+    } catch {
+      now = '';
+    }
+    if (now !== check) return { state: 'stale', reason: 'the manifest is not the one the cache was built from' };
+  }
+  return size === offset ? { state: 'current' } : { state: 'behind', offset };
+}
+
+async function updateLocked(home: string, opts: CacheOptions): Promise<BuildResult> {
+  const t0 = performance.now();
+  const target = dbPath(home);
+  if (!fs.existsSync(target)) return rebuildLocked(home, opts, 'no cache yet');
+  let db: Db;
+  try {
+    db = await openDb(target, {
+      readOnly: false,
+      lockTimeoutMs: opts.lockTimeoutMs,
+      memoryLimit: opts.memoryLimit ?? BUILD_MEMORY,
+      threads: opts.threads,
+      timeZone: opts.timeZone,
+    });
+  } catch (e) {
+    if (isLockError(e) || (e instanceof BrainError && e.code === 'cache-locked')) throw e;
+    return rebuildLocked(home, opts, `the cache could not be opened (${(e as Error).message.split('\n')[0]})`);
+  }
+  let stats: IngestStats;
+  try {
+    const f = await freshness(db.conn, home);
+    if (f.state === 'stale') {
+      db.close();
+      return rebuildLocked(home, opts, f.reason);
+    }
+    if (f.state === 'current') {
+      db.close();
+      return { ...emptyStats(), mode: 'current', ms: Math.round(performance.now() - t0), path: target };
+    }
+    await db.conn.run('BEGIN TRANSACTION');
+    try {
+      stats = await ingest(db.conn, home, { offset: f.offset }, { fromScratch: false });
+      await db.conn.run('COMMIT');
+    } catch (e) {
+      await db.conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  db.close();
+  return { ...stats, mode: 'update', ms: Math.round(performance.now() - t0), path: target };
+}
+
+function emptyStats(): IngestStats {
+  return { manifestLines: 0, badManifestLines: 0, files: 0, bulkFiles: 0, stagedLines: 0, bytes: 0, problems: [], manifestOffset: 0 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading.
+
+export interface OpenCacheOptions extends CacheOptions {
+  readOnly: boolean;
+  /** Bring the cache up to the manifest first (default true). */
+  ensure?: boolean;
+}
+
+export interface CacheHandle {
+  conn: DuckDBConnection;
+  path: string;
+  readOnly: boolean;
+  close(): void;
+}
+
+/** Opens the cache. Read-only handles are current with the manifest (built or updated first)
+ * unless ensure is false. Close the handle soon: while it is open, an update in another
+ * process waits (read-only) or is impossible (read-write). */
+export async function openCache(home: string, opts: OpenCacheOptions): Promise<CacheHandle> {
+  const key = dbPath(home);
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let opened: Db | undefined;
+  await new Promise<void>((resolve, reject) => {
+    void serialised(key, async () => {
+      try {
+        opened = await openLocked(home, opts);
+        resolve();
+      } catch (e) {
+        reject(e);
+        return;
+      }
+      await held;
+    });
+  });
+  const db = opened!;
+  let closed = false;
+  return {
+    conn: db.conn,
+    path: db.path,
+    readOnly: db.readOnly,
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        db.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+async function openLocked(home: string, opts: OpenCacheOptions): Promise<Db> {
+  const target = dbPath(home);
+  if (!opts.readOnly) {
+    if (opts.ensure !== false) await updateLocked(home, opts);
+    return openDb(target, { readOnly: false, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
+  }
+  if (opts.ensure === false) {
+    if (!fs.existsSync(target)) {
+      throw new BrainError('cache-missing', `${target} does not exist.`, 'Run `brain rebuild` to build it from the floor.');
+    }
+    return openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
+  }
+  if (fs.existsSync(target)) {
+    const db = await openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
+    const f = await freshness(db.conn, home).catch((): Freshness => ({ state: 'stale', reason: 'unreadable' }));
+    if (f.state === 'current') return db;
+    db.close();
+  }
+  await updateLocked(home, opts);
+  return openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
+}
+
+export interface SqlColumn {
+  name: string;
+  type: string;
+}
+
+export interface SqlResult {
+  columns: SqlColumn[];
+  /** Row values as JSON: numbers (64-bit integers beyond 2^53 as strings), text, lists, objects. */
+  rows: unknown[][];
+  /** More rows exist than `limit`; only the first `limit` are here. */
+  truncated: boolean;
+  limit: number;
+}
+
+export interface SqlOptions extends CacheOptions {
+  /** Most rows returned (default 1000). */
+  limit?: number;
+}
+
+/** Runs one read-only statement against a current cache. Write statements are refused with a
+ * BrainError (code 'sql-read-only'); the connection itself is read-only, cannot touch files and
+ * cannot change its settings. */
+export async function runReadOnlySql(home: string, query: string, opts: SqlOptions = {}): Promise<SqlResult> {
+  precheck(query);
+  const limit = Math.max(1, Math.floor(opts.limit ?? 1000));
+  const h = await openCache(home, { ...opts, readOnly: true });
+  try {
+    return await readOnlyQuery(h.conn, query, limit);
+  } finally {
+    h.close();
+  }
+}
+
+/** The statement checks and the capped read, on an open read-only connection. */
+export async function readOnlyQuery(conn: DuckDBConnection, query: string, limit: number): Promise<SqlResult> {
+  precheck(query);
+  const ex = await conn.extractStatements(query).catch((e: Error) => {
+    throw sqlError(e);
+  });
+  if (ex.count !== 1) {
+    throw new BrainError('sql-one-statement', `brain sql runs one statement at a time; this text has ${ex.count}.`, 'Remove the extra statements (or the trailing `;` and what follows it).');
+  }
+  const p = await ex.prepare(0).catch((e: Error) => {
+    throw sqlError(e);
+  });
+  try {
+    checkType(p.statementType, query);
+    const reader = await p.streamAndReadUntil(limit + 1).catch((e: Error) => {
+      throw sqlError(e);
+    });
+    const names = reader.columnNames();
+    const types = reader.columnTypes();
+    const all = reader.getRowsJson() as unknown[][];
+    const rows = all.slice(0, limit).map((r) => r.map((v, i) => jsonValue(v, types[i].typeId)));
+    return {
+      columns: names.map((n, i) => ({ name: n, type: types[i].toString() })),
+      rows,
+      truncated: all.length > limit,
+      limit,
+    };
+  } finally {
+    p.destroySync();
+  }
+}
+
+function sqlError(e: Error): BrainError {
+  if (e instanceof BrainError) return e;
+  const first = e.message.split('\n')[0];
+  if (/read-only mode|file system operations are disabled|configuration has been locked/i.test(e.message)) {
+    return new BrainError('sql-read-only', `brain sql is read-only: ${first}`, 'Only SELECT statements can run here.', { cause: e });
+  }
+  return new BrainError('sql-error', first, 'Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: dialects.v_cc, v_codex, v_pi, v_cursor.', { cause: e });
+}
+
+// DuckDB type ids of 64/128-bit integers and decimals, which the JSON reader gives as strings.
+const NUMERIC_TEXT = new Set([5, 9, 16, 19, 32]); // BIGINT, UBIGINT, HUGEINT, DECIMAL, UHUGEINT
+
+function jsonValue(v: unknown, typeId: number): unknown {
+  if (typeof v === 'string' && NUMERIC_TEXT.has(typeId)) {
+    const n = Number(v);
+    if (Number.isFinite(n) && (typeId === 19 || Number.isSafeInteger(n))) return n;
+  }
+  return v;
+}

@@ -1,0 +1,249 @@
+// Floor → cache. Reads manifest lines the cache has not seen yet, records them as chunks, loads
+// the lines they claim into floor.raw_lines, moves floor.ingest_state forward and re-derives the
+// derived tables of the files touched. Only bytes the manifest claims are read (the lake may hold
+// bytes of a capture that died before its manifest line). Re-applying is harmless: every insert
+// is keyed (chunks by manifest offset, lines by file, generation and byte offset).
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { BIGINT, BOOLEAN, INTEGER, SMALLINT, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { hashRange } from '../floor/ranges';
+import { ChunkAppender } from './append';
+import { readLines, scanFile, scanManifest, type ManifestEntry } from './lake';
+import { loadSql } from './sqlfiles';
+
+export interface IngestStats {
+  manifestLines: number;
+  badManifestLines: number;
+  files: number;
+  /** Lines loaded by DuckDB reading whole lake files itself (rebuild's fast path). */
+  bulkFiles: number;
+  /** Lines read and staged by the program (incremental updates, non-UTF-8 files). */
+  stagedLines: number;
+  bytes: number;
+  /** Lake files the manifest names that could not be read as claimed. */
+  problems: string[];
+  manifestOffset: number;
+}
+
+export interface IngestOptions {
+  /** Empty cache: load whole files with DuckDB's reader where possible. */
+  fromScratch: boolean;
+  /** Bytes of lake files per bulk statement (bounds DuckDB's memory for one statement). */
+  bulkBatchBytes?: number;
+  /** Called after each step with its name (timing). */
+  trace?: (step: string) => void;
+}
+
+/** file_id of the floor document: sha256(machine_id:agent:path)[:32], agent being the lane code. */
+export function fileIdOf(machine: string, lane: string, originPath: string): string {
+  return createHash('sha256').update(`${machine}:${lane}:${originPath}`).digest('hex').slice(0, 32);
+}
+
+interface Gen {
+  fileId: string;
+  gen: number;
+  lane: string;
+  lakePath: string;
+  claimedEnd: number;
+}
+
+const STAGE_FLUSH_ROWS = 50_000;
+// read_text holds a whole file as one value; bigger files go through the program's line reader.
+const BULK_MAX_FILE = 256 << 20;
+
+export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
+  const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');
+  return new Map(r.getRows().map((row) => [String(row[0]), String(row[1])]));
+}
+
+async function setMeta(conn: DuckDBConnection, key: string, value: string): Promise<void> {
+  await conn.run('INSERT OR REPLACE INTO floor.cache_meta VALUES ($k, $v)', { k: key, v: value });
+}
+
+/** The manifest check value: sha256 of the last consumed manifest line's bytes. */
+export function manifestCheck(manifest: string, lastStart: number, end: number): string {
+  return lastStart < 0 || end <= lastStart ? '' : hashRange(manifest, lastStart, end);
+}
+
+export async function ingest(
+  conn: DuckDBConnection,
+  home: string,
+  from: { offset: number },
+  opts: IngestOptions,
+): Promise<IngestStats> {
+  const manifest = path.join(home, 'manifest', 'manifest.jsonl');
+  const scan = scanManifest(manifest, from.offset);
+  const stats: IngestStats = {
+    manifestLines: scan.entries.length,
+    badManifestLines: scan.bad,
+    files: 0,
+    bulkFiles: 0,
+    stagedLines: 0,
+    bytes: 0,
+    problems: [],
+    manifestOffset: scan.end,
+  };
+  if (scan.end === from.offset) return stats;
+
+  await conn.run(loadSql('ops', 'stage_tables'));
+
+  // 1. The manifest lines themselves.
+  const gens = new Map<string, Gen>();
+  const chunkApp = await ChunkAppender.temp(conn, 'stage_chunks', [
+    BIGINT, VARCHAR, SMALLINT, VARCHAR, VARCHAR, VARCHAR, BIGINT, BIGINT, INTEGER, INTEGER, VARCHAR,
+    VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, BOOLEAN,
+  ]);
+  for (const e of scan.entries) stageChunk(chunkApp, e, gens);
+  chunkApp.close();
+  await conn.run(loadSql('ops', 'ingest_chunks'));
+  const lap = opts.trace ?? (() => undefined);
+  lap(`chunks (${scan.entries.length} manifest lines)`);
+
+  // 2. Where each touched (file, generation) stands.
+  const fileIds = [...new Set([...gens.values()].map((g) => g.fileId))];
+  stats.files = fileIds.length;
+  const state = new Map<string, { gen: number; offset: number; lineNo: number }>();
+  if (!opts.fromScratch && fileIds.length > 0) {
+    const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
+    for (const f of fileIds) touched.push([f]);
+    touched.close();
+    const r = await conn.runAndReadAll(
+      `SELECT s.file_id, s.witness_gen, s.last_offset, s.last_line_no
+       FROM floor.ingest_state s JOIN touched_files t USING (file_id)`,
+    );
+    for (const row of r.getRows()) {
+      state.set(String(row[0]), { gen: Number(row[1]), offset: Number(row[2]), lineNo: Number(row[3]) });
+    }
+    await conn.run('DELETE FROM touched_files');
+  }
+
+  // 3. Lines.
+  const lineApp = await ChunkAppender.temp(conn, 'stage_lines', [
+    VARCHAR, SMALLINT, BIGINT, INTEGER, VARCHAR, VARCHAR, INTEGER, BOOLEAN, VARCHAR, VARCHAR,
+  ]);
+  const stateApp = await ChunkAppender.temp(conn, 'stage_state', [VARCHAR, SMALLINT, BIGINT, BIGINT, INTEGER, VARCHAR]);
+  const latest = new Map<string, number>();
+  for (const g of gens.values()) latest.set(g.fileId, Math.max(latest.get(g.fileId) ?? 0, g.gen));
+  const bulk: { g: Gen; abs: string; size: number }[] = [];
+
+  const flushLines = async () => {
+    lineApp.flush();
+    if (lineApp.rows > 0) {
+      await conn.run(loadSql('ops', 'ingest_lines'));
+      await conn.run('DELETE FROM stage_lines');
+    }
+    lineApp.rows = 0;
+  };
+
+  for (const g of gens.values()) {
+    const abs = path.join(home, g.lakePath);
+    const st = state.get(g.fileId);
+    let start = 0;
+    let lineNo = 1;
+    if (st && st.gen === g.gen) {
+      start = st.offset;
+      lineNo = st.lineNo + 1;
+    } else if (st && st.gen > g.gen) {
+      // A late chunk of an older generation: re-read from its last stored line.
+      const r = await conn.runAndReadAll(
+        `SELECT byte_offset, line_no FROM floor.raw_lines WHERE file_id = $f AND witness_gen = $g
+         ORDER BY byte_offset DESC LIMIT 1`,
+        { f: g.fileId, g: g.gen },
+      );
+      const row = r.getRows()[0];
+      if (row) {
+        start = Number(row[0]);
+        lineNo = Number(row[1]);
+      }
+    }
+    const isLatest = latest.get(g.fileId) === g.gen && (!st || st.gen <= g.gen);
+    try {
+      if (opts.fromScratch && start === 0) {
+        const fs = scanFile(abs, g.claimedEnd);
+        if (fs.size < g.claimedEnd) throw new Error(`${abs} has ${fs.size} bytes, the manifest claims ${g.claimedEnd}`);
+        if (isLatest) stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(fs.lastOffset), fs.lines, fs.prefixSha256]);
+        stats.bytes += g.claimedEnd;
+        if (fs.utf8 && fs.size <= BULK_MAX_FILE) {
+          bulk.push({ g, abs, size: fs.size });
+          continue;
+        }
+      }
+      let lastOffset = start;
+      let lastLine = lineNo - 1;
+      for (const l of readLines(abs, start, g.claimedEnd, lineNo)) {
+        lineApp.push([
+          g.fileId, g.gen, BigInt(l.byteOffset), l.lineNo, l.text, l.shaOverride, l.nBytes, l.utf8Replaced,
+          g.lane, g.lane,
+        ]);
+        stats.stagedLines++;
+        if (l.terminated) {
+          lastOffset = l.byteOffset + l.nBytes;
+          lastLine = l.lineNo;
+        }
+        if (lineApp.rows >= STAGE_FLUSH_ROWS) await flushLines();
+      }
+      if (!opts.fromScratch) stats.bytes += g.claimedEnd - start;
+      if (isLatest && !(opts.fromScratch && start === 0)) {
+        stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(lastOffset), lastLine, hashRange(abs, 0, lastOffset)]);
+      }
+    } catch (e) {
+      stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${(e as Error).message}`);
+    }
+  }
+  await flushLines();
+  lineApp.close();
+  lap(`scan + staged lines (${stats.stagedLines})`);
+
+  // Bulk: DuckDB reads and splits whole files, a batch at a time.
+  const batchBytes = opts.bulkBatchBytes ?? 64 << 20;
+  const bulkSql = loadSql('ops', 'ingest_bulk');
+  for (let i = 0; i < bulk.length; ) {
+    let size = 0;
+    const batch: typeof bulk = [];
+    while (i < bulk.length && (batch.length === 0 || size + bulk[i].size <= batchBytes)) {
+      size += bulk[i].size;
+      batch.push(bulk[i++]);
+    }
+    const app = await ChunkAppender.temp(conn, 'bulk_files', [VARCHAR, VARCHAR, SMALLINT, VARCHAR, VARCHAR, BIGINT]);
+    for (const b of batch) app.push([b.abs, b.g.fileId, b.g.gen, b.g.lane, b.g.lane, BigInt(b.g.claimedEnd)]);
+    app.close();
+    await conn.run(bulkSql, { paths: listValue(batch.map((b) => b.abs)) });
+    await conn.run('DELETE FROM bulk_files');
+    stats.bulkFiles += batch.length;
+  }
+
+  lap(`bulk (${bulk.length} files)`);
+  stateApp.close();
+  await conn.run(loadSql('ops', 'ingest_state'));
+
+  // 4. Derived tables of the touched files.
+  const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
+  for (const f of fileIds) touched.push([f]);
+  touched.close();
+  await conn.run(loadSql('ops', 'refresh_derived'));
+  lap('derived');
+
+  await setMeta(conn, 'manifest_offset', String(scan.end));
+  await setMeta(conn, 'manifest_check', manifestCheck(manifest, scan.lastStart, scan.end));
+  await setMeta(conn, 'manifest_check_from', String(scan.lastStart));
+  return stats;
+}
+
+function stageChunk(app: ChunkAppender, e: ManifestEntry, gens: Map<string, Gen>): void {
+  const m = e.line;
+  const fileId = fileIdOf(m.machine_id, m.lane, m.origin_path);
+  app.push([
+    BigInt(e.offset), fileId, m.gen, m.lane, m.agent, m.session ?? null, BigInt(m.byte_from), BigInt(m.byte_to),
+    m.line_from, m.line_to, m.chunk_sha256, m.captured_at ?? null, m.event_ts_first ?? null, m.machine_id,
+    m.origin_path, m.source ?? null, m.lake_path, m.unterminated === true,
+  ]);
+  const key = `${fileId}\0${m.gen}`;
+  const g = gens.get(key);
+  if (g) {
+    g.claimedEnd = Math.max(g.claimedEnd, m.byte_to);
+    g.lakePath = m.lake_path;
+  } else {
+    gens.set(key, { fileId, gen: m.gen, lane: m.lane, lakePath: m.lake_path, claimedEnd: m.byte_to });
+  }
+}
+

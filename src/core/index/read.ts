@@ -1,0 +1,54 @@
+// A lake file through its dialect, whole or from a checkpoint: the one way turns are read, used by
+// the index (lean), and by show and the scan tier (full).
+import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
+import { dialectFor } from '../agents/dialects';
+import { forEachLine } from './jsonl';
+
+export interface FileTurns {
+  turns: Turn[];
+  facts: FileFacts;
+  counts: DialectCounts;
+  checkpoint: Checkpoint;
+  /** Byte and line just after the last line read. */
+  end: { byte: number; line: number };
+}
+
+export interface ReadOptions {
+  full: boolean;
+  /** Resume here (the index's stored checkpoint). */
+  resume?: Checkpoint;
+  /** Read up to this byte (the manifest's claim); default: the file's size. */
+  to?: number | null;
+  /** Also read an unterminated last line (a chunk the manifest marks unterminated). */
+  tail?: boolean;
+}
+
+/** Lane-relative path of a lake path ('lake/<lane>/<rel>' -> '<rel>'). */
+export function laneRel(lakePath: string): { lane: string; rel: string } {
+  const parts = lakePath.split('/');
+  const i = parts[0] === 'lake' ? 1 : 0;
+  return { lane: parts[i] ?? '', rel: parts.slice(i + 1).join('/') };
+}
+
+/** Reads the turns of `file` (absolute), a lake file of `lane` at lane-relative path `rel`.
+ * Returns null when no dialect reads it. */
+export function readTurns(file: string, lane: string, rel: string, o: ReadOptions): FileTurns | null {
+  const d = dialectFor(lane);
+  if (!d || !d.reads(rel)) return null;
+  const turns: Turn[] = [];
+  const p = d.open({ full: o.full, rel }, (t) => turns.push(t), o.resume);
+  const from = o.resume ? { byte: o.resume.byte, line: o.resume.line } : { byte: 0, line: 1 };
+  let ck: Checkpoint | null = null;
+  const end = forEachLine(file, from, o.to ?? null, (l) => {
+    p.line(l);
+  });
+  if (o.tail && end.tailBytes > 0) {
+    // An unterminated last line may still grow: resume before it next time.
+    ck = p.checkpoint();
+    forEachLine(file, { byte: end.byte, line: end.line }, o.to ?? null, (l) => p.line(l), { tail: true });
+  }
+  ck ??= p.checkpoint();
+  p.finish();
+  turns.sort((a, b) => a.n - b.n);
+  return { turns, facts: p.facts, counts: p.counts, checkpoint: ck, end: { byte: end.byte, line: end.line } };
+}

@@ -1,0 +1,85 @@
+// Where recall reads: this machine's BRAIN_HOME, or a store folder holding one BRAIN_HOME-shaped
+// folder per machine (<store>/<machine>/{lake,manifest,meta}). Both carry their turn index at
+// their root, so a search over a store covers every machine that synced into it.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BrainError } from '../errors';
+import { brainHome, type Env } from '../home';
+import { machineName } from '../machine';
+
+export interface MachineFloor {
+  machine: string;
+  /** Folder laid out like BRAIN_HOME (lake/, manifest/, meta/). */
+  dir: string;
+}
+
+export interface Root {
+  kind: 'home' | 'store';
+  path: string;
+  machines: MachineFloor[];
+  /** Where this root's turn index lives. */
+  index: string;
+}
+
+export function homeRoot(env: Env = process.env, home = brainHome(env)): Root {
+  return { kind: 'home', path: home, machines: [{ machine: machineName(home, env), dir: home }], index: path.join(home, 'turns.sqlite') };
+}
+
+/** A store folder: every sub-folder with a lake/ or manifest/ is a machine. */
+export function storeRoot(store: string): Root {
+  const abs = path.resolve(store);
+  let ents: fs.Dirent[];
+  try {
+    ents = fs.readdirSync(abs, { withFileTypes: true });
+  } catch (e) {
+    throw new BrainError('store-unreadable', `cannot read the store folder ${abs}: ${(e as Error).message}`, 'pass the folder that holds one folder per machine', {
+      cause: e,
+    });
+  }
+  const machines: MachineFloor[] = [];
+  for (const e of ents) {
+    if (!e.isDirectory() || e.name.startsWith('.')) continue;
+    const dir = path.join(abs, e.name);
+    if (fs.existsSync(path.join(dir, 'lake')) || fs.existsSync(path.join(dir, 'manifest'))) machines.push({ machine: e.name, dir });
+  }
+  machines.sort((a, b) => a.machine.localeCompare(b.machine));
+  return { kind: 'store', path: abs, machines, index: path.join(abs, 'turns.sqlite') };
+}
+
+export function resolveRoot(opts: { store?: string | null }, env: Env = process.env): Root {
+  return opts.store ? storeRoot(opts.store) : homeRoot(env);
+}
+
+export function machineDir(root: Root, machine: string): string | null {
+  return root.machines.find((m) => m.machine === machine)?.dir ?? null;
+}
+
+/** The lake path without its generation suffix ("x.g2.jsonl" -> "x.jsonl"). */
+export function baseOfGen(lakePath: string, gen: number): string {
+  if (gen <= 1) return lakePath;
+  return lakePath.replace(new RegExp(`\\.g${gen}(?=\\.[^./]*$|$)`), '');
+}
+
+export interface MetaRecord {
+  cwd?: string;
+  git?: { common_dir?: string; remote?: string | null; branch?: string | null; commit?: string | null } | null;
+}
+
+/** The meta record a hook took at session start (meta/<lane>/<session>.json), if any. */
+export function readMeta(dir: string, lane: string, session: string): MetaRecord | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'meta', lane, `${session}.json`), 'utf8')) as MetaRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** A project path from a lake path when the transcript names no cwd: Claude Code, Pi and cursor
+ * fold the cwd into the folder name lossily, so this is a label, not a path to open. */
+export function projectFromPath(lane: string, rel: string): string | null {
+  const first = rel.split('/')[0];
+  if (!first || rel.indexOf('/') < 0) return null;
+  if (lane === 'pi') return first.replace(/^--|--$/g, '').replace(/-/g, '/').replace(/^(?!\/)/, '/');
+  if (lane === 'cc' || lane === 'cursor') return first;
+  return null;
+}

@@ -1,0 +1,115 @@
+// The retention guard. Claude Code deletes session files older than `cleanupPeriodDays` (default
+// 30) when it starts. For each origin session, the day it will be swept is its mtime plus that many
+// days; a session due within 7 days that is not yet on the floor, in the store and verified is one
+// Claude Code start away from existing nowhere. status and doctor warn about those.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ccConfigDir, ccPaths } from '../agents/cc/paths';
+import { layout, type Env } from '../home';
+import { allOffsets, type OffsetRec } from '../floor/offsets';
+import { readLedger } from './ledger';
+import { syncPaths } from './paths';
+
+export const DEFAULT_CLEANUP_DAYS = 30;
+export const GUARD_DAYS = 7;
+const DAY = 86_400_000;
+
+export interface RetentionRisk {
+  origin: string;
+  /** When Claude Code will delete it (ms). */
+  due: number;
+  why: 'not recorded' | 'not fully recorded' | 'not in the store' | 'store copy behind' | 'store copy has a problem';
+  lake_path?: string;
+}
+
+export interface RetentionReport {
+  days: number;
+  settingsFile: string;
+  /** Set when the settings file exists but cannot be read as JSON (the default is assumed). */
+  settingsProblem?: string;
+  sessions: number;
+  dueSoon: number;
+  atRisk: RetentionRisk[];
+}
+
+export function cleanupDays(env: Env): { days: number; file: string; problem?: string } {
+  const file = path.join(ccConfigDir(env), 'settings.json');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return { days: DEFAULT_CLEANUP_DAYS, file };
+  }
+  try {
+    const j = JSON.parse(text) as { cleanupPeriodDays?: unknown };
+    const v = j.cleanupPeriodDays;
+    if (v === undefined) return { days: DEFAULT_CLEANUP_DAYS, file };
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return { days: DEFAULT_CLEANUP_DAYS, file, problem: `cleanupPeriodDays = ${JSON.stringify(v)} is not a number of days; assuming ${DEFAULT_CLEANUP_DAYS}` };
+    return { days: v, file };
+  } catch (e) {
+    return { days: DEFAULT_CLEANUP_DAYS, file, problem: `not valid JSON (${(e as Error).message}); assuming ${DEFAULT_CLEANUP_DAYS} days` };
+  }
+}
+
+export function retentionGuard(home: string, env: Env = process.env, now = Date.now()): RetentionReport {
+  const cd = cleanupDays(env);
+  const rep: RetentionReport = { days: cd.days, settingsFile: cd.file, settingsProblem: cd.problem, sessions: 0, dueSoon: 0, atRisk: [] };
+  let byOrigin: Map<string, OffsetRec> | undefined;
+  let ledger: ReturnType<typeof readLedger> | undefined;
+  for (const root of ccPaths.roots(env)) {
+    const walk = (abs: string, rel: string) => {
+      let ents: fs.Dirent[];
+      try {
+        ents = fs.readdirSync(abs, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of ents) {
+        const a = path.join(abs, e.name);
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) {
+          walk(a, r);
+          continue;
+        }
+        if (!e.isFile() || !root.include(r)) continue;
+        let st: fs.Stats;
+        try {
+          st = fs.statSync(a);
+        } catch {
+          continue;
+        }
+        rep.sessions++;
+        const due = st.mtimeMs + cd.days * DAY;
+        if (due - now > GUARD_DAYS * DAY) continue;
+        rep.dueSoon++;
+        // Loaded only when something is due: most runs never read them.
+        byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === 'cc').map((o) => [o.origin, o]));
+        ledger ??= readLedger(syncPaths(home).ledger);
+        const off = byOrigin.get(a);
+        if (!off) {
+          rep.atRisk.push({ origin: a, due, why: 'not recorded' });
+          continue;
+        }
+        if (off.consumed < st.size) {
+          // Bytes the floor does not hold yet (a last line waiting for its newline counts too).
+          rep.atRisk.push({ origin: a, due, why: 'not fully recorded', lake_path: off.lake_path });
+          continue;
+        }
+        const le = ledger.files[off.lake_path];
+        if (!le) rep.atRisk.push({ origin: a, due, why: 'not in the store', lake_path: off.lake_path });
+        else if (le.problem) rep.atRisk.push({ origin: a, due, why: 'store copy has a problem', lake_path: off.lake_path });
+        else if (le.size < off.consumed) rep.atRisk.push({ origin: a, due, why: 'store copy behind', lake_path: off.lake_path });
+      }
+    };
+    walk(root.dir, '');
+  }
+  rep.atRisk.sort((x, y) => x.due - y.due);
+  return rep;
+}
+
+export function retentionWarning(rep: RetentionReport, now = Date.now()): string | null {
+  if (rep.atRisk.length === 0) return null;
+  const first = rep.atRisk[0];
+  const days = Math.max(0, Math.ceil((first.due - now) / DAY));
+  return `${rep.atRisk.length} Claude Code session${rep.atRisk.length > 1 ? 's' : ''} will be deleted by Claude Code (cleanupPeriodDays = ${rep.days}) within ${GUARD_DAYS} days and ${rep.atRisk.length > 1 ? 'are' : 'is'} not yet in the store and verified; the first in ${days} day${days === 1 ? '' : 's'} (${first.why}: ${first.origin})`;
+}
