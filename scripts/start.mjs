@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// `npm start`: the main job on this machine. Captures every agent session into BRAIN_HOME
+// (default ~/.brain) and shows what was captured, per agent, and where; then, when a store is
+// configured, runs the first sync, and says how to open it all in VS Code.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const cli = join(root, 'dist', 'cli.js');
+const run = (args) => spawnSync(process.execPath, [cli, ...args], { stdio: 'inherit' }).status ?? 1;
+
+let code = run(['record']);
+if (code !== 0) process.exit(code);
+const home = process.env.BRAIN_HOME || join(process.env.HOME || '', '.brain');
+if (existsSync(join(home, 'config.toml')) && existsSync(join(root, 'src', 'cli', 'sync.ts'))) {
+  console.log('\nSyncing to the configured store:');
+  code = run(['sync', '--now']);
+}
+console.log(`
+Next:
+  node dist/cli.js verify            re-hash every chunk against the manifest
+  node dist/cli.js search "<words>"  find a session again (once the index is built)
+  node dist/cli.js init --store DIR  back up to a store shared by all your machines
+  npm run package                    build the VS Code extension (.vsix)`);
+process.exit(code);

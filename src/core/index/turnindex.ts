@@ -1,0 +1,564 @@
+// The turn index (turns.sqlite): one row per user or assistant turn with where it sits in the
+// floor, and an FTS5 trigram index over its lowercased text. A trigram phrase query matches any
+// substring of three or more characters, so on lowercased text it is the same literal match a scan
+// does. Only conversation text is indexed: tool output, thinking and tool arguments would make it
+// larger than the floor, so those stay with the scan tier.
+//
+// It is a cache, kept current from the floor's manifest: each update reads the manifest lines added
+// since the last one and, per file, only the bytes after the file's checkpoint (the start of the
+// turns a later line could still extend). Updates from several processes are safe: each batch is a
+// BEGIN IMMEDIATE transaction, and a file's progress is read again inside it, so two updates never
+// add the same turns twice. A file that opened a new generation is read fresh, and the older
+// generation's turns leave the index (its bytes stay on the floor).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { loadSqlite, sqliteLoadError } from '../sqlite';
+import { readManifest } from '../floor/manifest';
+import type { Checkpoint, FileFacts, Turn } from '../turns';
+import { titleOf } from '../turns';
+import { readTurns, laneRel } from './read';
+import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
+import { agentByLane } from '../agents';
+
+type DB = BetterSqlite3.Database;
+
+const SCHEMA_VERSION = '1';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY,
+  machine TEXT NOT NULL,
+  lane TEXT NOT NULL,
+  session TEXT NOT NULL,
+  native TEXT,
+  parent TEXT,
+  subagent INTEGER NOT NULL DEFAULT 0,
+  project TEXT,
+  repo TEXT,
+  title TEXT,
+  title_hint TEXT,
+  started TEXT,
+  ended TEXT,
+  turns INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (machine, lane, session)
+);
+CREATE TABLE IF NOT EXISTS files (
+  id INTEGER PRIMARY KEY,
+  machine TEXT NOT NULL,
+  lake_path TEXT NOT NULL,
+  base TEXT NOT NULL,
+  gen INTEGER NOT NULL,
+  lane TEXT NOT NULL,
+  sess_id INTEGER NOT NULL,
+  claimed INTEGER NOT NULL DEFAULT 0,
+  unterminated INTEGER NOT NULL DEFAULT 0,
+  done INTEGER NOT NULL DEFAULT 0,
+  first_seen TEXT,
+  last_seen TEXT,
+  ck TEXT,
+  facts TEXT,
+  lines INTEGER NOT NULL DEFAULT 0,
+  bad INTEGER NOT NULL DEFAULT 0,
+  live INTEGER NOT NULL DEFAULT 1,
+  UNIQUE (machine, lake_path)
+);
+CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
+CREATE INDEX IF NOT EXISTS files_sess ON files (sess_id);
+CREATE TABLE IF NOT EXISTS turns (
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL,
+  sess_id INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  side INTEGER NOT NULL DEFAULT 0,
+  ts TEXT,
+  line_from INTEGER NOT NULL,
+  line_to INTEGER NOT NULL,
+  byte_from INTEGER NOT NULL,
+  byte_to INTEGER NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
+CREATE INDEX IF NOT EXISTS turns_sess ON turns (sess_id, n);
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '');
+`;
+
+export interface SessionRow {
+  id: number;
+  machine: string;
+  lane: string;
+  session: string;
+  native: string | null;
+  parent: string | null;
+  subagent: number;
+  project: string | null;
+  repo: string | null;
+  title: string | null;
+  title_hint: string | null;
+  started: string | null;
+  ended: string | null;
+  turns: number;
+}
+
+export interface FileRow {
+  id: number;
+  machine: string;
+  lake_path: string;
+  base: string;
+  gen: number;
+  lane: string;
+  sess_id: number;
+  claimed: number;
+  unterminated: number;
+  done: number;
+  first_seen: string | null;
+  last_seen: string | null;
+  ck: string | null;
+  facts: string | null;
+  lines: number;
+  bad: number;
+  live: number;
+}
+
+export interface TurnRow {
+  id: number;
+  file_id: number;
+  sess_id: number;
+  n: number;
+  role: 'u' | 'a';
+  side: number;
+  ts: string | null;
+  line_from: number;
+  line_to: number;
+  byte_from: number;
+  byte_to: number;
+  text: string;
+}
+
+export interface UpdateReport {
+  files: number;
+  bytes: number;
+  turns: number;
+  ms: number;
+}
+
+export type IndexOpen = { ok: true; index: TurnIndex } | { ok: false; reason: string };
+
+/** Lowercasing is the index's and the scan's one definition of "case-insensitive". */
+export function fold(s: string): string {
+  return s.toLowerCase();
+}
+
+/** Can the index answer this term? The trigram tokenizer needs three characters (code points). */
+export function indexable(term: string): boolean {
+  let n = 0;
+  for (const _ of fold(term)) if (++n >= 3) return true;
+  return false;
+}
+
+function phrase(term: string): string {
+  return `"${fold(term).replace(/"/g, '""')}"`;
+}
+
+/** Opens (creating when missing) the turn index of a root. Fails with a reason, never throws:
+ * the caller falls back to a scan and says why. */
+export function openIndex(root: Root): IndexOpen {
+  const Database = loadSqlite();
+  if (!Database) return { ok: false, reason: `better-sqlite3 cannot load (${sqliteLoadError() ?? 'unknown error'})` };
+  let db: DB | null = null;
+  try {
+    const existed = fs.existsSync(root.index);
+    db = new Database(root.index, { timeout: 30_000 });
+    if (!existed) {
+      // Transcripts hold secrets; the index holds their text.
+      for (const f of [root.index]) fs.chmodSync(f, 0o600);
+    }
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -65536');
+    const idx = new TurnIndex(db, root);
+    idx.ensureSchema();
+    return { ok: true, index: idx };
+  } catch (e) {
+    try {
+      db?.close();
+    } catch {
+      /* already failing */
+    }
+    return { ok: false, reason: `the turn index ${root.index} cannot be written (${(e as Error).message})` };
+  }
+}
+
+interface Claim {
+  mf: MachineFloor;
+  lake_path: string;
+  lane: string;
+  session: string;
+  gen: number;
+  byte_to: number;
+  unterminated: boolean;
+  first_seen: string;
+  last_seen: string;
+}
+
+export class TurnIndex {
+  private st!: ReturnType<TurnIndex['prepare']>;
+
+  constructor(
+    readonly db: DB,
+    readonly root: Root,
+  ) {}
+
+  ensureSchema(): void {
+    const v = this.tableExists('meta') ? (this.db.prepare(`SELECT v FROM meta WHERE k = 'schema'`).get() as { v: string } | undefined)?.v : undefined;
+    if (v !== undefined && v !== SCHEMA_VERSION) {
+      // Another layout: it is a cache, so start again.
+      this.db.exec(`DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+    }
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.db.exec(SCHEMA);
+      this.db.prepare(`INSERT OR IGNORE INTO meta (k, v) VALUES ('schema', ?)`).run(SCHEMA_VERSION);
+      this.db.exec('COMMIT');
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      throw e;
+    }
+    this.st = this.prepare();
+  }
+
+  private tableExists(name: string): boolean {
+    return !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name);
+  }
+
+  private prepare() {
+    const d = this.db;
+    return {
+      getMeta: d.prepare(`SELECT v FROM meta WHERE k = ?`).pluck(),
+      setMeta: d.prepare(`INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`),
+      fileByPath: d.prepare(`SELECT * FROM files WHERE machine = ? AND lake_path = ?`),
+      insertFile: d.prepare(
+        `INSERT INTO files (machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)`,
+      ),
+      claimFile: d.prepare(
+        `UPDATE files SET claimed = max(claimed, ?), unterminated = ?, first_seen = coalesce(min(first_seen, ?), ?), last_seen = max(coalesce(last_seen, ''), ?) WHERE id = ?`,
+      ),
+      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ? WHERE id = ?`),
+      newerGen: d.prepare(`SELECT max(gen) FROM files WHERE machine = ? AND base = ?`).pluck(),
+      olderLive: d.prepare(`SELECT id FROM files WHERE machine = ? AND base = ? AND gen < ? AND live = 1`).pluck(),
+      setDead: d.prepare(`UPDATE files SET live = 0 WHERE id = ?`),
+      behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed`),
+      sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
+      insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
+      updSess: d.prepare(
+        `UPDATE sessions SET native = ?, parent = ?, subagent = ?, project = ?, repo = ?, title = ?, title_hint = ?, started = ?, ended = ?, turns = ? WHERE id = ?`,
+      ),
+      sessById: d.prepare(`SELECT * FROM sessions WHERE id = ?`),
+      turnsFrom: d.prepare(`SELECT id, text FROM turns WHERE file_id = ? AND line_from >= ?`).raw(),
+      delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
+      insTurn: d.prepare(
+        `INSERT INTO turns (file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
+      delFts: d.prepare(`INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)`),
+      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE sess_id = ?`).pluck(),
+      firstPrompt: d.prepare(`SELECT text FROM turns WHERE sess_id = ? AND role = 'u' AND text <> '' ORDER BY side, n LIMIT 1`).pluck(),
+      liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
+      match: d.prepare(
+        `SELECT t.sess_id AS s, count(*) AS c, min(t.n) AS n1 FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH ? GROUP BY t.sess_id`,
+      ),
+      sessTurnsFrom: d.prepare(`SELECT * FROM turns WHERE sess_id = ? AND n >= ? ORDER BY n`),
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  // ---------------------------------------------------------------- update
+
+  /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
+  update(): UpdateReport {
+    const t0 = Date.now();
+    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, ms: 0 };
+    const offsets: { key: string; to: number }[] = [];
+    const claims = new Map<string, Claim>();
+    for (const mf of this.root.machines) {
+      const key = `manifest:${mf.machine}`;
+      const from = Number(this.st.getMeta.get(key) ?? 0);
+      const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
+      let size = 0;
+      try {
+        size = fs.statSync(mfile).size;
+      } catch {
+        continue;
+      }
+      if (size < from) {
+        // A manifest is append-only; a shorter one is another floor: read it all again.
+        this.reset();
+        return this.update();
+      }
+      if (size === from) continue;
+      const r = readManifest(mfile, from);
+      for (const m of r.lines) {
+        const k = `${mf.machine}\0${m.lake_path}`;
+        const c = claims.get(k);
+        if (!c) {
+          const { lane } = laneRel(m.lake_path);
+          claims.set(k, {
+            mf,
+            lake_path: m.lake_path,
+            lane: m.lane ?? lane,
+            session: m.session,
+            gen: m.gen ?? 1,
+            byte_to: m.byte_to,
+            unterminated: !!m.unterminated,
+            first_seen: m.captured_at,
+            last_seen: m.captured_at,
+          });
+        } else {
+          if (m.byte_to >= c.byte_to) {
+            c.byte_to = m.byte_to;
+            c.unterminated = !!m.unterminated;
+          }
+          if (m.captured_at < c.first_seen) c.first_seen = m.captured_at;
+          if (m.captured_at > c.last_seen) c.last_seen = m.captured_at;
+        }
+      }
+      offsets.push({ key, to: r.length });
+    }
+    // Claims first (cheap), then the bytes, in batches so another process can take the lock between.
+    const todo = [...claims.values()].sort((a, b) => a.gen - b.gen);
+    this.tx(() => {
+      for (const c of todo) this.claim(c);
+    });
+    const behind = this.st.behind.all() as FileRow[];
+    let i = 0;
+    while (i < behind.length) {
+      const started = Date.now();
+      let bytes = 0;
+      this.tx(() => {
+        while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
+          const r = this.indexFile(behind[i++]);
+          bytes += r.bytes;
+          rep.bytes += r.bytes;
+          rep.turns += r.turns;
+          if (r.bytes > 0 || r.turns > 0) rep.files++;
+        }
+      });
+    }
+    if (offsets.length) {
+      this.tx(() => {
+        for (const o of offsets) {
+          const cur = Number(this.st.getMeta.get(o.key) ?? 0);
+          if (o.to > cur) this.st.setMeta.run(o.key, String(o.to));
+        }
+      });
+    }
+    rep.ms = Date.now() - t0;
+    return rep;
+  }
+
+  /** Forgets everything (a replaced floor). */
+  reset(): void {
+    this.tx(() => {
+      this.db.exec(`DELETE FROM turns; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k <> 'schema';`);
+      this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
+    });
+  }
+
+  private tx(fn: () => void): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      fn();
+      this.db.exec('COMMIT');
+    } catch (e) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  private sessionId(machine: string, lane: string, session: string): number {
+    const id = this.st.sessByKey.get(machine, lane, session) as number | undefined;
+    if (id !== undefined) return id;
+    return Number(this.st.insertSess.run(machine, lane, session).lastInsertRowid);
+  }
+
+  private claim(c: Claim): void {
+    const machine = c.mf.machine;
+    let row = this.st.fileByPath.get(machine, c.lake_path) as FileRow | undefined;
+    if (!row) {
+      const agent = agentByLane(c.lane);
+      const { rel } = laneRel(c.lake_path);
+      const session = c.session || agent?.sessionOf(baseOfGen(rel, c.gen)) || rel;
+      const sid = this.sessionId(machine, c.lane, session);
+      const base = baseOfGen(c.lake_path, c.gen);
+      this.st.insertFile.run(machine, c.lake_path, base, c.gen, c.lane, sid, c.first_seen, c.last_seen);
+      row = this.st.fileByPath.get(machine, c.lake_path) as FileRow;
+    }
+    this.st.claimFile.run(c.byte_to, c.unterminated ? 1 : 0, c.first_seen, c.first_seen, c.last_seen, row.id);
+    // A newer generation replaces older ones in the index.
+    const newest = this.st.newerGen.get(machine, row.base) as number;
+    if (row.gen < newest) this.retire(row.id);
+    else for (const old of this.st.olderLive.all(machine, row.base, row.gen) as number[]) this.retire(old);
+  }
+
+  private retire(fileId: number): void {
+    for (const [id, text] of this.st.turnsFrom.all(fileId, 0) as [number, string][]) {
+      if (text) this.st.delFts.run(id, fold(text));
+    }
+    this.st.delTurnsFrom.run(fileId, 0);
+    this.st.setDead.run(fileId);
+    this.st.progress.run(0, null, null, 0, 0, fileId);
+    const f = this.db.prepare(`SELECT sess_id FROM files WHERE id = ?`).pluck().get(fileId) as number;
+    this.refreshSession(f);
+  }
+
+  /** Reads a file's new bytes. Runs inside the batch's transaction, so `row` is read again here. */
+  private indexFile(stale: FileRow): { bytes: number; turns: number } {
+    const row = this.db.prepare(`SELECT * FROM files WHERE id = ?`).get(stale.id) as FileRow;
+    if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0 };
+    const mf = this.root.machines.find((m) => m.machine === row.machine);
+    if (!mf) return { bytes: 0, turns: 0 };
+    const abs = path.join(mf.dir, row.lake_path);
+    const { rel } = laneRel(row.lake_path);
+    const resume = row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined;
+    let r;
+    try {
+      r = readTurns(abs, row.lane, rel, { full: false, resume, to: row.claimed, tail: !!row.unterminated });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: 0, turns: 0 }; // not synced yet
+      throw e;
+    }
+    if (!r) {
+      // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
+      this.st.progress.run(row.claimed, null, null, 0, 0, row.id);
+      return { bytes: 0, turns: 0 };
+    }
+    const fromLine = resume ? resume.line : 0;
+    if (resume) {
+      for (const [id, text] of this.st.turnsFrom.all(row.id, fromLine) as [number, string][]) {
+        if (text) this.st.delFts.run(id, fold(text));
+      }
+      this.st.delTurnsFrom.run(row.id, fromLine);
+    }
+    let n = 0;
+    for (const t of r.turns) {
+      if (t.role !== 'user' && t.role !== 'assistant') continue;
+      const info = this.st.insTurn.run(
+        row.id,
+        row.sess_id,
+        t.n,
+        t.role === 'user' ? 'u' : 'a',
+        t.sidechain ? 1 : 0,
+        t.ts,
+        t.span.line_from,
+        t.span.line_to,
+        t.span.byte_from,
+        t.span.byte_to,
+        t.text,
+      );
+      if (t.text) this.st.insFts.run(info.lastInsertRowid, fold(t.text));
+      n++;
+    }
+    const done = Math.max(r.end.byte, row.unterminated ? row.claimed : 0);
+    const readFrom = resume ? resume.byte : 0;
+    this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
+    this.refreshSession(row.sess_id, r.facts, row);
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: n };
+  }
+
+  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
+    const s = this.st.sessById.get(sid) as SessionRow;
+    const live = this.st.liveFileOfSess.all(sid) as FileRow[];
+    const f = file && file.live ? file : live[0];
+    const ff: FileFacts | null = facts ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
+    const mf = this.root.machines.find((m) => m.machine === s.machine);
+    const meta = mf ? readMeta(mf.dir, s.lane, s.session) : null;
+    const { rel } = f ? laneRel(f.base) : { rel: '' };
+    const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
+    const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
+    const first = this.st.firstPrompt.get(sid) as string | undefined;
+    const title = first ? titleOf(first) : ff?.title_hint ? titleOf(ff.title_hint) : null;
+    const turns = this.st.countTurns.get(sid) as number;
+    this.st.updSess.run(
+      ff?.native_session ?? null,
+      ff?.parent_session ?? null,
+      ff?.subagent ? 1 : 0,
+      project,
+      repo,
+      title,
+      ff?.title_hint ?? null,
+      ff?.started ?? f?.first_seen ?? null,
+      ff?.ended ?? f?.last_seen ?? null,
+      turns,
+      sid,
+    );
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  /** Sessions whose user or assistant turns contain `term` (case-insensitive, literal), with the
+   * number of such turns and the first one's number. */
+  match(term: string): { sess_id: number; count: number; first_n: number }[] {
+    const rows = this.st.match.all(phrase(term)) as { s: number; c: number; n1: number }[];
+    return rows.map((r) => ({ sess_id: r.s, count: r.c, first_n: r.n1 }));
+  }
+
+  /** Up to `max` turns of a session from turn `fromN` on whose text contains `term`. */
+  matchingTurns(sessId: number, fromN: number, term: string, max: number): TurnRow[] {
+    const q = fold(term);
+    const out: TurnRow[] = [];
+    for (const t of this.st.sessTurnsFrom.iterate(sessId, fromN) as IterableIterator<TurnRow>) {
+      if (t.text && fold(t.text).includes(q)) {
+        out.push(t);
+        if (out.length >= max) break;
+      }
+    }
+    return out;
+  }
+
+  session(id: number): SessionRow | undefined {
+    return this.st.sessById.get(id) as SessionRow | undefined;
+  }
+
+  sessions(): SessionRow[] {
+    return this.db.prepare(`SELECT * FROM sessions WHERE turns > 0 OR id IN (SELECT sess_id FROM files WHERE live = 1)`).all() as SessionRow[];
+  }
+
+  file(id: number): FileRow | undefined {
+    return this.db.prepare(`SELECT * FROM files WHERE id = ?`).get(id) as FileRow | undefined;
+  }
+
+  liveFiles(): FileRow[] {
+    return this.db.prepare(`SELECT * FROM files WHERE live = 1`).all() as FileRow[];
+  }
+
+  filesOf(sessId: number): FileRow[] {
+    return this.st.liveFileOfSess.all(sessId) as FileRow[];
+  }
+
+  /** Sessions whose id, the agent's own id, or a prefix of either is `ref`. */
+  findSessions(ref: string): SessionRow[] {
+    const exact = this.db.prepare(`SELECT * FROM sessions WHERE session = ? OR native = ?`).all(ref, ref) as SessionRow[];
+    if (exact.length) return exact;
+    const esc = ref.replace(/[\\%_]/g, (c) => `\\${c}`);
+    return this.db
+      .prepare(`SELECT * FROM sessions WHERE session LIKE ? ESCAPE '\\' OR native LIKE ? ESCAPE '\\' LIMIT 50`)
+      .all(`${esc}%`, `${esc}%`) as SessionRow[];
+  }
+
+  stats(): { sessions: number; files: number; turns: number; bytes_indexed: number } {
+    const g = (sql: string) => Number(this.db.prepare(sql).pluck().get() ?? 0);
+    return {
+      sessions: g(`SELECT count(*) FROM sessions`),
+      files: g(`SELECT count(*) FROM files WHERE live = 1`),
+      turns: g(`SELECT count(*) FROM turns`),
+      bytes_indexed: g(`SELECT coalesce(sum(done), 0) FROM files WHERE live = 1`),
+    };
+  }
+}
+
+export type { Turn };

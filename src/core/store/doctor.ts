@@ -1,0 +1,155 @@
+// `brain doctor`: read-only. One answer to "why is my backup stale": config, rsync, store, timer,
+// last sync, hooks, lock, retention, each problem with the command that fixes it. It runs init's
+// own planning (planHooks, timerPlan) without writing, so the two cannot disagree, and it has no
+// --fix because nearly every fix is `brain init`, which leaves what is right alone.
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { readConfig, type Config } from '../config';
+import { loadSqlite } from '../sqlite';
+import type { Env } from '../home';
+import { planHooks } from './hooks';
+import { syncPaths } from './paths';
+import { retentionGuard, retentionWarning } from './retention';
+import { effectiveWarning, mtimeOf, problems, readState } from './state';
+import { ageText } from './machines';
+import { timerStatus, type Platform } from './timer';
+import { envNumber, muxCheck, sshBase, sshOptions, storeLabel } from './transport';
+
+export interface DoctorCheck {
+  name: string;
+  level: 'ok' | 'warn' | 'fail' | 'info';
+  detail: string;
+  fix?: string;
+}
+
+export interface DoctorOptions {
+  env: Env;
+  brainCmd: string[];
+  platform?: Platform;
+  now?: number;
+  /** Skip the network check of an ssh store. */
+  offline?: boolean;
+}
+
+export function rsyncVersion(bin: string, env: Env): { ok: boolean; version?: string; major?: number; minor?: number; detail: string } {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', env: env as NodeJS.ProcessEnv, timeout: 10_000 });
+  if (r.error || r.status !== 0) return { ok: false, detail: `cannot run ${bin}: ${r.error?.message ?? r.stderr?.trim() ?? `exit ${r.status}`}` };
+  const m = /version\s+v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(r.stdout);
+  if (!m) return { ok: false, detail: `${bin} --version printed no version: ${r.stdout.split('\n')[0]}` };
+  return { ok: true, version: `${m[1]}.${m[2]}${m[3] ? `.${m[3]}` : ''}`, major: +m[1], minor: +m[2], detail: r.stdout.split('\n')[0].trim() };
+}
+
+function sshReach(cfg: Config, env: Env): Promise<{ code: number | null; stderr: string }> {
+  const base = sshBase(env);
+  const s = cfg.store!;
+  return new Promise((resolve) => {
+    let stderr = '';
+    const c = spawn(base[0], [...base.slice(1), ...sshOptions(cfg, env), s.host!, `test -d "${s.path}"`], { stdio: ['ignore', 'ignore', 'pipe'], env: env as NodeJS.ProcessEnv });
+    c.stderr.on('data', (d) => (stderr += d.toString()));
+    c.on('error', (e) => resolve({ code: null, stderr: e.message }));
+    c.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorCheck[]> {
+  const { env } = opts;
+  const now = opts.now ?? Date.now();
+  const out: DoctorCheck[] = [];
+  const r = readConfig(home, env);
+  let cfg: Config | undefined;
+  if (r.kind === 'missing') out.push({ name: 'config', level: 'fail', detail: `no config at ${r.file}`, fix: 'brain init --store PATH   (or --store HOST:PATH)' });
+  else if (r.kind === 'invalid') out.push({ name: 'config', level: 'fail', detail: r.error.message, fix: r.error.hint });
+  else {
+    cfg = r.config;
+    out.push({
+      name: 'config',
+      level: cfg.store ? 'ok' : 'fail',
+      detail: cfg.store ? `${cfg.file}: machine ${cfg.machine} (${cfg.machineFrom}), store ${storeLabel(cfg)}${cfg.store.ssh_mux_only ? ' (ssh_mux_only)' : ''}, interval ${cfg.interval}s` : `${cfg.file} has no [store]`,
+      fix: cfg.store ? undefined : 'brain init --store PATH   (or --store HOST:PATH)',
+    });
+  }
+
+  const rsyncBin = cfg?.rsync_path ?? 'rsync';
+  const rv = rsyncVersion(rsyncBin, env);
+  if (!rv.ok) out.push({ name: 'rsync', level: 'fail', detail: rv.detail, fix: 'install rsync 3 (apt install rsync / brew install rsync), then `brain init` pins its path' });
+  else if ((rv.major ?? 0) < 3) out.push({ name: 'rsync', level: 'fail', detail: `${rsyncBin} is ${rv.version}: --append-verify needs rsync 3`, fix: 'install rsync 3 (brew install rsync on macOS), then run `brain init` to pin it' });
+  else out.push({ name: 'rsync', level: 'ok', detail: `${rsyncBin}: ${rv.detail}` });
+
+  if (cfg?.store) {
+    const s = cfg.store;
+    if (!s.host) {
+      let ok = false;
+      try {
+        fs.accessSync(s.path, fs.constants.W_OK);
+        ok = fs.statSync(s.path).isDirectory();
+      } catch {
+        /* not there or not writable */
+      }
+      out.push(ok ? { name: 'store', level: 'ok', detail: `${s.path} is a writable folder` } : { name: 'store', level: 'fail', detail: `${s.path} is missing or not writable`, fix: 'mount the store disk, or fix [store] path' });
+    } else if (s.ssh_mux_only) {
+      const up = await muxCheck(cfg, env);
+      out.push(up ? { name: 'store', level: 'ok', detail: `an ssh master to ${s.host} is open` } : { name: 'store', level: 'warn', detail: `no ssh master for ${s.host}: syncs are skipped until one is open`, fix: `ssh -fN ${s.host}   (with ControlMaster/ControlPath in ~/.ssh/config)` });
+    } else if (opts.offline) {
+      out.push({ name: 'store', level: 'info', detail: `${storeLabel(cfg)} not checked (--offline)` });
+    } else {
+      const rr = await sshReach(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(envNumber(env, 'BRAIN_CONNECT_TIMEOUT', 10)) });
+      if (rr.code === 0) out.push({ name: 'store', level: 'ok', detail: `${s.host} answers and ${s.path} exists` });
+      else if (rr.code === 1) out.push({ name: 'store', level: 'fail', detail: `${s.host} answers but ${s.path} does not exist there`, fix: `ssh ${s.host} mkdir -p ${s.path}` });
+      else out.push({ name: 'store', level: 'fail', detail: `cannot reach ${s.host}: ${rr.stderr.trim().split('\n').pop() || `ssh exited ${rr.code}`}`, fix: `check login without a prompt: ssh -o BatchMode=yes ${s.host} true` });
+    }
+  }
+
+  const ts = timerStatus(opts.brainCmd, env, opts.platform);
+  if (!ts.installed) out.push({ name: 'timer', level: 'fail', detail: `${ts.detail}: nothing runs \`brain tick\`, so nothing is backed up`, fix: 'brain timer install   (or brain init)' });
+  else if (ts.outdated) out.push({ name: 'timer', level: 'warn', detail: `${ts.detail}, but it runs another brain command than this one`, fix: 'brain timer install' });
+  else if (ts.running === false) out.push({ name: 'timer', level: 'fail', detail: ts.detail, fix: 'brain timer install' });
+  else out.push({ name: 'timer', level: ts.running ? 'ok' : 'warn', detail: ts.detail, fix: ts.running === null ? 'systemctl --user enable --now brain-tick.timer   (in a login session)' : undefined });
+
+  const p = syncPaths(home);
+  const state = readState(home);
+  const eff = effectiveWarning(home, env, now);
+  const lastOk = mtimeOf(p.lastOk);
+  if (!state) out.push({ name: 'last sync', level: cfg?.store ? 'warn' : 'info', detail: 'never synced', fix: 'brain sync --now' });
+  else {
+    const age = ageText(Date.parse(state.time), now);
+    const okAge = lastOk !== null ? `; last that worked ${ageText(lastOk, now)}` : '; none has worked yet';
+    out.push({
+      name: 'last sync',
+      level: state.status === 'ok' ? 'ok' : 'fail',
+      detail: `${state.status} ${age}: ${state.message}${okAge}`,
+      fix: state.status === 'ok' ? undefined : state.hint,
+    });
+  }
+  if (eff.warning) out.push({ name: 'warning', level: 'warn', detail: `${eff.warning}: ${eff.message}`, fix: eff.hint });
+  for (const f of problems(state)) out.push({ name: f.code, level: 'fail', detail: f.message, fix: f.code === 'local-corrupt' ? 'brain verify --store' : undefined });
+
+  for (const h of planHooks(opts.brainCmd, env)) {
+    const level = h.action === 'ok' ? 'ok' : h.action === 'unparsable' || h.action === 'foreign' ? 'fail' : 'warn';
+    out.push({
+      name: `hook ${h.agent}`,
+      level,
+      detail: `${h.file}: ${h.action === 'ok' ? h.detail : `${h.action}: ${h.detail}`}${h.note && h.action !== 'ok' ? ` (${h.note})` : ''}`,
+      fix: h.action === 'ok' ? undefined : h.action === 'unparsable' ? `fix ${h.file} by hand, then brain init` : h.action === 'foreign' ? `move ${h.file} away, then brain init` : 'brain init',
+    });
+  }
+
+  // Lock: probe without waiting. The lock file may not exist yet; a probe takes and drops it.
+  if (loadSqlite()) {
+    const { tryLock } = await import('../floor/lock');
+    const held = await tryLock(p.locks, 'sync');
+    if (held) {
+      held.release();
+      out.push({ name: 'lock', level: 'ok', detail: `${p.locks}/sync.lock is free${fs.existsSync(p.pending) ? ' (a pending --now mark is left: the next sync takes it)' : ''}` });
+    } else out.push({ name: 'lock', level: 'info', detail: 'a sync is running right now (it holds locks/sync.lock)' });
+  } else out.push({ name: 'lock', level: 'info', detail: 'better-sqlite3 cannot load here; the lock falls back to flock(1)' });
+
+  const ret = retentionGuard(home, env, now);
+  const rw = retentionWarning(ret, now);
+  if (ret.settingsProblem) out.push({ name: 'retention', level: 'warn', detail: `${ret.settingsFile}: ${ret.settingsProblem}` });
+  out.push(
+    rw
+      ? { name: 'retention', level: 'fail', detail: rw, fix: 'brain record && brain sync --now' }
+      : { name: 'retention', level: 'ok', detail: `${ret.sessions} Claude Code sessions, ${ret.dueSoon} due for deletion within 7 days (cleanupPeriodDays = ${ret.days}), all in the store` },
+  );
+  return out;
+}

@@ -1,0 +1,135 @@
+// Claude Code token totals per day from the cache must equal ccusage's (17.2.1, the last
+// JavaScript release) over the same files: the real ccusage runs here, with CLAUDE_CONFIG_DIR at
+// the sandbox's copy of the fixtures, plus a project of constructed edge cases (a reply repeated
+// across files, lines ccusage's schema rejects, replies without ids, lines around midnight UTC).
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { REPO } from '../../helpers/env';
+import { rebuildCache, runReadOnlySql, updateCache } from '../../../src/core/cache';
+import { capturedSandbox, writeJsonl } from './helpers';
+import { capture } from '../../../src/core/floor/capture';
+
+const CCUSAGE = path.join(REPO, 'node_modules', '.bin', 'ccusage');
+
+interface Day {
+  date: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+}
+
+function ccusageDaily(claudeDir: string, home: string): Day[] {
+  assert.ok(fs.existsSync(CCUSAGE), `ccusage is missing: npm i -D ccusage@17.2.1 (expected ${CCUSAGE})`);
+  const r = spawnSync(CCUSAGE, ['daily', '--json', '--offline', '--timezone', 'UTC', '--order', 'asc'], {
+    env: { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: claudeDir, TZ: 'UTC', LANG: 'C.UTF-8' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(r.status, 0, `ccusage failed: ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { daily: Day[] }).daily.map((d) => ({
+    date: d.date,
+    inputTokens: d.inputTokens,
+    outputTokens: d.outputTokens,
+    cacheCreationTokens: d.cacheCreationTokens,
+    cacheReadTokens: d.cacheReadTokens,
+  }));
+}
+
+async function brainDaily(home: string): Promise<Day[]> {
+  const r = await runReadOnlySql(
+    home,
+    `SELECT strftime(event_time, '%Y-%m-%d') AS date,
+            sum(input_tokens) AS inputTokens, sum(output_tokens) AS outputTokens,
+            sum(cache_creation_tokens) AS cacheCreationTokens, sum(cache_read_tokens) AS cacheReadTokens
+     FROM derived.usage WHERE agent = 'claude-code' GROUP BY 1 ORDER BY 1`,
+    { timeZone: 'UTC' },
+  );
+  return r.rows.map((row) => ({
+    date: row[0] as string,
+    inputTokens: row[1] as number,
+    outputTokens: row[2] as number,
+    cacheCreationTokens: row[3] as number,
+    cacheReadTokens: row[4] as number,
+  }));
+}
+
+const usage = (i: number, o: number, cc: number | null | undefined, cr: number) => {
+  const u: Record<string, unknown> = { input_tokens: i, output_tokens: o, cache_read_input_tokens: cr };
+  if (cc !== undefined) u.cache_creation_input_tokens = cc;
+  return u;
+};
+
+function line(ts: string, id: string | undefined, req: string | undefined, u: unknown, extra: Record<string, unknown> = {}) {
+  return {
+    type: 'assistant',
+    timestamp: ts,
+    sessionId: 'edge',
+    ...(req !== undefined ? { requestId: req } : {}),
+    message: { ...(id !== undefined ? { id } : {}), role: 'assistant', model: 'claude-opus-4-7', content: [{ type: 'text', text: 'x' }], usage: u },
+    ...extra,
+  };
+}
+
+/** Edge cases ccusage decides one way; the cache must decide the same way. */
+function writeEdgeProject(claudeDir: string): void {
+  const dir = path.join(claudeDir, 'projects', '-edge-cases');
+  // b.jsonl starts earlier than a.jsonl, so ccusage keeps b's copy of the shared reply (a
+  // different usage on purpose: the order decides which one counts).
+  writeJsonl(path.join(dir, 'a.jsonl'), [
+    line('2026-03-01T23:59:59.999Z', 'msg_shared', 'req_shared', usage(10, 20, 30, 40)),
+    line('2026-03-02T00:00:00.000Z', 'msg_a1', 'req_a1', usage(1, 2, 3, 4)),
+    line('2026-03-02T00:00:00.000Z', 'msg_a1', 'req_a1', usage(1, 2, 3, 4)), // streamed repeat
+    line('2026-03-02T01:00:00.000Z', undefined, 'req_noid', usage(5, 5, 5, 5)), // no id: never deduplicated
+    line('2026-03-02T01:00:00.000Z', undefined, 'req_noid', usage(5, 5, 5, 5)),
+    line('2026-03-02T02:00:00.000Z', 'msg_null', 'req_null', usage(7, 7, null, 7)), // null cache field: rejected
+    line('2026-03-02T02:00:00+00:00', 'msg_tz', 'req_tz', usage(9, 9, 9, 9)), // not ISO-Z: rejected
+    line('2026-03-02T03:00:00Z', 'msg_nofrac', 'req_nofrac', usage(11, 11, 11, 11)), // ISO-Z without ms: accepted
+    line('2026-03-02T04:00:00.000Z', 'msg_noccr', 'req_noccr', usage(13, 13, undefined, 13)), // absent cache field: accepted
+    { ...line('2026-03-02T05:00:00.000Z', 'msg_str', 'req_str', usage(17, 17, 17, 17)), message: { id: 'msg_str', role: 'assistant', content: 'plain', usage: usage(17, 17, 17, 17) } }, // string content: rejected
+    line('2026-03-02T06:00:00.000Z', 'msg_ver', 'req_ver', usage(19, 19, 19, 19), { version: 'v2' }), // bad version: rejected
+    line('2026-03-02T07:00:00.000Z', 'msg_sc', 'req_sc', usage(23, 23, 23, 23), { isSidechain: true }), // sidechain: counted
+    'not json at all {',
+    { type: 'user', timestamp: '2026-03-02T08:00:00.000Z', message: { role: 'user', content: 'hi' } },
+  ]);
+  writeJsonl(path.join(dir, 'b.jsonl'), [
+    line('2026-03-01T12:00:00.000Z', 'msg_b0', 'req_b0', usage(100, 200, 300, 400)),
+    line('2026-03-01T23:59:59.999Z', 'msg_shared', 'req_shared', usage(1000, 2000, 3000, 4000)),
+  ]);
+  // Not a .jsonl file: ccusage never reads it.
+  fs.writeFileSync(path.join(dir, 'c.json'), JSON.stringify(line('2026-03-03T00:00:00.000Z', 'm_c', 'r_c', usage(50, 50, 50, 50))) + '\n');
+}
+
+test('Claude Code tokens per day equal ccusage daily over the same files', async () => {
+  const sb = await capturedSandbox('ccusage', (s) => writeEdgeProject(path.join(s.home, '.claude')));
+  try {
+    await rebuildCache(sb.brain);
+    const ours = await brainDaily(sb.brain);
+    const theirs = ccusageDaily(path.join(sb.home, '.claude'), sb.home);
+    assert.ok(theirs.length >= 5, `ccusage reported ${theirs.length} days`);
+    assert.ok(theirs.some((d) => d.date === '2026-03-01') && theirs.some((d) => d.date === '2026-03-02'), 'the edge-case days are in ccusage');
+    assert.deepEqual(ours, theirs);
+    // The shared reply counted from b.jsonl (earliest file), not a.jsonl.
+    const d1 = ours.find((d) => d.date === '2026-03-01')!;
+    assert.equal(d1.inputTokens, 100 + 1000);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('after an incremental update the totals still equal ccusage', async () => {
+  const sb = await capturedSandbox('ccusage-inc');
+  try {
+    await rebuildCache(sb.brain);
+    writeEdgeProject(path.join(sb.home, '.claude'));
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
+    const u = await updateCache(sb.brain);
+    assert.equal(u.mode, 'update');
+    assert.deepEqual(await brainDaily(sb.brain), ccusageDaily(path.join(sb.home, '.claude'), sb.home));
+  } finally {
+    sb.cleanup();
+  }
+});
