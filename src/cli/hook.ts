@@ -21,7 +21,7 @@ async function readStdin(stdin: NodeJS.ReadableStream, timeoutMs: number): Promi
 export const hook: Verb = {
   name: 'hook',
   summary: "Record a session's repo metadata from a harness hook (JSON payload on stdin).",
-  usage: 'hook <cc|codex|pi|cursor> [--strict]',
+  usage: 'hook <cc|codex|pi|cursor|gemini|copilot> [--strict]',
   details: `Reads {session_id, transcript_path, cwd, hook_event_name, source} on stdin and writes
 meta/<lane>/<session>.json (git common dir, remote, branch, commit, cwd) through the spool.
 Never fails the agent's hook: problems go to stderr and the exit code is 0 (use --strict to see them as exit 1).`,
@@ -29,7 +29,7 @@ Never fails the agent's hook: problems go to stderr and the exit code is 0 (use 
   async run(args, ctx) {
     try {
       const lane = args.positionals[0];
-      if (!lane) throw new Error('which agent? brain hook <cc|codex|pi|cursor>');
+      if (!lane) throw new Error('which agent? brain hook <cc|codex|pi|cursor|gemini|copilot>');
       const raw = await readStdin(ctx.stdin, 2000);
       let payload: HookPayload = {};
       if (raw.trim()) {

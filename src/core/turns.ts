@@ -132,6 +132,8 @@ export interface ParseOptions {
   full: boolean;
   /** Relative path of the file inside its lane (after lake/<lane>/), for formats that need it. */
   rel: string;
+  /** Called with each line that does not parse (valid only during the call). */
+  onBad?: (l: RawLine) => void;
 }
 
 export interface DialectParser {

@@ -175,9 +175,12 @@ export function registerCommands(c: Ctx): vscode.Disposable[] {
     reg('agentBrain.searchSessions', () => searchSessions(c)),
     reg('agentBrain.openSession', (arg?: { session: string; machine?: string; turn?: number }) => openSession(c, arg)),
     reg('agentBrain.syncNow', async () => {
-      const r = await cli(c, 'syncing', ['sync', '--now']);
-      if (r.code === 0) void vscode.window.showInformationMessage(`Agent Brain: ${lastLine(r.stdout) || 'synced'}`);
-      else void vscode.window.showErrorMessage(`Agent Brain: sync failed: ${lastLine(r.stderr) || `exit ${r.code}`}`, 'Run Doctor').then((a) => a && vscode.commands.executeCommand('agentBrain.runDoctor'));
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Brain: syncing…' }, () =>
+        c.backend.call<{ ok: boolean; message: string; warning?: string; hint?: string }>('sync'),
+      );
+      c.out.appendLine(`sync: ${r.ok ? 'ok' : 'failed'}: ${r.message}${r.hint ? ` (${r.hint})` : ''}`);
+      if (r.ok) void vscode.window.showInformationMessage(`Agent Brain: ${r.message || 'synced'}`);
+      else void vscode.window.showErrorMessage(`Agent Brain: sync failed: ${r.warning || r.message}${r.hint ? ` — ${r.hint}` : ''}`, 'Run Doctor').then((a) => a && vscode.commands.executeCommand('agentBrain.runDoctor'));
     }),
     reg('agentBrain.showStatus', async () => {
       await cli(c, 'status', ['status'], { show: true });

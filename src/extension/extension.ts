@@ -58,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): Live {
   let catchUp: { resolve(): void; report(p: Progress): void; started: number } | undefined;
   const onProgress = (p: Progress) => {
     status.setProgress(p);
+    if (p.phase !== 'catch-up') return;
     if (!p.done && !catchUp) {
       loop.reset();
       loop.enable();

@@ -58,13 +58,13 @@ export class StatusBar implements vscode.Disposable {
     const b = this.backup;
     if (this.progress) {
       const p = this.progress;
-      return { text: `$(sync~spin) brain: ${p.phase} ${p.files} files · ${bytes(p.bytes)}`, error: false, warn: false };
+      return { text: p.phase === 'sync' ? '$(sync~spin) brain: syncing' : `$(sync~spin) brain: ${p.phase} ${p.files} files · ${bytes(p.bytes)}`, error: false, warn: false };
     }
     if (!b) return { text: '$(database) brain', error: false, warn: false };
     if (b.status === 'failing') return { text: `$(error) backup failing: ${b.warning.replace(/^backup failing:\s*/, '')}`, error: true, warn: false };
     if (b.status === 'stale') return { text: '$(warning) backup stale', error: false, warn: true };
     if (b.status === 'ok') return { text: `$(check) backup ok · ${age(b.lastOk)}`, error: false, warn: false };
-    return { text: '$(circle-slash) no backup yet', error: false, warn: true };
+    return { text: `$(circle-slash) ${b.warning || 'no backup yet'}`, error: false, warn: true };
   }
 
   draw(): void {

@@ -13,6 +13,11 @@ import { tryLock, type HeldLock } from '../core/floor/lock';
 import { startWatch, type Watcher } from '../core/floor/watch';
 import { readConfig } from '../core/config';
 import { sqliteLoadError } from '../core/sqlite';
+import { effectiveWarning } from '../core/store/state';
+import { listMachines } from '../core/store/machines';
+import { retentionGuard, retentionWarning } from '../core/store/retention';
+import { runSync } from '../core/store/sync';
+import { tick as tickCore } from '../core/store/tick';
 import { FloorView } from './floorview';
 import type { BackupInfo, InitParams, Role, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
 import { recall } from './recall';
@@ -86,61 +91,53 @@ function refreshSoon(delay = 150): void {
 // ---- backup state ---------------------------------------------------------------------------
 
 let lastBackupJson = '';
+let storeInfo: { at: number; machines: BackupInfo['machines']; atRisk: number; label?: string } = { at: 0, machines: [], atRisk: 0 };
+let storeBusy = false;
+
+/** Every machine at the store and the retention guard: slower (a walk, or one rsync listing over
+ * ssh), so refreshed at most once a minute (ten for an ssh store) and on demand. */
+async function refreshStore(force = false): Promise<void> {
+  const cfg = readConfig(home, params.env);
+  const ssh = cfg.kind === 'ok' && !!cfg.config.store?.host;
+  if (storeBusy || (!force && Date.now() - storeInfo.at < (ssh ? 600_000 : 60_000))) return;
+  storeBusy = true;
+  try {
+    const ret = retentionGuard(home, params.env);
+    const risk = retentionWarning(ret);
+    let machines: BackupInfo['machines'] = [];
+    let label: string | undefined;
+    if (cfg.kind === 'ok' && cfg.config.store) {
+      const m = await listMachines(cfg.config, params.env);
+      if (m.ok) machines = m.machines.map((x) => ({ machine: x.machine, lastSync: x.newest ? new Date(x.newest).toISOString() : null, versions: x.versions, warnings: x.replaced ? [`${x.replaced} store copies replaced by repairs`] : [], atRisk: 0 }));
+      else label = m.label;
+    }
+    const me = machines.find((x) => x.machine === view?.machine);
+    if (me) {
+      me.atRisk = ret.atRisk.length;
+      if (risk) me.warnings.push(risk);
+    }
+    storeInfo = { at: Date.now(), machines, atRisk: ret.atRisk.length, label };
+  } catch (e) {
+    log('warn', `reading the store: ${describe(e)}`);
+  } finally {
+    storeBusy = false;
+  }
+}
+
+/** The status bar's label comes from the core's one rule (effectiveWarning); this only sorts it. */
 export function backupInfo(): BackupInfo {
-  const l = layout(home);
   const cfg = readConfig(home, params.env);
   const store = cfg.kind === 'ok' && cfg.config.store ? (cfg.config.store.host ? `${cfg.config.store.host}:${cfg.config.store.path}` : cfg.config.store.path) : null;
-  const info: BackupInfo = { warning: '', status: 'none', lastOk: null, message: '', store, machines: [], sqlite: sqliteLoadError() ?? null };
-  if (cfg.kind === 'invalid') {
-    info.status = 'failing';
-    info.warning = 'config invalid';
-    info.message = describe(cfg.error);
-  }
-  let state: Record<string, unknown> | undefined;
-  try {
-    state = JSON.parse(fs.readFileSync(l.state, 'utf8'));
-  } catch {
-    /* no sync yet */
-  }
-  if (state && cfg.kind !== 'invalid') {
-    const warning = typeof state.warning === 'string' ? state.warning : '';
-    const status = String(state.status ?? '');
-    info.message = typeof state.message === 'string' ? state.message : '';
-    info.lastOk = typeof state.last_ok === 'string' ? state.last_ok : status === 'ok' && typeof state.time === 'string' ? state.time : null;
-    info.warning = warning;
-    info.status = warning ? (/stale/.test(warning) ? 'stale' : 'failing') : status === 'ok' || info.lastOk ? 'ok' : 'unknown';
-  } else if (cfg.kind === 'missing') {
-    info.message = 'no config.toml: run `brain init --store PATH` (Agent Brain: Open Config)';
-  }
-  // Every machine's last sync, from the store (a local store only: no ssh from the editor).
-  const sd = view?.storeDir();
-  if (sd) {
-    try {
-      for (const m of fs.readdirSync(sd)) {
-        if (m.startsWith('.')) continue;
-        const dir = path.join(sd, m);
-        let versions: string[] = [];
-        try {
-          versions = fs.readdirSync(path.join(dir, '.brain')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
-        } catch {
-          /* an older machine without version files */
-        }
-        let newest = 0;
-        try {
-          newest = fs.statSync(layout(dir).manifest).mtimeMs;
-        } catch {
-          continue;
-        }
-        info.machines.push({ machine: m, lastSync: newest ? new Date(newest).toISOString() : null, versions, warnings: [], atRisk: 0 });
-      }
-    } catch {
-      /* store not mounted: status says so */
-    }
-  }
-  return info;
+  const eff = effectiveWarning(home, params.env);
+  const st = eff.state;
+  const w = eff.warning;
+  const status: BackupInfo['status'] = !w ? (st?.last_ok ? 'ok' : 'none') : w === 'backup stale' ? 'stale' : /^(no backup yet|backup not set up)$/.test(w) ? 'none' : 'failing';
+  const message = [eff.message, eff.hint].filter(Boolean).join(' — ');
+  return { warning: w, status, lastOk: st?.last_ok ?? null, message, store, machines: storeInfo.machines, sqlite: sqliteLoadError() ?? null };
 }
 
 function pollBackup(): void {
+  void refreshStore().then(() => undefined);
   try {
     const b = backupInfo();
     const j = JSON.stringify(b);
@@ -195,8 +192,13 @@ async function becomeWriter(): Promise<void> {
   // The tick syncs only when something changed since the last sync that worked (core decides).
   const tick = async () => {
     if (closing || role !== 'writer') return;
-    const r = await runCli(['tick']);
-    if (r.code !== 0 && !/unknown command/.test(r.stderr)) log('warn', `brain tick exited ${r.code}: ${r.stderr.trim().split('\n').pop()}`);
+    try {
+      // The same tick the timer runs: it walks at most once per interval and syncs only on change.
+      const r = await tickCore(home, { env: params.env });
+      if (r.kind === 'synced' || r.kind === 'captured-error') refreshSoon(0);
+    } catch (e) {
+      log('warn', `tick: ${describe(e)}`);
+    }
     pollBackup();
   };
   const t = setInterval(() => void tick(), 60_000);
@@ -247,7 +249,10 @@ const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
   },
   sessions: () => view!.sessions(),
   session: (p: { session: string; machine?: string }) => view!.view(p.session, p.machine) ?? null,
-  backup: () => backupInfo(),
+  async backup() {
+    await refreshStore(true);
+    return backupInfo();
+  },
   cancelCatchUp() {
     catchUpStop = true;
     return true;
@@ -257,6 +262,20 @@ const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
     refreshSoon(0);
     pollBackup();
     return r;
+  },
+  async sync() {
+    emit({ event: 'progress', data: { phase: 'sync', files: 0, bytes: 0, done: false } });
+    try {
+      const r = await runSync(home, { now: true, env: params.env });
+      await refreshStore(true);
+      pollBackup();
+      if (r.kind === 'done') return { ok: r.state.status === 'ok' && !r.state.warning, message: r.state.message, warning: r.state.warning, hint: r.state.hint };
+      if (r.kind === 'busy') return { ok: true, message: 'another sync is running; it will sync again when it finishes' };
+      if (r.kind === 'nothing') return { ok: true, message: 'nothing to sync' };
+      return { ok: false, message: r.message, hint: r.hint };
+    } finally {
+      emit({ event: 'progress', data: { phase: 'sync', files: 0, bytes: 0, done: true } });
+    }
   },
   async recall(p: { tool: string; input: unknown }) {
     return recall(p.tool, p.input, { home, view: view!, env: params.env });

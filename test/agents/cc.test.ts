@@ -1,14 +1,13 @@
 // Claude Code (@anthropic-ai/claude-code) against the Messages API stand-in: live capture,
 // verify, turns, search, what resume and fork do to its files, and its SessionStart hook.
-import { it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES } from '../helpers/env';
-import { actAndCheckLossless, addTurn, agentSuite, describeChanges } from './suite';
+import { actAndCheckLossless, addTurn, agentSuite, describeChanges, step } from './suite';
 
 agentSuite('cc', (ctx) => {
-  it('--resume --fork-session writes a new file holding a copy of the history; the original is untouched', async (t) => {
+  step('--resume --fork-session writes a new file holding a copy of the history; the original is untouched', async (t) => {
     const c = ctx();
     addTurn(c, { prompt: 'Fork the session and continue', replies: [{ text: 'Continuing in the fork.' }] });
     const changes = await actAndCheckLossless(c, () => c.agent.exec(['-p', 'Fork the session and continue', '--output-format', 'json', '--resume', c.session, '--fork-session'], 'fork'));
@@ -18,7 +17,7 @@ agentSuite('cc', (ctx) => {
     assert.ok(fork.includes('probe printed its marker'), 'the fork carries the copied history');
   });
 
-  it('resuming a session written by Claude Code 1.0 appends to that old file in place', async (t) => {
+  step('resuming a session written by Claude Code 1.0 appends to that old file in place', async (t) => {
     const c = ctx();
     // A real 1.0.108 transcript, its cwd pointed at the test repository, saved in this project's
     // folder (Claude Code only resumes sessions of the current directory's project).

@@ -1,14 +1,13 @@
 // Codex (@openai/codex) against the Responses API stand-in: live capture, verify, turns, search,
 // and what resume and fork do to its rollout files.
-import { it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES } from '../helpers/env';
-import { actAndCheckLossless, addTurn, agentSuite, describeChanges } from './suite';
+import { actAndCheckLossless, addTurn, agentSuite, describeChanges, step } from './suite';
 
 agentSuite('codex', (ctx) => {
-  it('exec fork writes a new rollout file and leaves the original alone', async (t) => {
+  step('exec fork writes a new rollout file and leaves the original alone', async (t) => {
     const c = ctx();
     addTurn(c, { prompt: 'Fork the thread and continue', replies: [{ text: 'Continuing in the forked thread.' }] });
     const changes = await actAndCheckLossless(c, () => c.agent.exec(['exec', 'fork', '--json', '--skip-git-repo-check', c.session, 'Fork the thread and continue'], 'fork'));
@@ -16,7 +15,7 @@ agentSuite('codex', (ctx) => {
     assert.deepEqual(changes.map((x) => x.how), ['new'], `a fork makes one new file: ${describeChanges(changes, c.agent.originRoot)}`);
   });
 
-  it('exec resume of a rollout written by Codex 0.104 appends to that old file in place', async (t) => {
+  step('exec resume of a rollout written by Codex 0.104 appends to that old file in place', async (t) => {
     const c = ctx();
     // A real 0.104 rollout under a new thread id (so it is its own file on the floor) and with the
     // stand-in as its provider (Codex refuses to switch a thread's provider on resume).

@@ -1,15 +1,14 @@
 // Pi (@mariozechner/pi-coding-agent) against the chat-completions stand-in: live capture, verify,
 // turns and search, and what Pi does to its files when a session is reopened or forked.
-import { it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES } from '../helpers/env';
 import { MODEL } from './standin';
-import { actAndCheckLossless, addTurn, agentSuite, describeChanges } from './suite';
+import { actAndCheckLossless, addTurn, agentSuite, describeChanges, step } from './suite';
 
 agentSuite('pi', (ctx) => {
-  it('reopening a session written by an older Pi (v1, no ids) migrates the file in place: the floor keeps the old bytes as a generation', async (t) => {
+  step('reopening a session written by an older Pi (v1, no ids) migrates the file in place: the floor keeps the old bytes as a generation', async (t) => {
     const c = ctx();
     // The real v1 transcript from the fixtures, its header's cwd pointed at the test repository so Pi
     // accepts it, saved where Pi keeps this project's sessions.
@@ -33,7 +32,7 @@ agentSuite('pi', (ctx) => {
     assert.match(now.slice(0, now.indexOf('\n')), /"version":3/, 'the migrated header says version 3');
   });
 
-  it('--fork copies a session into a new file and leaves the original alone', async (t) => {
+  step('--fork copies a session into a new file and leaves the original alone', async (t) => {
     const c = ctx();
     addTurn(c, { prompt: 'Fork this conversation please', replies: [{ text: 'Forked conversation answer.' }] });
     const changes = await actAndCheckLossless(c, () => c.agent.exec(['--provider', 'standin', '--model', MODEL.chat, '--fork', c.origin, '-p', 'Fork this conversation please'], 'fork'));

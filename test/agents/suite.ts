@@ -1,15 +1,29 @@
 // The shared body of the real-agent suite, run once per agent (cc.test.ts, codex.test.ts,
 // pi.test.ts). One sandbox HOME per agent for all its cases, to keep the wall time small: the
 // cases run in order and each builds on what the earlier ones left on the floor.
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { sandbox, type Sandbox } from '../helpers/env';
+import { FIXTURES, sandbox, type Sandbox } from '../helpers/env';
 import { AGENT_FACTORIES, agentVersion, outbound, type Agent, type AgentLane } from './harness';
 import { brainCli, checkChunks, floorState, generations, lakeEquals, lakeRelFor, manifestFor, startWatch, waitFor, type Watch } from './floor';
 import type { Turn } from './standin';
 import { expectedTurns, readTurns, sameTurns } from './turns';
+
+let failed = false;
+
+/** `it`, remembering a failure so the sandbox is kept for a look (under .test-work/, ignored by git). */
+export function step(name: string, fn: (t: TestContext) => unknown): void {
+  it(name, async (t) => {
+    try {
+      await fn(t);
+    } catch (e) {
+      failed = true;
+      throw e;
+    }
+  });
+}
 
 /** Words chosen per agent so a search for one can only mean that agent's session. */
 const WORDS: Record<AgentLane, { first: string; second: string }> = {
@@ -61,11 +75,12 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
     after(async () => {
       await ctx.watch?.stop();
       await ctx.agent?.close();
-      // A failed run keeps its sandbox for a look (it lives under .test-work/, which is ignored).
-      if (!process.exitCode) ctx.sb?.cleanup();
+      if (ctx.sb && process.env.BRAIN_AGENTS_KEEP) keepTranscripts(ctx, process.env.BRAIN_AGENTS_KEEP);
+      if (failed) console.error(`# kept the ${lane} sandbox for a look: ${ctx.sb?.dir}`);
+      else ctx.sb?.cleanup();
     });
 
-    it('captures a scripted multi-turn conversation with a tool call while the agent writes it', async () => {
+    step('captures a scripted multi-turn conversation with a tool call while the agent writes it', async () => {
       const { agent, sb } = ctx;
       const why = () => `${floorState(sb, ctx.lakeRel ?? '?', ctx.origin)}\n--- brain watch\n${ctx.watch?.output()}\n${agent.diagnose()}`;
       // Hold the model's second reply: the agent has written the prompt, the tool call and its
@@ -108,7 +123,7 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
       assert.deepEqual(outbound(agent), [], 'nothing tried to leave 127.0.0.1');
     });
 
-    it('captures a second session (the decoy) beside the first', async () => {
+    step('captures a second session (the decoy) beside the first', async () => {
       const { agent, sb } = ctx;
       const { session } = await agent.start(decoy.prompt);
       const files = agent.files(session);
@@ -118,7 +133,7 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
       assert.ok(lakeEquals(sb.brain, ctx.lakeRel, ctx.origin), 'the first session is still byte-exact');
     });
 
-    it('normalises the captured session into exactly the scripted turns', () => {
+    step('normalises the captured session into exactly the scripted turns', () => {
       const { sb } = ctx;
       const got = readTurns(lane, sb, ctx.lakeRel, ctx.session);
       const want = expectedTurns(main, lane);
@@ -126,7 +141,7 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
       assert.equal(diff, '', diff);
     });
 
-    it('brain search finds a phrase from each turn, this session first', () => {
+    step('brain search finds a phrase from each turn, this session first', () => {
       const { sb, agent } = ctx;
       for (const phrase of [WORDS[lane].first, WORDS[lane].second, `${WORDS[lane].first} probe printed`]) {
         const r = brainCli(agent.env, ['search', phrase, '--json']);
@@ -142,7 +157,7 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
     more?.(() => ctx);
 
     // Last, so it covers everything the cases above (and the agent's own ones) put on the floor.
-    it('brain verify is clean, and --deep finds every origin prefix intact', async () => {
+    step('brain verify is clean, and --deep finds every origin prefix intact', async () => {
       const { agent } = ctx;
       await ctx.watch?.stop();
       ctx.watch = undefined;
@@ -153,6 +168,19 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
       assert.deepEqual(outbound(agent), [], 'nothing tried to leave 127.0.0.1');
     });
   });
+}
+
+/** Copies the transcripts the agent wrote in this run (not the fixtures) to `dest/<lane>/`, for
+ * scripts/agents-latest.mjs to compare the formats of two CLI versions. */
+function keepTranscripts(c: SuiteContext, dest: string): void {
+  const fixtureRoot = path.join(FIXTURES, { cc: 'claude/projects', codex: 'codex/sessions', pi: 'pi/agent/sessions' }[c.agent.lane]);
+  for (const f of transcripts(c.agent.originRoot)) {
+    const rel = path.relative(c.agent.originRoot, f);
+    if (fs.existsSync(path.join(fixtureRoot, rel))) continue;
+    const to = path.join(dest, c.agent.lane, rel);
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(f, to);
+  }
 }
 
 /** What an agent run did to the transcript files under its origin root. */

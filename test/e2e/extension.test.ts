@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { sandbox, type Sandbox } from '../helpers/env';
-import { openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
+import { ARTIFACTS, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
 
 const PI_SESSION = '.pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
 
@@ -115,6 +115,25 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const p = await ping();
     assert.equal(p.reader?.turn, 16);
     await screenshot(page, 'reader');
+  });
+
+  it('reads ok in the status bar after a sync, and failing once the store is gone', async () => {
+    const item = page.locator(STATUS_ITEM);
+    await runCommand(page, 'Agent Brain: Sync Now');
+    await until('the status bar to read ok', async () => /backup ok/.test(await item.innerText()), 60_000);
+    assert.ok(fs.existsSync(path.join(sb.dir, 'store', 'testbox', 'manifest', 'manifest.jsonl')), 'the store holds the floor');
+    await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-ok.png') });
+    // The store disk goes away (as root, permissions cannot make it unwritable): the next sync fails.
+    fs.renameSync(path.join(sb.dir, 'store'), path.join(sb.dir, 'store-unmounted'));
+    fs.appendFileSync(path.join(sb.home, PI_SESSION), JSON.stringify({ type: 'message', id: 'entry-e2e2', parentId: 'entry-e2e', timestamp: '2025-01-01T10:02:00Z', message: { role: 'assistant', content: [{ type: 'text', text: 'noted' }] } }) + '\n');
+    await runCommand(page, 'Agent Brain: Sync Now');
+    const text = await until('the status bar to show a failing label', async () => {
+      const t = await item.innerText();
+      return /backup failing: \S/.test(t) ? t : undefined;
+    }, 60_000);
+    console.log(`failing label: ${text}`);
+    await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-failing.png') });
+    fs.renameSync(path.join(sb.dir, 'store-unmounted'), path.join(sb.dir, 'store'));
   });
 
   it('answers each LM tool through vscode.lm.invokeTool with a citation that verifies', async () => {

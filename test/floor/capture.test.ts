@@ -23,6 +23,8 @@ test('record captures every fixture byte-exact, and every manifest line verifies
       ['codex', path.join(sb.home, '.codex', 'sessions'), 'sessions/'],
       ['pi', path.join(sb.home, '.pi', 'agent', 'sessions'), ''],
       ['cursor', path.join(sb.home, '.cursor', 'projects'), ''],
+      ['gemini', path.join(sb.home, '.gemini', 'tmp'), ''],
+      ['copilot', path.join(sb.home, '.config', 'Code', 'User'), 'code/'],
     ];
     let compared = 0;
     for (const [lane, dir, prefix] of origins) {

@@ -17,8 +17,8 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-/** A fresh HOME. With fixtures: ~/.claude, ~/.codex, ~/.pi/agent, ~/.cursor (and gemini, copilot
- * under their own folders) are copies of test/fixtures. */
+/** A fresh HOME. With fixtures: ~/.claude, ~/.codex, ~/.pi/agent, ~/.cursor, ~/.gemini and
+ * ~/.config/Code/User (Copilot Chat) are copies of test/fixtures. */
 export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandbox {
   const base = path.join(REPO, '.test-work');
   fs.mkdirSync(base, { recursive: true });
@@ -32,6 +32,7 @@ export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandb
     fs.cpSync(path.join(FIXTURES, 'pi'), path.join(home, '.pi'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'cursor'), path.join(home, '.cursor'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'gemini'), path.join(home, '.gemini'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'copilot'), path.join(home, '.config', 'Code', 'User'), { recursive: true });
   }
   const brain = path.join(home, '.brain');
   const env: NodeJS.ProcessEnv = {

@@ -22,6 +22,9 @@ export interface AgentPaths {
   roots(env: Env): OriginRoot[];
   /** Session id from a path relative to the lane (lake-relative, without the generation suffix). */
   sessionOf(rel: string): string;
+  /** Files the agent rewrites whole on every update (a legacy .json): their versions are captured
+   * as generations at most once per rewrite-quiet period while they keep changing. */
+  rewritesWhole?(rel: string): boolean;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;

@@ -26,8 +26,10 @@ export interface IngestStats {
 }
 
 export interface IngestOptions {
-  /** Empty cache: load whole files with DuckDB's reader where possible. */
+  /** Empty cache: every file starts at byte 0. */
   fromScratch: boolean;
+  /** With fromScratch: let DuckDB read whole valid-UTF-8 files itself (default true). */
+  bulk?: boolean;
   /** Bytes of lake files per bulk statement (bounds DuckDB's memory for one statement). */
   bulkBatchBytes?: number;
   /** Called after each step with its name (timing). */
@@ -159,12 +161,12 @@ export async function ingest(
     const isLatest = latest.get(g.fileId) === g.gen && (!st || st.gen <= g.gen);
     try {
       if (opts.fromScratch && start === 0) {
-        const fs = scanFile(abs, g.claimedEnd);
-        if (fs.size < g.claimedEnd) throw new Error(`${abs} has ${fs.size} bytes, the manifest claims ${g.claimedEnd}`);
-        if (isLatest) stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(fs.lastOffset), fs.lines, fs.prefixSha256]);
+        const sc = scanFile(abs, g.claimedEnd);
+        if (sc.size < g.claimedEnd) throw new Error(`${abs} has ${sc.size} bytes, the manifest claims ${g.claimedEnd}`);
+        if (isLatest) stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(sc.lastOffset), sc.lines, sc.prefixSha256]);
         stats.bytes += g.claimedEnd;
-        if (fs.utf8 && fs.size <= BULK_MAX_FILE) {
-          bulk.push({ g, abs, size: fs.size });
+        if (opts.bulk !== false && sc.utf8 && sc.size <= BULK_MAX_FILE) {
+          bulk.push({ g, abs, size: sc.size });
           continue;
         }
       }

@@ -26,6 +26,8 @@ export interface LaneCounts {
   chunks: number;
   generations: number;
   pending: number;
+  /** Rewrites of whole-file origins held back until the rewrite-quiet period passes. */
+  deferred: number;
   warnings: number;
 }
 
@@ -54,12 +56,19 @@ export interface CaptureOptions {
 }
 
 export const DEFAULT_QUIET_MS = 10 * 60_000;
+export const DEFAULT_REWRITE_QUIET_MS = 30_000;
+
+export function rewriteQuietFromEnv(env: Env): number {
+  const v = env.BRAIN_REWRITE_QUIET_SECONDS;
+  if (v !== undefined && v !== '' && Number.isFinite(Number(v))) return Number(v) * 1000;
+  return DEFAULT_REWRITE_QUIET_MS;
+}
 const BLOCK = 4 << 20;
 const BATCH_FILES = 128;
 const BATCH_BYTES = 256 << 20;
 
 function emptyCounts(): LaneCounts {
-  return { files: 0, new_files: 0, bytes: 0, lines: 0, chunks: 0, generations: 0, pending: 0, warnings: 0 };
+  return { files: 0, new_files: 0, bytes: 0, lines: 0, chunks: 0, generations: 0, pending: 0, deferred: 0, warnings: 0 };
 }
 
 export function quietFromEnv(env: Env): number {
@@ -94,6 +103,7 @@ export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
     const pass = new Pass(l, report, applier, {
       source: opts.source ?? 'record',
       quietMs: opts.quietMs ?? quietFromEnv(env),
+      rewriteQuietMs: rewriteQuietFromEnv(env),
       onProgress: opts.onProgress,
       shouldStop: opts.shouldStop,
     });
@@ -139,6 +149,7 @@ function isDir(p: string): boolean {
 interface PassOpts {
   source: ManifestLine['source'];
   quietMs: number;
+  rewriteQuietMs: number;
   onProgress?: (p: { files: number; bytes: number }) => void;
   shouldStop?: () => boolean;
 }
@@ -265,6 +276,15 @@ class Pass {
         reason = 'rewritten (same size, different bytes)';
       else if (off.unterminated && st.size > off.consumed)
         reason = 'continued a line that was captured unterminated';
+      if (reason && agent.rewritesWhole?.(baseRel)) {
+        // A file rewritten whole on every update: keep one version per quiet period while it keeps
+        // changing, and always the last one (captured once it has been quiet that long).
+        const sinceLast = this.now - (Date.parse(off.updated_at) || 0);
+        if (sinceLast < this.o.rewriteQuietMs && this.now - st.mtimeMs < this.o.rewriteQuietMs) {
+          this.report.lanes[lane].deferred++;
+          return;
+        }
+      }
       if (reason) {
         gen = off.gen + 1;
         consumed = 0;

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { AGENTS } from '../agents';
 import type { Env } from '../home';
-import { capture, quietFromEnv, type CaptureReport } from './capture';
+import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
 
 export interface Watcher {
   close(): Promise<void>;
@@ -26,6 +26,7 @@ export function startWatch(opts: WatchOptions): Watcher {
   const env = opts.env ?? process.env;
   const debounce = opts.debounceMs ?? 300;
   const quietMs = quietFromEnv(env);
+  const rewriteQuietMs = rewriteQuietFromEnv(env);
   const roots = AGENTS.flatMap((a) => a.roots(env).map((r) => r.dir));
   const changed = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
@@ -51,14 +52,16 @@ export function startWatch(opts: WatchOptions): Watcher {
   };
 
   const scheduleQuiet = (r: CaptureReport) => {
+    const deferred = Object.values(r.lanes).some((c) => c.deferred > 0);
     const waiting = Object.values(r.lanes).some((c) => c.pending > 0) || hasPending(opts.home);
     if (quietTimer) clearTimeout(quietTimer);
     quietTimer = undefined;
-    if (waiting && !closed) {
+    if ((waiting || deferred) && !closed) {
+      const wait = Math.min(waiting ? quietMs : Infinity, deferred ? rewriteQuietMs : Infinity);
       quietTimer = setTimeout(() => {
         fullPass = true;
         kick();
-      }, Math.max(1000, quietMs + 1000));
+      }, Math.max(250, wait + 250));
       quietTimer.unref?.();
     }
   };

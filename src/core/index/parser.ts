@@ -97,10 +97,16 @@ export abstract class BaseParser<S extends object> implements DialectParser {
   protected parse(l: RawLine): JsonLine | null {
     const j = new JsonLine(l, !this.opts.full);
     if (!j.ok) {
-      this.counts.bad++;
+      this.badLine(l);
       return null;
     }
     return j;
+  }
+
+  /** A line that is not a record this dialect reads: counted, and shown to the scan tier. */
+  protected badLine(l: RawLine): void {
+    this.counts.bad++;
+    this.opts.onBad?.(l);
   }
 
   protected seen(ts: string | null): void {

@@ -9,8 +9,9 @@ export interface FileTurns {
   facts: FileFacts;
   counts: DialectCounts;
   checkpoint: Checkpoint;
-  /** Byte and line just after the last line read. */
-  end: { byte: number; line: number };
+  /** Byte and line just after the last complete line read, and the bytes of an unterminated
+   * last line after it (read too when `tail` was asked). */
+  end: { byte: number; line: number; tail: number };
 }
 
 export interface ReadOptions {
@@ -21,6 +22,7 @@ export interface ReadOptions {
   to?: number | null;
   /** Also read an unterminated last line (a chunk the manifest marks unterminated). */
   tail?: boolean;
+  onBad?: (l: import('../turns').RawLine) => void;
 }
 
 /** Lane-relative path of a lake path ('lake/<lane>/<rel>' -> '<rel>'). */
@@ -36,7 +38,7 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
   const d = dialectFor(lane);
   if (!d || !d.reads(rel)) return null;
   const turns: Turn[] = [];
-  const p = d.open({ full: o.full, rel }, (t) => turns.push(t), o.resume);
+  const p = d.open({ full: o.full, rel, onBad: o.onBad }, (t) => turns.push(t), o.resume);
   const from = o.resume ? { byte: o.resume.byte, line: o.resume.line } : { byte: 0, line: 1 };
   let ck: Checkpoint | null = null;
   const end = forEachLine(file, from, o.to ?? null, (l) => {
@@ -50,5 +52,5 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
   ck ??= p.checkpoint();
   p.finish();
   turns.sort((a, b) => a.n - b.n);
-  return { turns, facts: p.facts, counts: p.counts, checkpoint: ck, end: { byte: end.byte, line: end.line } };
+  return { turns, facts: p.facts, counts: p.counts, checkpoint: ck, end: { byte: end.byte, line: end.line, tail: end.tailBytes } };
 }

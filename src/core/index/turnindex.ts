@@ -463,7 +463,8 @@ export class TurnIndex {
       if (t.text) this.st.insFts.run(info.lastInsertRowid, fold(t.text));
       n++;
     }
-    const done = Math.max(r.end.byte, row.unterminated ? row.claimed : 0);
+    // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
+    const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
     this.refreshSession(row.sess_id, r.facts, row);

@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { readConfig, type Config } from '../config';
 import { loadSqlite } from '../sqlite';
+import { tryLock } from '../floor/lock';
 import type { Env } from '../home';
 import { planHooks } from './hooks';
 import { syncPaths } from './paths';
@@ -135,7 +136,6 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
 
   // Lock: probe without waiting. The lock file may not exist yet; a probe takes and drops it.
   if (loadSqlite()) {
-    const { tryLock } = await import('../floor/lock');
     const held = await tryLock(p.locks, 'sync');
     if (held) {
       held.release();

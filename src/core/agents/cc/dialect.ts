@@ -37,7 +37,7 @@ class CcParser extends BaseParser<St> {
     if (!j) return;
     const o = j.value;
     if (!isObj(o)) {
-      this.counts.bad++;
+      this.badLine(l);
       return;
     }
     const type = o.type;

@@ -55,7 +55,7 @@ class CodexParser extends BaseParser<St> {
     if (!j) return;
     const o = j.value;
     if (!isObj(o)) {
-      this.counts.bad++;
+      this.badLine(l);
       return;
     }
     const ts = tsOf(o.timestamp) ?? tsOf(o.created_at);

@@ -46,7 +46,7 @@ class CursorParser extends BaseParser<St> {
     if (!j) return;
     const o = j.value;
     if (!isObj(o)) {
-      this.counts.bad++;
+      this.badLine(l);
       return;
     }
     const role = o.role ?? o.type;
@@ -149,7 +149,7 @@ class CursorParser extends BaseParser<St> {
     }
     const t = this.txtTurn;
     if (!t) {
-      this.counts.bad++;
+      this.badLine(l);
       return;
     }
     this.extend(t, l, null);

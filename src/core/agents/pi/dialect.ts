@@ -28,7 +28,7 @@ class PiParser extends BaseParser<St> {
     if (!j) return;
     const o = j.value;
     if (!isObj(o)) {
-      this.counts.bad++;
+      this.badLine(l);
       return;
     }
     const ts = tsOf(o.timestamp);

@@ -1,0 +1,75 @@
+-- brain stats: sessions, turns, tokens, models and tool calls per group.
+-- $by: 'agent' | 'day' | 'project' | 'machine' | 'all'; $agent: '' or an agent name
+-- ('claude-code', 'codex', 'pi', 'cursor-agent'); $since: '' or a time (rows at or after it).
+-- A session counts in every group it has messages in (a session over two days counts in both);
+-- a turn is a user prompt or one assistant reply (the lines of one reply count once); tokens
+-- count each reply once (derived.usage); days are in the connection's time zone.
+WITH
+  m AS (
+    SELECT CASE $by WHEN 'agent' THEN agent
+                    WHEN 'day' THEN coalesce(strftime(coalesce(event_time, captured_at), '%Y-%m-%d'), '(no time)')
+                    WHEN 'project' THEN coalesce(project, '(unknown)')
+                    WHEN 'machine' THEN machine_id
+                    ELSE 'total' END AS key,
+           file_id, turn_id, model
+    FROM derived.messages
+    WHERE ($agent = '' OR agent = $agent)
+      AND ($since = '' OR coalesce(event_time, captured_at) >= TRY_CAST($since AS TIMESTAMPTZ))),
+  ms AS (
+    SELECT key, count(DISTINCT file_id) AS sessions, count(DISTINCT turn_id) AS turns
+    FROM m GROUP BY key),
+  u AS (
+    SELECT CASE $by WHEN 'agent' THEN agent
+                    WHEN 'day' THEN coalesce(strftime(event_time, '%Y-%m-%d'), '(no time)')
+                    WHEN 'project' THEN coalesce(project, '(unknown)')
+                    WHEN 'machine' THEN machine_id
+                    ELSE 'total' END AS key,
+           input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, model
+    FROM derived.usage
+    WHERE ($agent = '' OR agent = $agent)
+      AND ($since = '' OR event_time >= TRY_CAST($since AS TIMESTAMPTZ))),
+  us AS (
+    SELECT key, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+           sum(cache_creation_tokens) AS cache_creation_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+           count(*) AS replies
+    FROM u GROUP BY key),
+  mods AS (
+    SELECT key, list(DISTINCT model ORDER BY model) AS models
+    FROM (SELECT key, model FROM u UNION ALL SELECT key, model FROM m)
+    WHERE model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
+    GROUP BY key),
+  c AS (
+    SELECT CASE $by WHEN 'agent' THEN agent
+                    WHEN 'day' THEN coalesce(strftime(event_time, '%Y-%m-%d'), '(no time)')
+                    WHEN 'project' THEN coalesce(project, '(unknown)')
+                    WHEN 'machine' THEN machine_id
+                    ELSE 'total' END AS key,
+           tool_name, is_error
+    FROM derived.calls
+    WHERE ($agent = '' OR agent = $agent)
+      AND ($since = '' OR event_time >= TRY_CAST($since AS TIMESTAMPTZ))),
+  cs AS (
+    SELECT key, count(*) AS tool_calls, count(*) FILTER (WHERE is_error) AS tool_failures
+    FROM c GROUP BY key),
+  ct AS (
+    SELECT key, list({'tool': tool_name, 'calls': n} ORDER BY n DESC, tool_name)[1:5] AS top_tools
+    FROM (SELECT key, coalesce(tool_name, '(unnamed)') AS tool_name, count(*) AS n FROM c GROUP BY ALL)
+    GROUP BY key),
+  keys AS (SELECT key FROM ms UNION SELECT key FROM us UNION SELECT key FROM cs)
+SELECT keys.key,
+       coalesce(ms.sessions, 0) AS sessions,
+       coalesce(ms.turns, 0) AS turns,
+       coalesce(us.replies, 0) AS replies,
+       coalesce(us.input_tokens, 0) AS input_tokens,
+       coalesce(us.output_tokens, 0) AS output_tokens,
+       coalesce(us.cache_creation_tokens, 0) AS cache_creation_tokens,
+       coalesce(us.cache_read_tokens, 0) AS cache_read_tokens,
+       coalesce(mods.models, []) AS models,
+       coalesce(cs.tool_calls, 0) AS tool_calls,
+       coalesce(cs.tool_failures, 0) AS tool_failures,
+       coalesce(ct.top_tools, []) AS top_tools
+FROM keys
+LEFT JOIN ms USING (key) LEFT JOIN us USING (key) LEFT JOIN mods USING (key)
+LEFT JOIN cs USING (key) LEFT JOIN ct USING (key)
+ORDER BY CASE WHEN $by = 'day' THEN keys.key END DESC NULLS LAST,
+         coalesce(ms.turns, 0) DESC, keys.key;

@@ -1,0 +1,52 @@
+import { brainHome } from '../core/home';
+import { brainCommand } from '../core/store/brainpath';
+import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/store/init';
+import { write, type Verb } from './args';
+
+/** init's steps, in order. Another step (MCP registration, skill links) is one more entry here. */
+export const INIT_STEPS: InitStep[] = [...STORE_INIT_STEPS];
+
+export const init: Verb = {
+  name: 'init',
+  summary: 'Set up this machine: config.toml, the store, harness hooks and the tick timer (idempotent).',
+  usage: 'init [--store PATH|HOST:PATH] [--machine NAME] [--ssh-mux-only] [--no-hooks] [--no-timer] [--json]',
+  details: `Writes config.toml from its commented template (never over a file it cannot parse), creates a local
+store folder the first time it is named, installs the SessionStart hooks that run \`brain hook <agent>\`
+(Claude Code settings.json, Codex hooks.json, a Pi extension; only brain's own entries are touched) and the
+timer. Running it again changes nothing that is already right. Exit 0, or 1 if a step failed.`,
+  options: [
+    { name: 'store', type: 'string', help: 'PATH (a mounted folder) or HOST:PATH (ssh)' },
+    { name: 'machine', type: 'string', help: "this machine's folder name at the store (default: hostname)" },
+    { name: 'ssh-mux-only', type: 'bool', help: 'sync only over an open ssh ControlMaster' },
+    { name: 'no-hooks', type: 'bool', help: 'do not install harness hooks' },
+    { name: 'no-timer', type: 'bool', help: 'do not install the timer' },
+    { name: 'json', type: 'bool', help: 'machine-readable' },
+  ],
+  async run(args, ctx) {
+    const results = await runInit(
+      {
+        home: brainHome(ctx.env),
+        env: ctx.env,
+        brainCmd: brainCommand(ctx.env),
+        opts: {
+          store: args.opts.store as string | undefined,
+          machine: args.opts.machine as string | undefined,
+          sshMuxOnly: args.opts['ssh-mux-only'] ? true : undefined,
+          hooks: !args.opts['no-hooks'],
+          timer: !args.opts['no-timer'],
+        },
+      },
+      INIT_STEPS,
+    );
+    if (args.opts.json) write(ctx.stdout, JSON.stringify(results));
+    else {
+      for (const r of results) {
+        write(ctx.stdout, `${r.status.padEnd(9)} ${r.step}: ${r.detail}`);
+        if (r.fix) write(ctx.stdout, `          ${r.fix}`);
+      }
+      const changed = results.filter((r) => r.status === 'changed').length;
+      write(ctx.stdout, changed ? `${changed} change(s)` : 'nothing to change');
+    }
+    return results.some((r) => r.status === 'failed') ? 1 : 0;
+  },
+};

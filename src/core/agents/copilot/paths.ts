@@ -1,0 +1,39 @@
+import * as path from 'node:path';
+import { homeDir, type Env } from '../../home';
+import { sessionFromName, type AgentPaths, type OriginRoot } from '../types';
+
+/** VS Code-family user folders on Linux and macOS, named by their lake prefix. */
+export function editorUserDirs(env: Env): { prefix: string; dir: string }[] {
+  const home = homeDir(env);
+  const mac = path.join(home, 'Library', 'Application Support');
+  const cfg = env.XDG_CONFIG_HOME || path.join(home, '.config');
+  const data = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
+  const out = [
+    { prefix: 'code', dir: path.join(cfg, 'Code', 'User') },
+    { prefix: 'code-insiders', dir: path.join(cfg, 'Code - Insiders', 'User') },
+    { prefix: 'vscodium', dir: path.join(cfg, 'VSCodium', 'User') },
+    { prefix: 'code-server', dir: path.join(data, 'code-server', 'User') },
+    { prefix: 'code', dir: path.join(mac, 'Code', 'User') },
+    { prefix: 'code-insiders', dir: path.join(mac, 'Code - Insiders', 'User') },
+    { prefix: 'vscodium', dir: path.join(mac, 'VSCodium', 'User') },
+  ];
+  // Inside the extension: the running editor's own user folder (any product, any platform).
+  if (env.BRAIN_EDITOR_USER_DIR) out.unshift({ prefix: 'editor', dir: env.BRAIN_EDITOR_USER_DIR });
+  const seen = new Set<string>();
+  return out.filter((x) => (seen.has(x.dir) ? false : (seen.add(x.dir), true)));
+}
+
+const CHAT = /^(workspaceStorage\/[^/]+\/chatSessions\/[^/]+\.(json|jsonl)|globalStorage\/emptyWindowChatSessions\/[^/]+\.(json|jsonl)|(workspaceStorage\/[^/]+|globalStorage)\/GitHub\.copilot-chat\/transcripts\/[^/]+\.jsonl)$/;
+
+/** GitHub Copilot Chat in VS Code: chatSessions (.json rewritten whole, .jsonl change log), empty-window
+ * sessions, and the Copilot transcripts event stream, in every VS Code-family user folder. */
+export const copilotPaths: AgentPaths = {
+  lane: 'copilot',
+  agent: 'copilot-chat',
+  label: 'Copilot Chat',
+  roots(env: Env): OriginRoot[] {
+    return editorUserDirs(env).map(({ prefix, dir }) => ({ dir, lakePrefix: prefix, include: (rel: string) => CHAT.test(rel) }));
+  },
+  rewritesWhole: (rel) => rel.endsWith('.json'),
+  sessionOf: (rel) => sessionFromName(rel),
+};

@@ -1,0 +1,29 @@
+import * as path from 'node:path';
+import { homeDir, type Env } from '../../home';
+import type { AgentPaths } from '../types';
+
+export function geminiDir(env: Env): string {
+  return path.join(env.GEMINI_CLI_HOME || homeDir(env), '.gemini');
+}
+
+/** Gemini CLI: ~/.gemini/tmp/<project>/chats/ — the current .jsonl append log (sub-agents in
+ * chats/<parent>/<id>.jsonl) and the legacy .json rewritten whole on every update. */
+export const geminiPaths: AgentPaths = {
+  lane: 'gemini',
+  agent: 'gemini-cli',
+  label: 'Gemini CLI',
+  roots(env: Env) {
+    return [
+      {
+        dir: path.join(geminiDir(env), 'tmp'),
+        lakePrefix: '',
+        include: (rel) => /^[^/]+\/chats\/.+\.(jsonl|json)$/.test(rel),
+      },
+    ];
+  },
+  rewritesWhole: (rel) => rel.endsWith('.json'),
+  sessionOf(rel) {
+    const base = (rel.split('/').pop() ?? rel).replace(/\.(jsonl|json)$/, '');
+    return base;
+  },
+};

@@ -1,0 +1,250 @@
+// The scan tier: reading the files themselves. It finds what the turn index does not hold (tool
+// output, thinking, tool arguments, lines no dialect could parse) and stands in for the index when
+// the index cannot be used (a term under three characters, no SQLite, an index it cannot write).
+//
+// Files are picked by their raw bytes first (rg when it is installed, else Node), which is cheap:
+// a turn whose text holds the term has the term, or its JSON-escaped form, in its lines. Only those
+// files are parsed, in full, and each mention is classified by where it sits.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { readManifest } from '../floor/manifest';
+import { agentByLane } from '../agents';
+import type { FileFacts, RawLine, Span, Turn } from '../turns';
+import { lineText } from '../index/jsonl';
+import { laneRel, readTurns } from '../index/read';
+import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
+import { fold } from '../index/turnindex';
+import type { SnippetField } from './types';
+
+export interface FloorFile {
+  mf: MachineFloor;
+  lake_path: string;
+  lane: string;
+  session: string;
+  gen: number;
+  base: string;
+  /** Bytes the manifest claims (null: read to the end). */
+  to: number | null;
+  unterminated: boolean;
+  first_seen: string | null;
+  last_seen: string | null;
+}
+
+/** Every live file of a root (the newest generation of each), from the manifests; a machine
+ * folder without a manifest is walked instead. */
+export function floorFiles(root: Root): FloorFile[] {
+  const out: FloorFile[] = [];
+  for (const mf of root.machines) {
+    const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
+    const byPath = new Map<string, FloorFile>();
+    if (fs.existsSync(mfile)) {
+      for (const m of readManifest(mfile, 0).lines) {
+        const f = byPath.get(m.lake_path);
+        if (!f) {
+          byPath.set(m.lake_path, {
+            mf,
+            lake_path: m.lake_path,
+            lane: m.lane ?? laneRel(m.lake_path).lane,
+            session: m.session,
+            gen: m.gen ?? 1,
+            base: baseOfGen(m.lake_path, m.gen ?? 1),
+            to: m.byte_to,
+            unterminated: !!m.unterminated,
+            first_seen: m.captured_at,
+            last_seen: m.captured_at,
+          });
+        } else {
+          if (m.byte_to >= (f.to ?? 0)) {
+            f.to = m.byte_to;
+            f.unterminated = !!m.unterminated;
+          }
+          if (m.captured_at > (f.last_seen ?? '')) f.last_seen = m.captured_at;
+        }
+      }
+    } else {
+      walkLake(mf, byPath);
+    }
+    const newest = new Map<string, number>();
+    for (const f of byPath.values()) newest.set(f.base, Math.max(newest.get(f.base) ?? 0, f.gen));
+    for (const f of byPath.values()) if (newest.get(f.base) === f.gen) out.push(f);
+  }
+  return out;
+}
+
+function walkLake(mf: MachineFloor, into: Map<string, FloorFile>): void {
+  const lake = path.join(mf.dir, 'lake');
+  const walk = (dir: string, rel: string) => {
+    let ents: fs.Dirent[];
+    try {
+      ents = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of ents) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(dir, e.name), r);
+      else if (e.isFile() && !e.name.startsWith('.tmp-')) {
+        const lakePath = `lake/${r}`;
+        const { lane, rel: lr } = laneRel(lakePath);
+        const g = /\.g(\d+)(?=\.[^./]*$|$)/.exec(e.name);
+        const gen = g ? Number(g[1]) : 1;
+        const base = baseOfGen(lakePath, gen);
+        const session = agentByLane(lane)?.sessionOf(laneRel(base).rel) ?? lr;
+        into.set(lakePath, { mf, lake_path: lakePath, lane, session, gen, base, to: null, unterminated: true, first_seen: null, last_seen: null });
+      }
+    }
+  };
+  walk(lake, '');
+}
+
+// ---------------------------------------------------------------- prefilter
+
+/** The forms a term takes in raw JSON lines, lowercased: as is, JSON-escaped, and with non-ASCII
+ * as \u escapes (for writers that escape it). Null: the term can span text blocks (a newline), so
+ * every file must be parsed. */
+export function rawPatterns(term: string): string[] | null {
+  if (/[\n\r]/.test(term)) return null;
+  const forms = new Set<string>();
+  for (const t of [term, fold(term), term.toUpperCase()]) {
+    forms.add(fold(t));
+    forms.add(fold(JSON.stringify(t).slice(1, -1)));
+    forms.add(fold(JSON.stringify(t).slice(1, -1).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)));
+  }
+  return [...forms].filter((f) => f.length > 0);
+}
+
+let rgState: boolean | undefined;
+
+function haveRg(): boolean {
+  if (process.env.BRAIN_NO_RG === '1') return false;
+  if (rgState === undefined) {
+    const r = spawnSync('rg', ['--version'], { stdio: 'ignore' });
+    rgState = r.status === 0;
+  }
+  return rgState;
+}
+
+/** The files whose bytes may hold the term. */
+export function prefilter(files: FloorFile[], term: string): { files: FloorFile[]; by: 'rg' | 'node' | 'none' } {
+  const pats = rawPatterns(term);
+  if (!pats) return { files, by: 'none' };
+  if (files.length === 0) return { files, by: 'none' };
+  if (haveRg()) {
+    const hits = rgFiles(files, pats);
+    if (hits) return { files: files.filter((f) => hits.has(path.join(f.mf.dir, f.lake_path))), by: 'rg' };
+  }
+  return { files: files.filter((f) => nodeHas(path.join(f.mf.dir, f.lake_path), pats, f.to)), by: 'node' };
+}
+
+function rgFiles(files: FloorFile[], pats: string[]): Set<string> | null {
+  const dirs = [...new Set(files.map((f) => path.join(f.mf.dir, 'lake')))].filter((d) => fs.existsSync(d));
+  if (dirs.length === 0) return new Set();
+  const args = ['--files-with-matches', '--ignore-case', '--fixed-strings', '--no-messages', '--no-config', '-uu'];
+  for (const p of pats) args.push('-e', p);
+  args.push('--', ...dirs);
+  const r = spawnSync('rg', args, { encoding: 'utf8', maxBuffer: 512 << 20 });
+  // 0: matches, 1: none; 2 with output: some files could not be read, the rest were searched.
+  if (r.error || (r.status !== 0 && r.status !== 1 && !r.stdout)) return null;
+  return new Set(r.stdout.split('\n').filter(Boolean).map((p) => path.resolve(p)));
+}
+
+function nodeHas(file: string, pats: string[], to: number | null): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const keep = Math.max(...pats.map((p) => p.length)) - 1;
+    const dec = new StringDecoder('utf8');
+    const buf = Buffer.allocUnsafe(4 << 20);
+    let pos = 0;
+    let carry = '';
+    const end = to ?? Infinity;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
+      if (n <= 0) return false;
+      pos += n;
+      const s = carry + fold(dec.write(buf.subarray(0, n)));
+      for (const p of pats) if (s.includes(p)) return true;
+      carry = keep > 0 ? s.slice(-keep) : '';
+      if (pos >= end) return false;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+// ---------------------------------------------------------------- classify
+
+export interface Mention {
+  turn: Turn | null;
+  field: SnippetField;
+  text: string;
+  span: Span;
+}
+
+export interface FileScan {
+  file: FloorFile;
+  facts: FileFacts;
+  turns: Turn[];
+  /** User/assistant turns whose text holds the term. */
+  text: Turn[];
+  /** Mentions in thinking, tool arguments, tool output, or unparsed lines, one per turn/line. */
+  tool: Mention[];
+  /** Recorded instructions that hold it (a session with only these is dropped). */
+  system: number;
+}
+
+/** Parses a file in full and sorts every mention of `term` by where it sits. */
+export function scanFile(file: FloorFile, term: string): FileScan | null {
+  const q = fold(term);
+  const abs = path.join(file.mf.dir, file.lake_path);
+  const { rel } = laneRel(file.lake_path);
+  const bad: Mention[] = [];
+  let r;
+  try {
+    r = readTurns(abs, file.lane, rel, {
+      full: true,
+      to: file.to,
+      tail: file.unterminated,
+      onBad: (l: RawLine) => {
+        const t = lineText(l);
+        if (fold(t).includes(q)) bad.push({ turn: null, field: 'unparsed_line', text: t, span: { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to } });
+      },
+    });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  if (!r) return null;
+  const out: FileScan = { file, facts: r.facts, turns: r.turns, text: [], tool: [], system: 0 };
+  for (const t of r.turns) {
+    if (t.role === 'system') {
+      if (fold(t.text).includes(q)) out.system++;
+      continue;
+    }
+    if ((t.role === 'user' || t.role === 'assistant') && fold(t.text).includes(q)) {
+      out.text.push(t);
+      continue;
+    }
+    const m = toolMention(t, q);
+    if (m) out.tool.push(m);
+  }
+  out.tool.push(...bad);
+  return out;
+}
+
+function toolMention(t: Turn, q: string): Mention | null {
+  if (t.thinking && fold(t.thinking).includes(q)) return { turn: t, field: 'thinking', text: t.thinking, span: t.span };
+  for (const u of t.tools) {
+    if (u.arguments && fold(u.arguments).includes(q)) return { turn: t, field: 'tool_arguments', text: `${u.name}: ${u.arguments}`, span: t.span };
+    if (fold(u.name).includes(q)) return { turn: t, field: 'tool_arguments', text: u.name, span: t.span };
+    if (u.output && fold(u.output).includes(q)) return { turn: t, field: 'tool_output', text: u.output, span: t.span };
+  }
+  if (t.role === 'tool' && fold(t.text).includes(q)) return { turn: t, field: 'tool_output', text: t.text, span: t.span };
+  return null;
+}

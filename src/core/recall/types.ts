@@ -1,0 +1,281 @@
+// The recall surface, declared once: each tool's input (as a JSON Schema the MCP server and the
+// VS Code language-model tools hand over verbatim, and as a TypeScript type) and its output. The
+// CLI's --json prints these outputs as they are.
+import type { Citation, Role, Tokens, TurnKind } from '../turns';
+
+// ---------------------------------------------------------------- shared
+
+/** A session as every recall tool shows it. */
+export interface SessionInfo {
+  /** The floor's session id (from the file name), what `show` and `read` take. */
+  session: string;
+  /** Long agent name (claude-code, codex, pi, cursor-agent). */
+  agent: string;
+  lane: string;
+  machine: string;
+  /** Working directory of the session (the transcript's, else the hook's meta record). */
+  project: string | null;
+  /** Git remote or common dir from the meta record, when a hook took one. */
+  repo: string | null;
+  started: string | null;
+  ended: string | null;
+  /** The first user prompt (or the agent's own title when there is none). */
+  title: string;
+  /** User and assistant turns in the session. */
+  turns: number;
+  /** The id the agent itself wrote, when it differs from `session`. */
+  native_session: string | null;
+  parent_session: string | null;
+  subagent: boolean;
+}
+
+// ---------------------------------------------------------------- search
+
+export interface SearchInput {
+  /** Literal text, matched case-insensitively as a substring. */
+  term: string;
+  /** cc | codex | pi | cursor (or the long names), comma-separated. */
+  agent?: string;
+  /** Glob over the project path, its last folder name, or the repo (case-insensitive). */
+  project?: string;
+  /** Machine name(s), comma-separated. */
+  machine?: string;
+  /** Sessions active since: an ISO date/time, or 30m, 12h, 7d, 2w. */
+  since?: string;
+  /** Sessions listed (default 20). */
+  limit?: number;
+  /** A session id to leave out: the session that is searching. */
+  skip?: string;
+  /** Date order (newest first) within each tier instead of most matching turns first. */
+  newest?: boolean;
+  /** Search a store folder (every machine in it) instead of BRAIN_HOME. */
+  store?: string;
+}
+
+export type SnippetField = 'text' | 'thinking' | 'tool_arguments' | 'tool_output' | 'unparsed_line';
+
+export interface Snippet {
+  /** Turn number in the session (0 for a line that is not a turn). */
+  turn: number;
+  role: Role | null;
+  field: SnippetField;
+  text: string;
+  citation: Citation;
+}
+
+export interface SearchHit extends SessionInfo {
+  /** 'turns': user or assistant text says it; 'tools': only tool output, thinking, tool
+   * arguments or an unparsed line do. */
+  tier: 'turns' | 'tools';
+  /** Turns that hold the term (in the tier's sense). */
+  matching_turns: number;
+  snippets: Snippet[];
+}
+
+export interface SearchOutput {
+  term: string;
+  /** 'index': the turn index answered the turn tier; 'scan': the files were read. */
+  source: 'index' | 'scan';
+  /** Why the scan was used instead of the index. */
+  fallback: string | null;
+  /** Whether tool output, thinking and arguments were searched (only while the list has room). */
+  tool_output_searched: boolean;
+  /** Sessions found in the searched tiers, before --limit. */
+  total: number;
+  /** One line saying all of the above. */
+  header: string;
+  hits: SearchHit[];
+}
+
+// ---------------------------------------------------------------- read
+
+export interface ReadInput {
+  /** Session id, the agent's own id, or an unambiguous prefix. */
+  session: string;
+  /** Turn range "A..B", "A..", "..B" or "A" (1-based, inclusive). Default: all. */
+  turns?: string;
+  /** Which machine's session, when the id exists on several. */
+  machine?: string;
+  /** Longest text per field (thinking, each tool's arguments and output) before it is cut; 0 = no cut. */
+  max_chars?: number;
+  store?: string;
+}
+
+export interface ToolView {
+  name: string;
+  arguments: string;
+  output: string;
+  is_error: boolean;
+}
+
+export interface TurnView {
+  n: number;
+  role: Role;
+  kind: TurnKind;
+  text: string;
+  thinking: string;
+  tools: ToolView[];
+  model: string | null;
+  ts: string | null;
+  tokens: Tokens | null;
+  sidechain: boolean;
+  branch: boolean;
+  citation: Citation;
+}
+
+export interface ReadOutput {
+  session: SessionInfo;
+  /** Turns in the session (all roles). */
+  total: number;
+  /** Lines the dialect could not read (still on the floor). */
+  unparsed_lines: number;
+  turns: TurnView[];
+}
+
+// ---------------------------------------------------------------- cite / verify
+
+export interface CiteInput {
+  /** Path relative to the machine's floor, e.g. lake/cc/<project>/<session>.jsonl. */
+  lake_path: string;
+  line_from: number;
+  line_to: number;
+  machine?: string;
+  store?: string;
+}
+
+export type CiteOutput = Citation;
+
+export interface VerifyInput {
+  citation: Citation;
+  store?: string;
+}
+
+export interface VerifyOutput {
+  ok: boolean;
+  /** The file that was read. */
+  path: string;
+  /** sha256 of the cited bytes as they are now (null when they could not be read). */
+  sha256: string | null;
+  /** What does not match, when not ok. */
+  problem: string | null;
+  citation: Citation;
+}
+
+// ---------------------------------------------------------------- JSON Schemas
+
+export type JsonSchema = {
+  type: 'object';
+  properties: Record<string, Record<string, unknown>>;
+  required: string[];
+  additionalProperties: false;
+};
+
+const store = { type: 'string', description: 'Read a store folder (one folder per machine) instead of this machine\'s BRAIN_HOME.' };
+const machine = { type: 'string', description: 'Machine name (as in citations and the store\'s folders).' };
+
+export const SEARCH_INPUT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    term: { type: 'string', minLength: 1, description: 'Literal text to find, case-insensitive substring (code identifiers, paths, phrases).' },
+    agent: { type: 'string', description: 'Only these agents: cc, codex, pi, cursor (comma-separated).' },
+    project: { type: 'string', description: 'Glob over the project path, its last folder name, or the git remote (case-insensitive), e.g. "*brain*".' },
+    machine: { type: 'string', description: 'Only these machines (comma-separated).' },
+    since: { type: 'string', description: 'Only sessions active since this ISO date/time, or 30m, 12h, 7d, 2w ago.' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, description: 'Sessions to list (default 20).' },
+    skip: { type: 'string', description: 'A session id to leave out (the session that is searching).' },
+    newest: { type: 'boolean', description: 'Newest first within each tier, instead of most matching turns first.' },
+    store,
+  },
+  required: ['term'],
+  additionalProperties: false,
+};
+
+export const READ_INPUT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    session: { type: 'string', minLength: 1, description: 'Session id (from search), the agent\'s own id, or an unambiguous prefix.' },
+    turns: { type: 'string', pattern: '^(\\d+)?(\\.\\.)?(\\d+)?$', description: 'Turn range "A..B", "A..", "..B" or "A" (1-based).' },
+    machine,
+    max_chars: { type: 'integer', minimum: 0, description: 'Cut thinking and each tool argument/output to this many characters (default 2000, 0 = never).' },
+    store,
+  },
+  required: ['session'],
+  additionalProperties: false,
+};
+
+export const CITE_INPUT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    lake_path: { type: 'string', minLength: 1, description: 'Floor path of the file, e.g. lake/cc/<project>/<session>.jsonl.' },
+    line_from: { type: 'integer', minimum: 1, description: 'First line (1-based).' },
+    line_to: { type: 'integer', minimum: 1, description: 'Last line (inclusive).' },
+    machine,
+    store,
+  },
+  required: ['lake_path', 'line_from', 'line_to'],
+  additionalProperties: false,
+};
+
+export const CITATION_SCHEMA = {
+  type: 'object',
+  properties: {
+    machine: { type: 'string' },
+    lake_path: { type: 'string' },
+    gen: { type: 'integer', minimum: 1 },
+    line_from: { type: 'integer', minimum: 1 },
+    line_to: { type: 'integer', minimum: 1 },
+    byte_from: { type: 'integer', minimum: 0 },
+    byte_to: { type: 'integer', minimum: 0 },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  required: ['machine', 'lake_path', 'gen', 'line_from', 'line_to', 'byte_from', 'byte_to', 'sha256'],
+  additionalProperties: false,
+} as const;
+
+export const VERIFY_INPUT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    citation: { ...CITATION_SCHEMA, description: 'A citation as search, read or cite returned it.' },
+    store,
+  },
+  required: ['citation'],
+  additionalProperties: false,
+};
+
+export interface RecallToolSpec {
+  name: 'brain_search' | 'brain_read' | 'brain_cite' | 'brain_verify';
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+/** The recall tools as MCP and the VS Code LM tools declare them (read-only, all of them). */
+export const RECALL_TOOLS: RecallToolSpec[] = [
+  {
+    name: 'brain_search',
+    title: 'Search past agent sessions',
+    description:
+      'Find earlier coding-agent sessions (Claude Code, Codex, Pi, cursor-agent) on this machine or a store of all machines that mention a literal text. Sessions where the user or assistant said it come first, most matching turns first; then sessions where only tool output, thinking or tool arguments hold it. Each hit has up to 3 snippets with citations.',
+    inputSchema: SEARCH_INPUT_SCHEMA,
+  },
+  {
+    name: 'brain_read',
+    title: 'Read a past session',
+    description:
+      'Read the turns of one recorded session (a range of turns, or all): user prompts, assistant replies, tool calls with their output, each turn with a citation into the floor.',
+    inputSchema: READ_INPUT_SCHEMA,
+  },
+  {
+    name: 'brain_cite',
+    title: 'Cite floor lines',
+    description:
+      'A citation for lines A..B of a floor file: machine, path, generation, line and byte range, and the sha256 of exactly those bytes (checkable with sed -n \'A,Bp\' FILE | sha256sum).',
+    inputSchema: CITE_INPUT_SCHEMA,
+  },
+  {
+    name: 'brain_verify',
+    title: 'Verify a citation',
+    description: 'Re-hash a citation against the floor (or a store folder) and say whether the cited bytes are still exactly what it claims.',
+    inputSchema: VERIFY_INPUT_SCHEMA,
+  },
+];
