@@ -32,6 +32,8 @@ console.log('• build');
 run(process.execPath, ['scripts/build.mjs']);
 console.log('• typecheck');
 run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']);
+console.log('• lint');
+run(process.execPath, ['scripts/lint.mjs']);
 
 function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {

@@ -135,7 +135,7 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
 
     step('normalises the captured session into exactly the scripted turns', () => {
       const { sb } = ctx;
-      const got = readTurns(lane, sb, ctx.lakeRel, ctx.session);
+      const got = readTurns(lane, sb, ctx.lakeRel);
       const want = expectedTurns(main, lane);
       const diff = sameTurns(got, want);
       assert.equal(diff, '', diff);

@@ -1,9 +1,9 @@
 // The scripted conversation as a flat list of events (user text, assistant text, shell call, its
 // output), and the same projection of what the project's dialect makes of the captured lake file.
 // Comparing the two proves the normaliser reads what the real CLI wrote today.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Sandbox } from '../helpers/env';
+import { laneRel, readTurns as readFileTurns } from '../../src/core/index/read';
 import type { AgentLane } from './harness';
 import type { Turn } from './standin';
 
@@ -11,7 +11,9 @@ export type Event =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string }
   | { kind: 'call'; command: string }
-  | { kind: 'result'; output: string };
+  | { kind: 'result'; output: string }
+  /** Tool output no reply claimed: never expected, so it shows up as a difference. */
+  | { kind: 'unclaimed'; output: string };
 
 export function expectedTurns(script: Turn[], lane: AgentLane): Event[] {
   void lane;
@@ -66,16 +68,26 @@ export function commandOf(args: unknown): string {
   return String(c ?? '');
 }
 
-/** Reads the captured session through the project's dialect. The dialect module is engineer A's
- * (src/core/agents/dialects.ts); until it lands this says so instead of passing. */
-export function readTurns(lane: AgentLane, sb: Sandbox, lakeRel: string, session: string): Event[] {
-  const modPath = path.resolve(__dirname, '..', '..', 'src', 'core', 'agents', 'dialects');
-  if (!fs.existsSync(modPath + '.ts')) throw new Error(`the turn normaliser is not there yet: ${modPath}.ts (engineer A's dialects); this case runs once it lands`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require(modPath) as Record<string, unknown>;
-  void mod;
-  void sb;
-  void lakeRel;
-  void session;
-  throw new Error(`adapt test/agents/turns.ts readTurns to the dialect interface in ${modPath}.ts`);
+/** Reads the captured lake file through the project's own dialect (the one reader the index,
+ * show and search use) and projects its turns onto the script's events. Recorded instructions
+ * (system turns: environment context, skills listings) are not part of the conversation. */
+export function readTurns(lane: AgentLane, sb: Sandbox, lakeRel: string): Event[] {
+  const { rel } = laneRel(lakeRel);
+  const r = readFileTurns(path.join(sb.brain, lakeRel), lane, rel, { full: true });
+  if (!r) throw new Error(`no dialect reads ${lakeRel} (lane ${lane})`);
+  if (r.counts.bad > 0) throw new Error(`${r.counts.bad} line(s) of ${lakeRel} did not parse`);
+  const out: Event[] = [];
+  for (const t of r.turns) {
+    if (t.role === 'system') continue;
+    if (t.role === 'user') out.push({ kind: 'user', text: t.text });
+    else if (t.role === 'tool') out.push({ kind: 'unclaimed', output: t.tools.map((x) => x.output).join('\n') || t.text });
+    else {
+      if (t.text) out.push({ kind: 'assistant', text: t.text });
+      for (const u of t.tools) {
+        out.push({ kind: 'call', command: commandOf(u.arguments) });
+        out.push({ kind: 'result', output: u.output });
+      }
+    }
+  }
+  return out;
 }

@@ -51,7 +51,17 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     timings.workbenchMs = wb.loadMs;
   });
 
+  const lockStore = (on: boolean) => {
+    const dir = path.join(sb.dir, 'store', 'testbox');
+    const r =
+      process.getuid?.() === 0
+        ? spawnSync('chattr', ['-R', on ? '+i' : '-i', dir], { encoding: 'utf8' })
+        : spawnSync('chmod', ['-R', on ? 'a-w' : 'u+w', dir], { encoding: 'utf8' });
+    if (r.status !== 0 && on) throw new Error(`cannot make ${dir} unwritable: ${r.stderr || r.error} (chattr is in e2fsprogs: apt-get install -y e2fsprogs)`);
+  };
+
   after(async () => {
+    if (sb) lockStore(false);
     if (page) await screenshot(page, 'last').catch(() => undefined);
     await wb?.close();
     await cs?.stop();
@@ -123,8 +133,9 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await until('the status bar to read ok', async () => /backup ok/.test(await item.innerText()), 60_000);
     assert.ok(fs.existsSync(path.join(sb.dir, 'store', 'testbox', 'manifest', 'manifest.jsonl')), 'the store holds the floor');
     await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-ok.png') });
-    // The store disk goes away (as root, permissions cannot make it unwritable): the next sync fails.
-    fs.renameSync(path.join(sb.dir, 'store'), path.join(sb.dir, 'store-unmounted'));
+    // The store stops taking writes. Root ignores permission bits, so as root every file and
+    // folder of this machine's store copy is made immutable instead (chattr, e2fsprogs).
+    lockStore(true);
     fs.appendFileSync(path.join(sb.home, PI_SESSION), JSON.stringify({ type: 'message', id: 'entry-e2e2', parentId: 'entry-e2e', timestamp: '2025-01-01T10:02:00Z', message: { role: 'assistant', content: [{ type: 'text', text: 'noted' }] } }) + '\n');
     await runCommand(page, 'Agent Brain: Sync Now');
     const text = await until('the status bar to show a failing label', async () => {
@@ -133,7 +144,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     }, 60_000);
     console.log(`failing label: ${text}`);
     await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-failing.png') });
-    fs.renameSync(path.join(sb.dir, 'store-unmounted'), path.join(sb.dir, 'store'));
+    lockStore(false);
   });
 
   it('answers each LM tool through vscode.lm.invokeTool with a citation that verifies', async () => {

@@ -117,7 +117,7 @@ test('odd names: invalid UTF-8, over-long, NFC/NFD twins, newline, leading dots;
       b('..dots.jsonl'),
       b('%2e%2e.jsonl'),
     ];
-    raw.forEach((name, i) => fs.writeFileSync(Buffer.concat([b(dir + '/'), name]), `{"i":${i}}\n`));
+    for (const [i, name] of raw.entries()) fs.writeFileSync(Buffer.concat([b(dir + '/'), name]), `{"i":${i}}\n`);
     const outside = listFiles(sb.dir).filter((f) => !f.startsWith('home/.brain/'));
     const r = brain(sb, ['record', '--json']);
     assert.equal(r.status, 0, r.stderr);

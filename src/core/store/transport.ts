@@ -91,6 +91,17 @@ export interface PushOptions {
   extra?: string[];
 }
 
+/** BRAIN_RSYNC_ARGS: extra rsync arguments (e.g. --bwlimit=2m). Anything that could delete or
+ * rewrite at the store is refused: the store is append-only whatever the environment says. */
+export function extraRsyncArgs(env: Env): string[] {
+  const raw = (env.BRAIN_RSYNC_ARGS ?? '').trim();
+  if (!raw) return [];
+  const args = raw.split(/\s+/);
+  const bad = args.find((a) => /^--(del|delete|remove-source|inplace|whole-file|checksum|ignore-times|backup|existing|ignore-existing|temp-dir|partial-dir)|^-[a-zA-Z]*[cIWb]/.test(a));
+  if (bad) throw new Error(`BRAIN_RSYNC_ARGS: ${bad} is not allowed (the store is append-only)`);
+  return args;
+}
+
 export function pushCommand(o: PushOptions): { cmd: string; args: string[] } {
   const { cfg, env } = o;
   const store = cfg.store!;
@@ -104,6 +115,7 @@ export function pushCommand(o: PushOptions): { cmd: string; args: string[] } {
     '--no-human-readable',
     `--timeout=${io}`,
     `--exclude-from=${o.excludeFrom}`,
+    ...extraRsyncArgs(env),
     ...(o.extra ?? []),
   ];
   if (store.host) {

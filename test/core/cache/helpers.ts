@@ -24,3 +24,41 @@ export function writeJsonl(file: string, objs: unknown[]): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, objs.map((o) => (typeof o === 'string' ? o : JSON.stringify(o)) + '\n').join(''));
 }
+
+import { createHash } from 'node:crypto';
+import { runReadOnlySql } from '../../../src/core/cache';
+
+export const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+/** Every manifest line of a floor, parsed independently of the code under test. */
+export function manifestLines(brain: string): Record<string, unknown>[] {
+  const f = path.join(brain, 'manifest', 'manifest.jsonl');
+  return fs
+    .readFileSync(f, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** All rows of a query (no cap). */
+export async function all(brain: string, sql: string): Promise<unknown[][]> {
+  const r = await runReadOnlySql(brain, sql, { limit: 10_000_000, timeZone: 'UTC' });
+  return r.rows;
+}
+
+/** A digest of every cache table's content, to compare two caches of the same floor. */
+export async function digest(brain: string): Promise<Record<string, string>> {
+  const q = async (sql: string) => String((await all(brain, sql))[0][0]);
+  return {
+    raw_lines: await q(`SELECT md5(string_agg(concat_ws('|', file_id, witness_gen, byte_offset, line_no, line_sha256, n_bytes,
+        utf8_replaced, lane, agent, event_time, captured_at, md5(raw_line)), chr(10) ORDER BY file_id, witness_gen, byte_offset)) FROM floor.raw_lines`),
+    files: await q(`SELECT md5(string_agg(concat_ws('|', file_id, machine_id, agent, lane, abs_path, session_hint, first_seen), chr(10) ORDER BY file_id)) FROM floor.files`),
+    chunks: await q(`SELECT md5(string_agg(concat_ws('|', manifest_offset, file_id, witness_gen, byte_from, byte_to, captured_at, lake_path), chr(10) ORDER BY manifest_offset)) FROM floor.chunks`),
+    witnesses: await q(`SELECT md5(string_agg(concat_ws('|', file_id, observed_at, size_bytes, growth, new_lines), chr(10) ORDER BY file_id, observed_at, size_bytes)) FROM floor.witnesses`),
+    ingest_state: await q(`SELECT md5(string_agg(concat_ws('|', file_id, witness_gen, last_size, last_offset, last_line_no, prefix_sha256), chr(10) ORDER BY file_id)) FROM floor.ingest_state`),
+    sessions: await q(`SELECT md5(string_agg(CAST(s AS VARCHAR), chr(10) ORDER BY file_id)) FROM derived.sessions s`),
+    messages: await q(`SELECT md5(string_agg(concat_ws('|', msg_id, agent, session_id, role, model, md5(coalesce(text, '')), event_time, captured_at, turn_id, is_meta, project, machine_id), chr(10) ORDER BY msg_id)) FROM derived.messages`),
+    tool_calls: await q(`SELECT md5(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY file_id, line_no, call_id)) FROM derived.tool_calls t`),
+    usage_lines: await q(`SELECT md5(string_agg(CAST(u AS VARCHAR), chr(10) ORDER BY file_id, line_no)) FROM derived.usage_lines u`),
+  };
+}

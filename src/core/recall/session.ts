@@ -1,0 +1,52 @@
+// SessionInfo from what is at hand: an index row, or a file parsed just now.
+import { agentByLane } from '../agents';
+import type { FileFacts, Turn } from '../turns';
+import { titleOf } from '../turns';
+import { laneRel } from '../index/read';
+import { projectFromPath, readMeta } from '../index/roots';
+import type { SessionRow } from '../index/turnindex';
+import type { FloorFile } from './scan';
+import type { SessionInfo } from './types';
+
+export function agentName(lane: string): string {
+  return agentByLane(lane)?.agent ?? lane;
+}
+
+export function infoFromRow(r: SessionRow): SessionInfo {
+  return {
+    session: r.session,
+    agent: agentName(r.lane),
+    lane: r.lane,
+    machine: r.machine,
+    project: r.project,
+    repo: r.repo,
+    started: r.started,
+    ended: r.ended,
+    title: r.title ?? '',
+    turns: r.turns,
+    native_session: r.native && r.native !== r.session ? r.native : null,
+    parent_session: r.parent,
+    subagent: !!r.subagent,
+  };
+}
+
+export function infoFromFile(f: FloorFile, facts: FileFacts, turns: Turn[]): SessionInfo {
+  const meta = readMeta(f.mf.dir, f.lane, f.session);
+  const said = turns.filter((t) => t.role === 'user' || t.role === 'assistant');
+  const first = said.find((t) => t.role === 'user' && t.text && !t.sidechain) ?? said.find((t) => t.role === 'user' && t.text);
+  return {
+    session: f.session,
+    agent: agentName(f.lane),
+    lane: f.lane,
+    machine: f.mf.machine,
+    project: facts.cwd ?? meta?.cwd ?? projectFromPath(f.lane, laneRel(f.base).rel),
+    repo: meta?.git?.remote ?? meta?.git?.common_dir ?? null,
+    started: facts.started ?? f.first_seen,
+    ended: facts.ended ?? f.last_seen,
+    title: first ? titleOf(first.text) : facts.title_hint ? titleOf(facts.title_hint) : '',
+    turns: said.length,
+    native_session: facts.native_session && facts.native_session !== f.session ? facts.native_session : null,
+    parent_session: facts.parent_session,
+    subagent: facts.subagent,
+  };
+}
