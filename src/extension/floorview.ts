@@ -1,7 +1,7 @@
-// The sessions of every floor the extension can see: this machine's BRAIN_HOME and, for a local
-// store, each other machine's <store>/<machine>/ folder. Kept current by reading each manifest on
-// from where it was last read, so a refresh costs O(new manifest lines), plus one parse of each
-// session file that grew. Runs in the worker, never on the extension host's main thread.
+// The sessions the Sessions view shows, from the core: this machine's from its turn index (kept
+// current incrementally, the same rows `brain search` ranks), other machines' from their floors in
+// a local store (manifest read on from where it stopped, each changed file read by its dialect).
+// Runs in the worker, never on the extension host's main thread.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { agentByLane } from '../core/agents';
@@ -9,13 +9,16 @@ import { readConfig } from '../core/config';
 import { layout, type Env } from '../core/home';
 import { machineName } from '../core/machine';
 import { readManifest, type ManifestLine } from '../core/floor/manifest';
+import { laneRel, readTurns } from '../core/index/read';
+import { homeRoot, projectFromPath, readMeta } from '../core/index/roots';
+import { openIndex, type SessionRow, type TurnIndex } from '../core/index/turnindex';
+import { readSession } from '../core/recall';
+import { titleOf } from '../core/turns';
 import type { SessionInfo, SessionView } from './protocol';
-import { parseLakeFile, type ParsedSession } from './stopgap';
 
-interface FloorRoot {
+interface StoreFloor {
   machine: string;
   root: string;
-  local: boolean;
   read: number;
   sessions: Map<string, Acc>;
 }
@@ -27,23 +30,33 @@ interface Acc {
   lakePath: string;
   bytes: number;
   lines: number;
-  firstEvent: string | null;
-  firstCapture: string | null;
-  lastCapture: string | null;
-  origin: string;
+  first: string | null;
+  last: string | null;
   parsedAt?: number;
-  parsed?: ParsedSession;
+  info?: Pick<SessionInfo, 'title' | 'turns' | 'project' | 'started' | 'updated' | 'cwd'>;
 }
 
 export class FloorView {
-  private roots = new Map<string, FloorRoot>();
   readonly home: string;
   readonly machine: string;
+  private index: TurnIndex | null = null;
+  /** Why the turn index is not used (better-sqlite3 cannot load, or the file cannot be written). */
+  indexProblem: string | null = null;
+  private stores = new Map<string, StoreFloor>();
+  private homeFloor: StoreFloor;
 
   constructor(home: string, private env: Env) {
     this.home = home;
     this.machine = machineName(home, env);
-    this.roots.set(home, { machine: this.machine, root: home, local: true, read: 0, sessions: new Map() });
+    this.homeFloor = { machine: this.machine, root: home, read: 0, sessions: new Map() };
+    const o = env.BRAIN_NO_INDEX === '1' ? { ok: false as const, reason: 'BRAIN_NO_INDEX=1' } : openIndex(homeRoot(env, home));
+    if (o.ok) this.index = o.index;
+    else this.indexProblem = o.reason;
+  }
+
+  close(): void {
+    this.index?.close();
+    this.index = null;
   }
 
   /** The store folder, when it is a local folder this process can read. */
@@ -65,122 +78,165 @@ export class FloorView {
     for (const m of names) {
       if (m === this.machine || m.startsWith('.')) continue;
       const root = path.join(store, m);
-      if (!this.roots.has(root) && fs.existsSync(layout(root).manifest)) {
-        this.roots.set(root, { machine: m, root, local: false, read: 0, sessions: new Map() });
-      }
+      if (!this.stores.has(root) && fs.existsSync(layout(root).manifest)) this.stores.set(root, { machine: m, root, read: 0, sessions: new Map() });
     }
   }
 
-  /** Reads new manifest lines everywhere; returns how many sessions changed. */
+  /** Brings everything up to date; returns how many sessions (or files) changed. */
   refresh(): number {
-    this.discoverStore();
     let changed = 0;
-    for (const r of this.roots.values()) {
-      const file = layout(r.root).manifest;
-      let size: number;
+    if (this.index) {
       try {
-        size = fs.statSync(file).size;
-      } catch {
-        continue;
+        changed += this.index.update().files;
+      } catch (e) {
+        // Another writer holds the index for a moment: the next refresh catches up.
+        if (!/busy|locked/i.test(String((e as Error).message))) throw e;
       }
-      if (size < r.read) r.read = 0; // a store copy replaced under us: read it again
-      if (size === r.read) continue;
-      const got = readManifest(file, r.read);
-      r.read = got.length;
-      const touched = new Set<string>();
-      for (const m of got.lines) {
-        this.add(r, m);
-        touched.add(`${m.lane}/${m.session}`);
-      }
-      changed += touched.size;
-    }
+    } else changed += this.readManifest(this.homeFloor);
+    this.discoverStore();
+    for (const f of this.stores.values()) changed += this.readManifest(f);
     return changed;
   }
 
-  private add(r: FloorRoot, m: ManifestLine): void {
+  private readManifest(r: StoreFloor): number {
+    const file = layout(r.root).manifest;
+    let size: number;
+    try {
+      size = fs.statSync(file).size;
+    } catch {
+      return 0;
+    }
+    if (size < r.read) {
+      r.read = 0;
+      r.sessions.clear();
+    }
+    if (size === r.read) return 0;
+    const got = readManifest(file, r.read);
+    r.read = got.length;
+    const touched = new Set<string>();
+    for (const m of got.lines) {
+      this.add(r, m);
+      touched.add(`${m.lane}/${m.session}`);
+    }
+    return touched.size;
+  }
+
+  private add(r: StoreFloor, m: ManifestLine): void {
     const key = `${m.lane}/${m.session}`;
     let a = r.sessions.get(key);
     if (!a || m.gen > a.gen) {
-      a = { lane: m.lane, session: m.session, gen: m.gen, lakePath: m.lake_path, bytes: 0, lines: 0, firstEvent: m.event_ts_first, firstCapture: m.captured_at, lastCapture: m.captured_at, origin: m.origin_path, parsedAt: undefined };
-      const prev = r.sessions.get(key);
-      if (prev) {
-        a.firstEvent = prev.firstEvent ?? a.firstEvent;
-        a.firstCapture = prev.firstCapture;
-      }
+      a = { lane: m.lane, session: m.session, gen: m.gen, lakePath: m.lake_path, bytes: 0, lines: 0, first: a?.first ?? m.event_ts_first ?? m.captured_at, last: m.captured_at };
       r.sessions.set(key, a);
     }
     if (m.gen < a.gen) return;
     a.bytes = Math.max(a.bytes, m.byte_to);
     a.lines = Math.max(a.lines, m.line_to);
-    a.lastCapture = m.captured_at;
-    a.firstEvent ??= m.event_ts_first;
+    a.last = m.captured_at;
   }
 
-  private parsed(r: FloorRoot, a: Acc): ParsedSession {
-    if (a.parsed && a.parsedAt === a.bytes) return a.parsed;
-    try {
-      a.parsed = parseLakeFile(path.join(r.root, a.lakePath), a.lane, { machine: r.machine, lakePath: a.lakePath, gen: a.gen });
-    } catch {
-      a.parsed = { turns: [], firstTime: null, lastTime: null };
+  private fromFloor(r: StoreFloor, a: Acc): SessionInfo {
+    if (!a.info || a.parsedAt !== a.bytes) {
+      const { rel } = laneRel(a.lakePath);
+      const got = (() => {
+        try {
+          return readTurns(path.join(r.root, a.lakePath), a.lane, rel, { full: false, to: a.bytes, tail: true });
+        } catch {
+          return null;
+        }
+      })();
+      const said = got?.turns.filter((t) => t.role === 'user' || t.role === 'assistant') ?? [];
+      const first = said.find((t) => t.role === 'user' && t.text);
+      const meta = readMeta(r.root, a.lane, a.session);
+      const cwd = got?.facts.cwd ?? meta?.cwd ?? null;
+      a.info = {
+        title: first ? titleOf(first.text) : got?.facts.title_hint ? titleOf(got.facts.title_hint) : '',
+        turns: said.length,
+        project: cwd ?? projectFromPath(a.lane, rel) ?? rel.split('/')[0] ?? '(unknown)',
+        started: got?.facts.started ?? a.first,
+        updated: got?.facts.ended ?? a.last,
+        cwd: cwd ?? undefined,
+      };
+      a.parsedAt = a.bytes;
     }
-    a.parsedAt = a.bytes;
-    return a.parsed;
-  }
-
-  private info(r: FloorRoot, a: Acc): SessionInfo {
-    const p = this.parsed(r, a);
-    const firstUser = p.turns.find((t) => t.role === 'user');
-    const lakeDir = a.lakePath.split('/').slice(2, -1);
-    const project = p.cwd ?? (lakeDir.find((s) => s.startsWith('-')) ?? lakeDir[0] ?? '(unknown)');
+    const i = a.info;
     return {
       machine: r.machine,
       lane: a.lane,
       agentLabel: agentByLane(a.lane)?.label ?? a.lane,
       session: a.session,
-      project,
-      title: firstUser ? oneLine(firstUser.text, 120) : `(${a.session})`,
-      started: p.firstTime ?? a.firstEvent ?? a.firstCapture,
-      updated: p.lastTime ?? a.lastCapture,
-      turns: p.turns.length,
+      project: i.project,
+      title: i.title || `(${a.session})`,
+      started: i.started,
+      updated: i.updated,
+      turns: i.turns,
       lakePath: a.lakePath,
       root: r.root,
       bytes: a.bytes,
       lines: a.lines,
-      cwd: p.cwd,
-      branch: p.branch,
-      model: p.model,
-      origin: a.origin,
+      cwd: i.cwd,
+      branch: readMeta(r.root, a.lane, a.session)?.git?.branch ?? undefined,
+    };
+  }
+
+  private fromRow(idx: TurnIndex, s: SessionRow): SessionInfo {
+    const files = idx.filesOf(s.id);
+    const f = files.reduce<(typeof files)[number] | undefined>((best, x) => (!best || x.gen > best.gen ? x : best), undefined);
+    const meta = readMeta(this.home, s.lane, s.session);
+    return {
+      machine: s.machine,
+      lane: s.lane,
+      agentLabel: agentByLane(s.lane)?.label ?? s.lane,
+      session: s.session,
+      project: s.project ?? (f ? projectFromPath(s.lane, laneRel(f.base).rel) : null) ?? '(unknown)',
+      title: s.title || (s.title_hint ? titleOf(s.title_hint) : '') || `(${s.session})`,
+      started: s.started,
+      updated: s.ended,
+      turns: s.turns,
+      lakePath: f?.lake_path ?? '',
+      root: this.home,
+      bytes: f?.done ?? 0,
+      lines: f?.lines ?? 0,
+      cwd: s.project ?? undefined,
+      branch: meta?.git?.branch ?? undefined,
+      repo: s.repo ?? undefined,
+      subagent: !!s.subagent,
     };
   }
 
   sessions(): SessionInfo[] {
     const out: SessionInfo[] = [];
-    for (const r of this.roots.values()) for (const a of r.sessions.values()) out.push(this.info(r, a));
+    if (this.index) for (const s of this.index.sessions()) out.push(this.fromRow(this.index, s));
+    else for (const a of this.homeFloor.sessions.values()) out.push(this.fromFloor(this.homeFloor, a));
+    for (const r of this.stores.values()) for (const a of r.sessions.values()) out.push(this.fromFloor(r, a));
     return out;
   }
 
-  find(session: string, machine?: string): { r: FloorRoot; a: Acc } | undefined {
-    for (const r of this.roots.values()) {
-      if (machine && r.machine !== machine) continue;
-      for (const a of r.sessions.values()) if (a.session === session || a.lakePath === session) return { r, a };
-    }
-    return undefined;
-  }
-
+  /** A session's turns through the core's readSession (this machine's floor, or the store's). */
   view(session: string, machine?: string): SessionView | undefined {
-    const f = this.find(session, machine);
-    if (!f) return undefined;
-    return { info: this.info(f.r, f.a), turns: this.parsed(f.r, f.a).turns };
+    const local = !machine || machine === this.machine;
+    const store = local ? undefined : this.storeDir();
+    if (!local && !store) return undefined;
+    // Reading another machine's floor must not create a turn index inside the store.
+    const env = local ? this.env : { ...this.env, BRAIN_NO_INDEX: '1' };
+    const r = readSession({ session, machine: local ? undefined : machine, store: store ?? undefined, max_chars: 4000 }, env);
+    const info = this.sessions().find((s) => s.session === r.session.session && s.machine === r.session.machine);
+    return {
+      info: info ?? {
+        machine: r.session.machine,
+        lane: r.session.lane,
+        agentLabel: agentByLane(r.session.lane)?.label ?? r.session.lane,
+        session: r.session.session,
+        project: r.session.project ?? '',
+        title: r.session.title || r.session.session,
+        started: r.session.started,
+        updated: r.session.ended,
+        turns: r.session.turns,
+        lakePath: r.turns[0]?.citation.lake_path ?? '',
+        root: local ? this.home : path.join(store!, r.session.machine),
+        bytes: 0,
+        lines: 0,
+      },
+      turns: r.turns,
+    };
   }
-
-  /** The floor root holding a machine's lake (for verifying citations). */
-  rootOf(machine: string): string | undefined {
-    for (const r of this.roots.values()) if (r.machine === machine) return r.root;
-    return undefined;
-  }
-}
-
-export function oneLine(s: string, max: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }

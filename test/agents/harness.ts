@@ -30,10 +30,12 @@ export interface Agent {
   env: NodeJS.ProcessEnv;
   /** A git repository (branch `brain-agents`, one commit) the agent works in. */
   repo: string;
+  repoInfo: RepoInfo;
   /** The directory brain watches for this agent (its origin root). */
   originRoot: string;
-  /** Starts a new session with `prompt`; returns its session id. */
-  start(prompt: string): Promise<{ session: string; run: RunResult }>;
+  /** Starts a new session with `prompt`; returns its session id. `opts.env` adds to the run's
+   * environment; `opts.args` are extra CLI options (placed where the CLI takes options). */
+  start(prompt: string, opts?: { env?: NodeJS.ProcessEnv; args?: string[] }): Promise<{ session: string; run: RunResult }>;
   /** Continues `session` with `prompt` the way this CLI resumes (flag or subcommand). */
   resume(session: string, prompt: string): Promise<RunResult>;
   /** Runs the CLI with any arguments in the repo (exit 0 and a fully scripted exchange required). */
@@ -209,10 +211,15 @@ async function makeAgent(sb: Sandbox, script: Turn[], parts: Parts): Promise<Age
     standin,
     env,
     repo: repo.dir,
+    repoInfo: repo,
     originRoot,
-    async start(prompt) {
+    async start(prompt, opts = {}) {
       const before = new Set(findFiles(originRoot, (n) => n.endsWith('.jsonl')));
-      const r = await runCli(bin, parts.startArgs(prompt), env, repo.dir);
+      const args = parts.startArgs(prompt);
+      // Options go after a subcommand (codex exec ...), else first.
+      const at = args[0] === 'exec' ? 1 : 0;
+      args.splice(at, 0, ...(opts.args ?? []));
+      const r = await runCli(bin, args, { ...env, ...(opts.env ?? {}) }, repo.dir);
       check(`start "${prompt}"`, r);
       return { session: parts.sessionOf(r, originRoot, before), run: r };
     },

@@ -9,6 +9,16 @@ import { FIXTURES, sandbox, type Sandbox } from '../helpers/env';
 import { AGENT_FACTORIES, agentVersion, outbound, type Agent, type AgentLane } from './harness';
 import { brainCli, checkChunks, floorState, generations, lakeEquals, lakeRelFor, manifestFor, startWatch, waitFor, type Watch } from './floor';
 import type { Turn } from './standin';
+import { hookFiles } from '../../src/core/store/hooks';
+
+/** The meta record `brain hook` writes (fields this suite checks). */
+interface MetaRecord {
+  session: string;
+  cwd?: string;
+  source?: string | null;
+  hook_event?: string | null;
+  git?: { branch?: string | null; commit?: string | null; remote?: string | null; common_dir?: string } | null;
+}
 import { expectedTurns, readTurns, sameTurns } from './turns';
 
 let failed = false;
@@ -152,6 +162,61 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
         assert.equal(hits[0].agent === lane || hits[0].lane === lane || hits[0].agent === agentName(lane), true, `first hit's agent is ${hits[0].agent}`);
       }
       void sb;
+    });
+
+    step('after brain init, the SessionStart hook records the repository, branch and commit of a new session', async (t) => {
+      const { agent, sb } = ctx;
+      const init = brainCli(agent.env, ['init', '--store', path.join(sb.dir, 'store'), '--no-timer', '--json']);
+      assert.equal(init.status, 0, `brain init failed:\n${init.stdout}\n${init.stderr}`);
+      const hookFile = hookFiles(agent.env)[lane];
+      assert.ok(fs.existsSync(hookFile), `brain init installed no hook for ${lane} at ${hookFile}:\n${init.stdout}`);
+      const again = brainCli(agent.env, ['init', '--store', path.join(sb.dir, 'store'), '--no-timer', '--json']);
+      assert.equal(again.status, 0, `a second brain init failed:\n${again.stdout}\n${again.stderr}`);
+
+      addTurn(ctx, { prompt: 'Hooked session: say hello', replies: [{ text: 'Hello from the hooked session.' }] });
+      // Codex runs a hook only once the user has trusted it (/hooks in its TUI); the flag stands in
+      // for that one-time step.
+      const { session, run } = await agent.start('Hooked session: say hello', { args: lane === 'codex' ? ['--dangerously-bypass-hook-trust'] : [] });
+      const metaFile = path.join(sb.brain, 'meta', lane, `${session}.json`);
+      // Pi's extension runs the hook detached, so its record may land just after pi exits.
+      await waitFor(() => fs.existsSync(metaFile), `the meta record ${metaFile}`, () => `brain init: ${init.stdout}\n${agent.diagnose()}\nrun stderr: ${run.stderr}`, 15_000);
+      const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as MetaRecord;
+      const repo = agent.repoInfo;
+      assert.equal(meta.session, session);
+      assert.equal(meta.git?.branch, repo.branch, `branch in ${metaFile}`);
+      assert.equal(meta.git?.commit, repo.commit, `commit in ${metaFile}`);
+      assert.equal(meta.git?.remote, repo.remote, `remote in ${metaFile}`);
+      assert.equal(fs.realpathSync(String(meta.cwd)), fs.realpathSync(repo.dir), `cwd in ${metaFile}`);
+      assert.equal(fs.realpathSync(String(meta.git?.common_dir)), fs.realpathSync(path.join(repo.dir, '.git')), `git common dir in ${metaFile}`);
+      t.diagnostic(`hook payload source=${meta.source} event=${meta.hook_event}`);
+
+      // How long the hook itself takes, as the harness runs it (reported, not asserted: speed is the bench's).
+      const payload = JSON.stringify({ session_id: 'timing-probe', transcript_path: agent.files(session)[0], cwd: repo.dir, hook_event_name: 'SessionStart', source: 'startup' });
+      const t0 = process.hrtime.bigint();
+      const h = brainCli(agent.env, ['hook', lane], { input: payload });
+      t.diagnostic(`brain hook ${lane}: exit ${h.status} in ${Number(process.hrtime.bigint() - t0) / 1e6} ms`);
+      assert.equal(h.status, 0);
+    });
+
+    step('the hook never fails the agent, even when BRAIN_HOME cannot be written', async () => {
+      const { agent, sb } = ctx;
+      // Root ignores permission bits, so "cannot be written" is a BRAIN_HOME under a regular file.
+      const blocker = path.join(sb.dir, 'not-a-directory');
+      fs.writeFileSync(blocker, 'brain cannot make a folder under a file\n');
+      const badHome = path.join(blocker, 'brain');
+      addTurn(ctx, { prompt: 'Unwritable floor: say goodbye', replies: [{ text: 'Goodbye despite the broken floor.' }] });
+      const { session, run } = await agent.start('Unwritable floor: say goodbye', {
+        env: { BRAIN_HOME: badHome },
+        args: lane === 'codex' ? ['--dangerously-bypass-hook-trust'] : [],
+      });
+      assert.equal(run.code, 0);
+      const [file] = agent.files(session);
+      assert.ok(fs.readFileSync(file, 'utf8').includes('Goodbye despite the broken floor.'), 'the agent finished its reply');
+      assert.ok(fs.statSync(blocker).isFile() && !fs.existsSync(badHome), 'nothing was created at the unwritable BRAIN_HOME');
+      // The direct call says what went wrong, on stderr, and still exits 0.
+      const h = brainCli({ ...agent.env, BRAIN_HOME: badHome }, ['hook', lane], { input: JSON.stringify({ session_id: session, cwd: agent.repo }) });
+      assert.equal(h.status, 0, `brain hook must exit 0: ${h.stderr}`);
+      assert.match(h.stderr, /not-a-directory|ENOTDIR|cannot/i, 'the hook names the problem on stderr');
     });
 
     more?.(() => ctx);

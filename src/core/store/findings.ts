@@ -16,6 +16,8 @@ export interface Finding {
   message: string;
   /** Which side still matches the manifest, when known. */
   matches?: 'local' | 'store' | 'neither' | 'unknown';
+  /** store-longer: the store copy's size when last seen. */
+  store_size?: number;
   at: string;
 }
 

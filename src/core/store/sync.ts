@@ -26,6 +26,7 @@ import { readConfig, type Config } from '../config';
 import { tryLock } from '../floor/lock';
 import { writeFileAtomic } from '../floor/durable';
 import { layout, mkdirPrivate, type Env } from '../home';
+import { hashRange } from '../floor/ranges';
 import type { Finding } from './findings';
 import { kindOf, listFloor, walkFloor, type FloorFile } from './floorfiles';
 import { EMPTY_SHA256, readLedger, writeLedger, type Ledger, type LedgerEntry } from './ledger';
@@ -221,6 +222,25 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   for (const rel of rels) {
     const f = files.get(rel)!;
     const e = ledger.files[rel];
+    if (e?.problem?.code === 'store-longer') {
+      // The store holds bytes we never sent. Ours is not pushed over them until the store's copy is
+      // shown to be a prefix of ours (rsync would otherwise re-send ours whole over it), changed or not.
+      const sz = e.problem.store_size ?? 0;
+      planned.set(rel, { excluded: true, entry: { ...e, seen_size: f.size, seen_mtime: f.mtimeMs } });
+      findings.push(e.problem);
+      if (scriptSafe(rel)) {
+        if (f.size >= sz) {
+          let sha: string | null = null;
+          try {
+            sha = sz > 0 ? hashRange(path.join(home, rel), 0, sz) : EMPTY_SHA256;
+          } catch {
+            /* unreadable: keep the problem */
+          }
+          if (sha) addCheck({ rel, size: sz, sha256: sha, localSize: f.size, repair: false });
+        } else if (e.size > 0) addCheck({ rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: false });
+      }
+      continue;
+    }
     const changed = !e || e.seen_size !== f.size || e.seen_mtime !== f.mtimeMs;
     if (changed) {
       examine(f, e);
@@ -230,10 +250,7 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
       // Unchanged since it failed: keep it out of the push and keep saying so.
       planned.set(rel, { excluded: true, entry: e });
       findings.push(e.problem);
-      if (e.problem.code === 'store-longer') {
-        // Recheck the store: if it is no longer longer (ours grew), the problem clears next sync.
-        if (e.size > 0 && scriptSafe(rel)) addCheck({ rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: false });
-      } else if (e.size > 0 && scriptSafe(rel)) addCheck({ rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: false });
+      if (e.size > 0 && scriptSafe(rel)) addCheck({ rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: false });
       continue;
     }
     if (e.size > 0) unchanged.push(rel);
@@ -287,6 +304,14 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
     }
   }
 
+  const clearProblem = (rel: string, prob: Finding) => {
+    const e = ledger.files[rel];
+    // seen_size -1: the next sync looks at the file afresh (checks and pushes it).
+    if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: undefined, seen_size: -1 } });
+    const i = findings.indexOf(prob);
+    if (i >= 0) findings.splice(i, 1);
+  };
+
   // What the store-side checks found (they ran even if rsync failed afterwards).
   for (const [rel, c] of run.checks) {
     const want = checkFor.get(rel);
@@ -307,25 +332,32 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
         if (prob && prob.code === 'local-corrupt') {
           prob.matches = 'neither';
           prob.message += `; the store's copy differs from what was backed up too, so neither side matches`;
+        } else if (prob && prob.code === 'store-longer') {
+          prob.message = `${rel}: the store's copy (${c.size} bytes) holds bytes that differ from ours within its first ${want.size}; it is left as it is and ours is not pushed over it`;
         } else {
           findings.push({ code: 'store-differs', path: rel, message: `${rel}: the store's copy differs from what was backed up and could not be moved aside; it was left as it is`, matches: 'local', at });
         }
         break;
       case 'longer': {
+        if (prob && prob.code === 'local-corrupt') {
+          prob.message += `; the store's copy is longer (${c.size} bytes)`;
+          break;
+        }
         const fnd: Finding = {
           code: 'store-longer',
           path: rel,
           message: `${rel}: the store's copy is ${c.size} bytes, longer than ours (${want.localSize}); it is left as it is and ours is not pushed over it (another machine with the same name, or a local file that lost its end?)`,
           matches: 'unknown',
-          at,
+          store_size: c.size,
+          at: prob?.code === 'store-longer' ? prob.at : at,
         };
-        if (prob && prob.code === 'local-corrupt') {
-          prob.message += `; the store's copy is longer (${c.size} bytes)`;
-        } else {
-          findings.push(fnd);
-          const e = pl?.entry ?? ledger.files[rel];
-          if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: fnd } });
+        if (prob && prob.code === 'store-longer') {
+          const i = findings.indexOf(prob);
+          if (i >= 0) findings.splice(i, 1);
         }
+        findings.push(fnd);
+        const e = pl?.entry ?? ledger.files[rel];
+        if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: fnd } });
         break;
       }
       case 'ok':
@@ -333,18 +365,17 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
           prob.message = prob.message.replace(/; the store's copy.*$/, '') + `; the store's copy still matches what was backed up`;
           prob.matches = 'store';
         } else if (prob && prob.code === 'store-longer') {
-          // Not longer any more (ours grew): push it again from the next sync on.
-          const e = ledger.files[rel];
-          if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: undefined, seen_size: -1 } });
-          const i = findings.indexOf(prob);
-          if (i >= 0) findings.splice(i, 1);
+          // The store's copy is a prefix of ours now (ours grew past it): from the next sync on it
+          // is pushed again, and rsync appends our bytes after the store's.
+          clearProblem(rel, prob);
         }
         break;
       case 'short':
         findings.push({ code: 'store-short', path: rel, message: `${rel}: the store held ${c.size} of the ${want.size} bytes backed up; rsync appended the rest and verified the whole file`, at });
         break;
       case 'missing':
-        if (!prob) findings.push({ code: 'store-missing', path: rel, message: `${rel}: it was gone from the store; sent again`, at });
+        if (prob && prob.code === 'store-longer') clearProblem(rel, prob);
+        else if (!prob) findings.push({ code: 'store-missing', path: rel, message: `${rel}: it was gone from the store; sent again`, at });
         break;
     }
   }

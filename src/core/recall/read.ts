@@ -1,0 +1,137 @@
+// brain_read: one session's turns (all of them, or a range), each with its citation. The session is
+// found through the turn index when it can be used, else from the manifests; its file is then read
+// in full by the agent's dialect, so tool calls, their output and thinking are all there.
+import * as path from 'node:path';
+import { BrainError } from '../errors';
+import type { Env } from '../home';
+import type { Turn } from '../turns';
+import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
+import { laneRel, readTurns } from '../index/read';
+import { resolveRoot, type Root } from '../index/roots';
+import { citeSpan } from './cite';
+import { floorFiles, type FloorFile } from './scan';
+import { infoFromFile, infoFromRow } from './session';
+import type { ReadInput, ReadOutput, SessionInfo, TurnView } from './types';
+import { READ_INPUT_SCHEMA } from './types';
+import { validateInput } from './validate';
+
+export const DEFAULT_MAX_CHARS = 2000;
+
+/** "A..B", "A..", "..B", "A" -> [from, to] (to may be Infinity). */
+export function parseRange(s: string | undefined): [number, number] {
+  if (!s) return [1, Infinity];
+  const m = /^(\d+)?(\.\.)?(\d+)?$/.exec(s.trim());
+  if (!m || (!m[1] && !m[3])) throw new BrainError('usage', `turns: cannot read "${s}" as a range`, 'use A..B, A.., ..B or A');
+  const a = m[1] ? Number(m[1]) : 1;
+  const b = m[3] ? Number(m[3]) : m[2] ? Infinity : a;
+  if (a < 1 || b < a) throw new BrainError('usage', `turns: "${s}" is an empty range`);
+  return [a, b];
+}
+
+function cut(s: string, max: number): string {
+  if (max <= 0 || s.length <= max) return s;
+  return `${s.slice(0, max)}… (${s.length - max} more characters)`;
+}
+
+interface Found {
+  info: SessionInfo | null;
+  file: FloorFile;
+}
+
+function ambiguous(ref: string, cands: { session: string; machine: string; lane: string }[]): never {
+  throw new BrainError(
+    'ambiguous',
+    `"${ref}" matches ${cands.length} sessions`,
+    cands
+      .slice(0, 10)
+      .map((c) => `${c.machine} ${c.lane} ${c.session}`)
+      .join('\n  ') + (cands.length > 10 ? '\n  …' : '') + '\n  give more of the id, or --machine',
+  );
+}
+
+function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string): Found | null {
+  let rows = idx.findSessions(ref);
+  if (machine) rows = rows.filter((r) => r.machine === machine);
+  if (rows.length === 0) return null;
+  if (rows.length > 1) {
+    const exact = rows.filter((r) => r.session === ref);
+    if (exact.length === 1) rows = exact;
+    else ambiguous(ref, rows);
+  }
+  const s: SessionRow = rows[0];
+  // The largest live file is the session's (an archived copy of a rollout has the same id).
+  const files = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed);
+  const fr = files[0];
+  const mf = root.machines.find((m) => m.machine === s.machine);
+  if (!fr || !mf) return null;
+  return {
+    info: infoFromRow(s),
+    file: { mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen },
+  };
+}
+
+function viaFloor(root: Root, ref: string, machine?: string): Found | null {
+  let files = floorFiles(root).filter((f) => !machine || f.mf.machine === machine);
+  const exact = files.filter((f) => f.session === ref);
+  files = exact.length ? exact : files.filter((f) => f.session.startsWith(ref));
+  if (files.length === 0) return null;
+  const keys = new Map<string, FloorFile[]>();
+  for (const f of files) {
+    const k = `${f.mf.machine}\0${f.lane}\0${f.session}`;
+    keys.set(k, [...(keys.get(k) ?? []), f]);
+  }
+  if (keys.size > 1) ambiguous(ref, [...keys.values()].map((l) => ({ session: l[0].session, machine: l[0].mf.machine, lane: l[0].lane })));
+  const list = [...keys.values()][0].sort((a, b) => (b.to ?? 0) - (a.to ?? 0));
+  return { info: null, file: list[0] };
+}
+
+export function readSession(input: ReadInput, env: Env = process.env): ReadOutput {
+  validateInput<ReadInput>(input, READ_INPUT_SCHEMA);
+  const [from, to] = parseRange(input.turns);
+  const max = input.max_chars ?? DEFAULT_MAX_CHARS;
+  const root = resolveRoot({ store: input.store }, env);
+  let found: Found | null = null;
+  if (env.BRAIN_NO_INDEX !== '1') {
+    const o = openIndex(root);
+    if (o.ok) {
+      try {
+        try {
+          o.index.update();
+        } catch {
+          /* a stale index still finds older sessions; the floor is searched below otherwise */
+        }
+        found = viaIndex(o.index, root, input.session, input.machine);
+      } finally {
+        o.index.close();
+      }
+    }
+  }
+  found ??= viaFloor(root, input.session, input.machine);
+  if (!found) {
+    throw new BrainError('not-found', `no session "${input.session}" in ${root.kind === 'store' ? `the store ${root.path}` : root.path}`, 'search for it first (brain search TERM) and use the session id it lists');
+  }
+  const f = found.file;
+  const r = readTurns(path.join(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
+  if (!r) throw new BrainError('not-found', `${f.lake_path} is not a transcript any dialect reads`);
+  const info = found.info ?? infoFromFile(f, r.facts, r.turns);
+  const view = (t: Turn): TurnView => ({
+    n: t.n,
+    role: t.role,
+    kind: t.kind,
+    text: t.text,
+    thinking: cut(t.thinking, max),
+    tools: t.tools.map((u) => ({ name: u.name, arguments: cut(u.arguments, max), output: cut(u.output, max), is_error: u.is_error })),
+    model: t.model,
+    ts: t.ts,
+    tokens: t.tokens,
+    sidechain: t.sidechain,
+    branch: t.branch,
+    citation: citeSpan(f.mf.dir, f.mf.machine, f.lake_path, t.span, f.gen),
+  });
+  return {
+    session: info,
+    total: r.turns.length,
+    unparsed_lines: r.counts.bad,
+    turns: r.turns.filter((t) => t.n >= from && t.n <= to).map(view),
+  };
+}

@@ -1,0 +1,293 @@
+// brain_search: sessions that mention a literal text, in two tiers.
+//
+// Tier 1, turns: sessions whose user or assistant turns say it, ranked by how many turns do (a
+// session that discussed a thing beats one that mentioned it once). The turn index answers it.
+// Tier 2, tools: sessions where only tool output, thinking, tool arguments or an unparsed line hold
+// it. Those are read from the files, so only while tier 1 leaves room in the listing; otherwise the
+// header says tool output was not searched. A session where only recorded instructions (system
+// prompt, AGENTS.md, skills) mention it is dropped: every session of a project records the same
+// instructions, so they would otherwise match them all.
+import * as path from 'node:path';
+import { AGENTS } from '../agents';
+import { BrainError } from '../errors';
+import type { Env } from '../home';
+import { indexable, fold, openIndex, type TurnIndex, type SessionRow } from '../index/turnindex';
+import { resolveRoot, type Root } from '../index/roots';
+import { citeSpan } from './cite';
+import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
+import { infoFromFile, infoFromRow } from './session';
+import type { SearchHit, SearchInput, SearchOutput, SessionInfo, Snippet } from './types';
+import { SEARCH_INPUT_SCHEMA } from './types';
+import { validateInput } from './validate';
+
+export const DEFAULT_LIMIT = 20;
+const SNIPPETS = 3;
+
+// ---------------------------------------------------------------- filters
+
+interface Filter {
+  lanes: Set<string> | null;
+  machines: Set<string> | null;
+  project: RegExp | null;
+  sinceMs: number | null;
+  skip: string | null;
+}
+
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (const c of glob) {
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 'is');
+}
+
+/** "2026-08-01", an ISO time, or 30m / 12h / 7d / 2w before `now`. */
+export function parseSince(s: string, now = Date.now()): number {
+  const rel = /^(\d+)\s*([mhdw])$/.exec(s.trim());
+  if (rel) {
+    const unit = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[rel[2] as 'm' | 'h' | 'd' | 'w'];
+    return now - Number(rel[1]) * unit;
+  }
+  const t = Date.parse(s);
+  if (Number.isNaN(t)) throw new BrainError('usage', `since: cannot read "${s}" as a date`, 'use an ISO date (2026-08-01), a time, or 30m, 12h, 7d, 2w');
+  return t;
+}
+
+function lanesOf(spec: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of spec.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)) {
+    const a = AGENTS.find((x) => x.lane === raw || x.agent === raw || x.label.toLowerCase() === raw || (raw === 'claude' && x.lane === 'cc') || (raw === 'cursor-agent' && x.lane === 'cursor'));
+    if (!a) throw new BrainError('usage', `agent: unknown agent "${raw}"`, `known: ${AGENTS.map((x) => x.lane).join(', ')}`);
+    out.add(a.lane);
+  }
+  return out;
+}
+
+function makeFilter(i: SearchInput): Filter {
+  const list = (s?: string) => (s ? new Set(s.split(',').map((x) => x.trim()).filter(Boolean)) : null);
+  return {
+    lanes: i.agent ? lanesOf(i.agent) : null,
+    machines: list(i.machine),
+    project: i.project ? globToRegExp(i.project) : null,
+    sinceMs: i.since ? parseSince(i.since) : null,
+    skip: i.skip?.trim() || null,
+  };
+}
+
+/** Filters that need no parsing (agent, machine, the skipped session). */
+function keyPasses(f: Filter, lane: string, machine: string, session: string, native?: string | null): boolean {
+  if (f.lanes && !f.lanes.has(lane)) return false;
+  if (f.machines && !f.machines.has(machine)) return false;
+  if (f.skip && (session === f.skip || native === f.skip)) return false;
+  return true;
+}
+
+function passes(f: Filter, s: SessionInfo): boolean {
+  if (!keyPasses(f, s.lane, s.machine, s.session, s.native_session)) return false;
+  if (f.project) {
+    const cands = [s.project, s.project ? path.basename(s.project) : null, s.repo].filter((x): x is string => !!x);
+    if (!cands.some((c) => f.project!.test(c))) return false;
+  }
+  if (f.sinceMs !== null) {
+    const t = Date.parse(s.ended ?? s.started ?? '');
+    if (Number.isNaN(t) || t < f.sinceMs) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- ranking and snippets
+
+interface Ranked {
+  info: SessionInfo;
+  count: number;
+  snip: () => Snippet[];
+}
+
+function byDate(a: SessionInfo, b: SessionInfo): number {
+  const ta = Date.parse(a.started ?? '') || 0;
+  const tb = Date.parse(b.started ?? '') || 0;
+  return tb - ta;
+}
+
+function rank(list: Ranked[], newest: boolean): Ranked[] {
+  return list.sort((a, b) => (newest ? byDate(a.info, b.info) || b.count - a.count : b.count - a.count || byDate(a.info, b.info)) || a.info.session.localeCompare(b.info.session));
+}
+
+/** About 200 characters around the first mention, on one line. */
+export function snippetText(text: string, term: string, width = 200): string {
+  const low = fold(text);
+  let i = low.indexOf(fold(term));
+  if (low.length !== text.length || i < 0) i = Math.max(0, i);
+  const start = Math.max(0, i - Math.floor((width - term.length) / 2));
+  const end = Math.min(text.length, start + width);
+  const s = text.slice(start, end).replace(/\s+/g, ' ').trim();
+  return `${start > 0 ? '…' : ''}${s}${end < text.length ? '…' : ''}`;
+}
+
+function mentionSnippet(f: FloorFile, m: Mention, term: string): Snippet {
+  return {
+    turn: m.turn?.n ?? 0,
+    role: m.turn?.role ?? null,
+    field: m.field,
+    text: snippetText(m.text, term),
+    citation: citeSpan(f.mf.dir, f.mf.machine, f.lake_path, m.span, f.gen),
+  };
+}
+
+// ---------------------------------------------------------------- search
+
+export function search(input: SearchInput, env: Env = process.env): SearchOutput {
+  validateInput<SearchInput>(input, SEARCH_INPUT_SCHEMA);
+  const term = input.term;
+  const limit = input.limit ?? DEFAULT_LIMIT;
+  const filter = makeFilter(input);
+  const root = resolveRoot({ store: input.store }, env);
+  let fallback: string | null = null;
+  let idx: TurnIndex | null = null;
+  if (env.BRAIN_NO_INDEX === '1') fallback = 'BRAIN_NO_INDEX=1';
+  else if (!indexable(term)) fallback = 'terms under 3 characters are not in the turn index';
+  else {
+    const o = openIndex(root);
+    if (!o.ok) fallback = o.reason;
+    else {
+      try {
+        o.index.update();
+        idx = o.index;
+      } catch (e) {
+        o.index.close();
+        fallback = `the turn index ${root.index} cannot be written (${(e as Error).message})`;
+      }
+    }
+  }
+  try {
+    return idx ? viaIndex(idx, root, term, limit, filter, !!input.newest) : viaScan(root, term, limit, filter, !!input.newest, fallback ?? 'no index');
+  } finally {
+    idx?.close();
+  }
+}
+
+function out(term: string, source: 'index' | 'scan', fallback: string | null, tools: boolean, tier1: Ranked[], tier2: Ranked[], limit: number): SearchOutput {
+  const total = tier1.length + tier2.length;
+  const shown = [...tier1.map((r) => ({ r, tier: 'turns' as const })), ...tier2.map((r) => ({ r, tier: 'tools' as const }))].slice(0, limit);
+  const hits: SearchHit[] = shown.map(({ r, tier }) => ({ ...r.info, tier, matching_turns: r.count, snippets: r.snip() }));
+  const parts = [`${total} session${total === 1 ? '' : 's'} for ${JSON.stringify(term)}`];
+  if (total > hits.length) parts.push(`showing ${hits.length}`);
+  parts.push(source === 'index' ? 'turn index' : `scan (${fallback})`);
+  parts.push(tools ? 'tool output searched' : 'tool output not searched: the list is full (raise --limit to search it)');
+  return { term, source, fallback: source === 'scan' ? fallback : null, tool_output_searched: tools, total, header: parts.join(' · '), hits };
+}
+
+function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Filter, newest: boolean): SearchOutput {
+  const tier1: Ranked[] = [];
+  const inTier1 = new Set<number>();
+  const rows = new Map<number, SessionRow>();
+  for (const m of idx.match(term)) {
+    const row = idx.session(m.sess_id);
+    if (!row) continue;
+    const info = infoFromRow(row);
+    if (!passes(f, info)) continue;
+    rows.set(row.id, row);
+    inTier1.add(row.id);
+    tier1.push({
+      info,
+      count: m.count,
+      snip: () =>
+        idx.matchingTurns(row.id, m.first_n, term, SNIPPETS).map((t) => {
+          const file = idx.file(t.file_id)!;
+          const mf = root.machines.find((x) => x.machine === file.machine)!;
+          return {
+            turn: t.n,
+            role: t.role === 'u' ? ('user' as const) : ('assistant' as const),
+            field: 'text' as const,
+            text: snippetText(t.text, term),
+            citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen),
+          };
+        }),
+    });
+  }
+  rank(tier1, newest);
+  if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit);
+  // Room left: the tool tier, over the files of sessions tier 1 did not list.
+  const files: { file: FloorFile; sess: SessionRow }[] = [];
+  const sessCache = new Map<number, SessionRow | undefined>();
+  for (const fr of idx.liveFiles()) {
+    if (inTier1.has(fr.sess_id)) continue;
+    if (!sessCache.has(fr.sess_id)) sessCache.set(fr.sess_id, idx.session(fr.sess_id));
+    const s = sessCache.get(fr.sess_id);
+    const mf = root.machines.find((x) => x.machine === fr.machine);
+    if (!s || !mf || !passes(f, infoFromRow(s))) continue;
+    files.push({
+      sess: s,
+      file: { mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen },
+    });
+  }
+  const bySess = new Map<number, { sess: SessionRow; scans: FileScan[] }>();
+  const pre = prefilter(
+    files.map((x) => x.file),
+    term,
+  );
+  const sessOfFile = new Map(files.map((x) => [x.file, x.sess]));
+  for (const file of pre.files) {
+    const sc = scanFile(file, term);
+    if (!sc || sc.tool.length === 0) continue;
+    const s = sessOfFile.get(file)!;
+    const e = bySess.get(s.id) ?? { sess: s, scans: [] };
+    e.scans.push(sc);
+    bySess.set(s.id, e);
+  }
+  const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => toolRanked(infoFromRow(sess), scans, term));
+  rank(tier2, newest);
+  return out(term, 'index', null, true, tier1, tier2, limit);
+}
+
+function toolRanked(info: SessionInfo, scans: FileScan[], term: string): Ranked {
+  const mentions = scans.flatMap((s) => s.tool.map((m) => ({ f: s.file, m })));
+  return {
+    info,
+    count: mentions.length,
+    snip: () => mentions.slice(0, SNIPPETS).map(({ f, m }) => mentionSnippet(f, m, term)),
+  };
+}
+
+function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boolean, why: string): SearchOutput {
+  const files = floorFiles(root).filter((x) => keyPasses(f, x.lane, x.mf.machine, x.session));
+  const pre = prefilter(files, term);
+  const bySess = new Map<string, FileScan[]>();
+  for (const file of pre.files) {
+    const sc = scanFile(file, term);
+    if (!sc) continue;
+    const k = `${file.mf.machine}\0${file.lane}\0${file.session}`;
+    const l = bySess.get(k) ?? [];
+    l.push(sc);
+    bySess.set(k, l);
+  }
+  const tier1: Ranked[] = [];
+  const tier2: Ranked[] = [];
+  for (const scans of bySess.values()) {
+    const main = scans[0];
+    const info = infoFromFile(main.file, main.facts, main.turns);
+    if (!passes(f, info)) continue;
+    const text = scans.flatMap((s) => s.text.map((t) => ({ f: s.file, t })));
+    if (text.length > 0) {
+      tier1.push({
+        info,
+        count: text.length,
+        snip: () =>
+          text.slice(0, SNIPPETS).map(({ f: file, t }) => ({
+            turn: t.n,
+            role: t.role,
+            field: 'text' as const,
+            text: snippetText(t.text, term),
+            citation: citeSpan(file.mf.dir, file.mf.machine, file.lake_path, t.span, file.gen),
+          })),
+      });
+    } else if (scans.some((s) => s.tool.length > 0)) {
+      tier2.push(toolRanked(info, scans, term));
+    }
+  }
+  rank(tier1, newest);
+  rank(tier2, newest);
+  return out(term, 'scan', why, true, tier1, tier2, limit);
+}

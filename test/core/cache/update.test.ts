@@ -1,0 +1,136 @@
+// Incremental updates: only manifest lines beyond what the cache has seen are read, the result
+// equals a rebuild of the same floor, re-applying is harmless, new generations replace the live
+// rows, and a cache that does not belong to the floor or the SQL files is rebuilt.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { capture } from '../../../src/core/floor/capture';
+import { rebuildCache, updateCache } from '../../../src/core/cache';
+import { all, appendLine, capturedSandbox, digest } from './helpers';
+
+const SESSION = 'ef958aa1-0e93-49f0-bb71-150f63befcd1';
+
+function ccFile(home: string): string {
+  return path.join(home, '.claude', 'projects', '-experiments-worktrees', `${SESSION}.jsonl`);
+}
+
+const userLine = (text: string, ts: string) =>
+  JSON.stringify({ type: 'user', timestamp: ts, sessionId: SESSION, cwd: '-experiments/worktrees', message: { role: 'user', content: text } });
+
+async function setMeta(brain: string, key: string, value: string): Promise<void> {
+  const i = await DuckDBInstance.create(path.join(brain, 'brain.duckdb'));
+  const c = await i.connect();
+  await c.run('UPDATE floor.cache_meta SET value = $v WHERE key = $k', { k: key, v: value });
+  c.closeSync();
+  i.closeSync();
+}
+
+test('update reads only the new manifest lines and equals a rebuild of the same floor', async () => {
+  const sb = await capturedSandbox('cache-upd');
+  try {
+    await rebuildCache(sb.brain);
+    const before = (await all(sb.brain, `SELECT count(*) FROM derived.messages WHERE session_id = '${SESSION}'`))[0][0] as number;
+    appendLine(ccFile(sb.home), userLine('a new prompt about zebras', '2026-05-01T09:00:00.000Z'));
+    appendLine(ccFile(sb.home), userLine('and another one', '2026-05-01T09:00:05.000Z'));
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
+    const u = await updateCache(sb.brain);
+    assert.equal(u.mode, 'update');
+    assert.equal(u.manifestLines, 1);
+    assert.equal(u.files, 1);
+    assert.equal(u.stagedLines, 2, 'only the two new lines were read');
+    const after = await all(sb.brain, `SELECT text FROM derived.messages WHERE session_id = '${SESSION}' ORDER BY line_no`);
+    assert.equal(after.length, before + 2);
+    assert.deepEqual(after.slice(-2).map((r) => r[0]), ['a new prompt about zebras', 'and another one']);
+    const incremental = await digest(sb.brain);
+    await rebuildCache(sb.brain);
+    assert.deepEqual(await digest(sb.brain), incremental);
+    assert.equal((await updateCache(sb.brain)).mode, 'current');
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('re-applying manifest lines the cache already holds changes nothing (keyed inserts)', async () => {
+  const sb = await capturedSandbox('cache-idem');
+  try {
+    await rebuildCache(sb.brain);
+    const d = await digest(sb.brain);
+    // As if the cache had lost its place in the manifest: everything is offered again.
+    await setMeta(sb.brain, 'manifest_offset', '0');
+    await setMeta(sb.brain, 'manifest_check_from', '-1');
+    await setMeta(sb.brain, 'manifest_check', '');
+    const u = await updateCache(sb.brain);
+    assert.equal(u.mode, 'update');
+    assert.ok(u.manifestLines > 40);
+    assert.equal(u.stagedLines, 0, 'every file was already read to its end');
+    assert.deepEqual(await digest(sb.brain), d);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('a rewritten origin opens a generation: the live views show it, the old rows stay', async () => {
+  const sb = await capturedSandbox('cache-gen');
+  try {
+    await rebuildCache(sb.brain);
+    const old = (await all(sb.brain, `SELECT count(*) FROM floor.raw_lines r JOIN floor.files f USING (file_id) WHERE f.session_hint = '${SESSION}'`))[0][0] as number;
+    fs.writeFileSync(ccFile(sb.home), userLine('rewritten from scratch', '2026-06-01T00:00:00.000Z') + '\n');
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
+    const u = await updateCache(sb.brain);
+    assert.equal(u.mode, 'update');
+    const gens = await all(sb.brain, `SELECT witness_gen, count(*) FROM floor.raw_lines r JOIN floor.files f USING (file_id) WHERE f.session_hint = '${SESSION}' GROUP BY 1 ORDER BY 1`);
+    assert.deepEqual(gens, [[1, old], [2, 1]]);
+    const live = await all(sb.brain, `SELECT text FROM derived.messages WHERE session_id = '${SESSION}'`);
+    assert.deepEqual(live, [['rewritten from scratch']]);
+    const st = await all(sb.brain, `SELECT s.witness_gen, s.last_line_no FROM floor.ingest_state s JOIN floor.files f USING (file_id) WHERE f.session_hint = '${SESSION}'`);
+    assert.deepEqual(st, [[2, 1]]);
+    const incremental = await digest(sb.brain);
+    await rebuildCache(sb.brain);
+    assert.deepEqual(await digest(sb.brain), incremental);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('an unterminated line captured when its file went quiet is a row without a newline', async () => {
+  const sb = await capturedSandbox('cache-unterm');
+  try {
+    await rebuildCache(sb.brain);
+    fs.appendFileSync(ccFile(sb.home), userLine('no newline yet', '2026-05-02T00:00:00.000Z'));
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
+    await updateCache(sb.brain);
+    const r = await all(sb.brain, `SELECT r.raw_line, r.n_bytes, length(r.raw_line) FROM dialects.v_live r JOIN floor.files f USING (file_id) WHERE f.session_hint = '${SESSION}' ORDER BY r.line_no DESC LIMIT 1`);
+    assert.equal(r[0][0], userLine('no newline yet', '2026-05-02T00:00:00.000Z'));
+    assert.equal(r[0][1], r[0][2], 'n_bytes counts no newline');
+    const incremental = await digest(sb.brain);
+    await rebuildCache(sb.brain);
+    assert.deepEqual(await digest(sb.brain), incremental);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('a cache of another floor, or of other SQL files, is rebuilt', async () => {
+  const a = await capturedSandbox('cache-a');
+  const b = await capturedSandbox('cache-b', (s) => appendLine(ccFile(s.home), userLine('only in b', '2026-05-03T00:00:00.000Z')));
+  try {
+    await rebuildCache(a.brain);
+    await rebuildCache(b.brain);
+    const want = await digest(b.brain);
+    fs.copyFileSync(path.join(a.brain, 'brain.duckdb'), path.join(b.brain, 'brain.duckdb'));
+    const u = await updateCache(b.brain);
+    assert.equal(u.mode, 'rebuild');
+    assert.match(u.reason ?? '', /manifest/);
+    const got = await digest(b.brain);
+    assert.deepEqual({ ...got, files: '', witnesses: '', chunks: '' }, { ...want, files: '', witnesses: '', chunks: '' });
+    await setMeta(b.brain, 'schema_hash', 'something-else');
+    const v = await updateCache(b.brain);
+    assert.equal(v.mode, 'rebuild');
+    assert.match(v.reason ?? '', /sql/);
+  } finally {
+    a.cleanup();
+    b.cleanup();
+  }
+});
