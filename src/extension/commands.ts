@@ -8,7 +8,7 @@ import { activityHtml } from './activity';
 import type { Backend } from './backend';
 import type { SessionInfo, SessionView } from './protocol';
 import { citationText, type Reader } from './reader';
-import type { SearchHit } from './recall';
+import type { SearchHit, SearchOutput } from '../core/recall/types';
 import type { SessionsTree, Node } from './sessionsTree';
 
 export interface Ctx {
@@ -65,24 +65,25 @@ function searchSessions(c: Ctx): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const run = async (q: string) => {
     const mine = ++seq;
-    if (q.trim().length < 2) {
+    if (q.trim().length < 1) {
       qp.items = [];
       qp.busy = false;
       return;
     }
     qp.busy = true;
     try {
-      const r = await c.backend.call<{ hits: SearchHit[] }>('recall', { tool: 'brain_search', input: { query: q, limit: 30 } });
+      const r = await c.backend.call<SearchOutput>('recall', { tool: 'brain_search', input: { term: q, limit: 30 } });
       if (mine !== seq) return;
       // The quick pick's own filter must not hide hits whose words differ from the query text.
       qp.items = r.hits.map((h) => ({
         label: h.title,
-        description: `${h.agent} · ${h.project} · ${h.matching_turns} turns`,
+        description: `${h.agent} · ${h.project ?? ''} · ${h.matching_turns} ${h.tier === 'turns' ? 'turns' : 'tool mentions'}`,
         detail: h.snippets[0] ? `#${h.snippets[0].turn} ${h.snippets[0].text}` : '',
         alwaysShow: true,
         hit: h,
       }));
-      if (!r.hits.length) qp.items = [{ label: `No session says "${q}"`, alwaysShow: true }];
+      qp.title = r.header;
+      if (!r.hits.length) qp.items = [{ label: `No session says "${q}"`, detail: r.header, alwaysShow: true }];
     } catch (e) {
       if (mine === seq) qp.items = [{ label: `Search failed: ${(e as Error).message}`, alwaysShow: true }];
     } finally {
@@ -121,9 +122,13 @@ async function verifyCitation(c: Ctx): Promise<void> {
     void vscode.window.showErrorMessage('Agent Brain: that is not a citation (expected the JSON line from Copy Citation).');
     return;
   }
-  const r = await c.backend.call<{ ok: boolean; message: string }>('recall', { tool: 'brain_verify_citation', input: { citation: cit } });
-  if (r.ok) void vscode.window.showInformationMessage(`Citation verified: ${r.message}`);
-  else void vscode.window.showErrorMessage(`Citation does not verify: ${r.message}`);
+  try {
+    const r = await c.backend.call<{ ok: boolean; path: string; problem: string | null }>('recall', { tool: 'brain_verify_citation', input: { citation: cit } });
+    if (r.ok) void vscode.window.showInformationMessage(`Citation verified: lines ${cit.line_from}–${cit.line_to} of ${r.path} hash to ${cit.sha256.slice(0, 12)}…`);
+    else void vscode.window.showErrorMessage(`Citation does not verify: ${r.problem}`);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Agent Brain: ${(e as Error).message}`);
+  }
 }
 
 async function copyCitation(c: Ctx, node?: Node | Citation): Promise<void> {

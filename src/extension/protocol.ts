@@ -1,6 +1,5 @@
 // The messages between the extension host's main thread and its worker (dist/worker.js), declared
 // once for both sides. The main thread only asks and draws; the worker does the work with core.
-import type { Citation } from '../core/turns';
 
 /** One session as the Sessions view shows it. */
 export interface SessionInfo {
@@ -25,24 +24,15 @@ export interface SessionInfo {
   cwd?: string;
   branch?: string;
   model?: string;
-  /** Only this session's turn summaries come from the stopgap reader, not the turn index. */
-  origin?: string;
+  repo?: string;
+  subagent?: boolean;
 }
 
-/** One rendered turn of a session (the reader). */
-export interface TurnView {
-  index: number;
-  role: 'user' | 'assistant' | 'system';
-  time: string | null;
-  text: string;
-  thinking?: string;
-  tools?: { name: string; input: string; output?: string }[];
-  citation: Citation;
-}
+export type { TurnView } from '../core/recall/types';
 
 export interface SessionView {
   info: SessionInfo;
-  turns: TurnView[];
+  turns: import('../core/recall/types').TurnView[];
 }
 
 /** What the status bar and the Backup view show, from state.json and the store. */

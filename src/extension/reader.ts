@@ -58,7 +58,7 @@ export class Reader implements vscode.Disposable {
       panel.onDidDispose(() => this.panels.delete(key));
       panel.webview.onDidReceiveMessage((m: { type: string; turn: number }) => {
         const cur = this.panels.get(key);
-        const t = cur?.view.turns.find((x) => x.index === m.turn);
+        const t = cur?.view.turns.find((x) => x.n === m.turn);
         if (m.type === 'copyCitation' && t && cur) this.onCopied(t.citation, cur.view.info.root);
       });
     }
@@ -80,6 +80,7 @@ header.session{position:sticky;top:0;background:var(--vscode-editor-background);
 header.session h1{font-size:1.2em;margin:0 0 4px}
 header.session .meta{color:var(--vscode-descriptionForeground);font-size:.9em}
 section.turn{border-left:3px solid var(--vscode-panel-border);margin:14px 0;padding:2px 12px;scroll-margin-top:80px}
+section.turn.side{opacity:.85;margin-left:16px}
 section.turn.user{border-left-color:var(--vscode-textLink-foreground)}
 section.turn.hit{background:var(--vscode-editor-findMatchHighlightBackground)}
 .turn>.h{display:flex;gap:8px;align-items:center;color:var(--vscode-descriptionForeground);font-size:.85em}
@@ -107,14 +108,17 @@ ${turn ? `go(${Number(turn)});` : ''}
 
   private async turnHtml(t: TurnView): Promise<string> {
     const c = t.citation;
+    const who = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool' }[t.role] ?? t.role;
     const parts: string[] = [];
-    parts.push(`<div class="h"><b>${t.role === 'user' ? 'User' : t.role === 'assistant' ? 'Assistant' : 'System'}</b> <span>#${t.index}</span>${t.time ? ` <span>${esc(t.time.replace('T', ' ').slice(0, 19))}</span>` : ''} <span class="lines">lines ${c.line_from}–${c.line_to}</span><button class="cite" data-turn="${t.index}" title="sed -n '${c.line_from},${c.line_to}p' ${esc(c.lake_path)} | sha256sum">Copy citation</button></div>`);
+    parts.push(`<div class="h"><b>${who}</b> <span>#${t.n}</span>${t.ts ? ` <span>${esc(t.ts.replace('T', ' ').slice(0, 19))}</span>` : ''}${t.model ? ` <span>${esc(t.model)}</span>` : ''} <span class="lines">lines ${c.line_from}–${c.line_to}</span><button class="cite" data-turn="${t.n}" title="sed -n '${c.line_from},${c.line_to}p' ${esc(c.lake_path)} | sha256sum">Copy citation</button></div>`);
     if (t.thinking) parts.push(`<details class="thinking"><summary>Thinking</summary><pre>${esc(t.thinking)}</pre></details>`);
-    if (t.text) parts.push(`<div class="md">${await markdown(t.text)}</div>`);
+    // Injected instructions (system prompts, AGENTS.md) are long and not the conversation: folded.
+    if (t.text && t.role === 'system') parts.push(`<details class="system"><summary>${esc(t.kind)}</summary><pre>${esc(t.text)}</pre></details>`);
+    else if (t.text) parts.push(`<div class="md">${await markdown(t.text)}</div>`);
     for (const tool of t.tools ?? []) {
-      parts.push(`<details class="tool"><summary>${esc(tool.name)}</summary><pre>${esc(tool.input)}</pre>${tool.output !== undefined ? `<pre class="out">${esc(tool.output)}</pre>` : ''}</details>`);
+      parts.push(`<details class="tool"><summary>${esc(tool.name)}${tool.is_error ? ' (failed)' : ''}</summary><pre>${esc(tool.arguments)}</pre>${tool.output ? `<pre class="out">${esc(tool.output)}</pre>` : ''}</details>`);
     }
-    return `<section class="turn ${t.role}" id="turn-${t.index}" data-lines="${c.line_from}-${c.line_to}">${parts.join('')}</section>`;
+    return `<section class="turn ${t.role}${t.sidechain ? ' side' : ''}" id="turn-${t.n}" data-lines="${c.line_from}-${c.line_to}">${parts.join('')}</section>`;
   }
 
   dispose(): void {

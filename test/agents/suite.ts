@@ -3,6 +3,7 @@
 // cases run in order and each builds on what the earlier ones left on the floor.
 import { after, before, describe, it, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES, sandbox, type Sandbox } from '../helpers/env';
@@ -10,6 +11,7 @@ import { AGENT_FACTORIES, agentVersion, outbound, type Agent, type AgentLane } f
 import { brainCli, checkChunks, floorState, generations, lakeEquals, lakeRelFor, manifestFor, startWatch, waitFor, type Watch } from './floor';
 import type { Turn } from './standin';
 import { hookFiles } from '../../src/core/store/hooks';
+import type { SearchOutput } from '../../src/core/recall/types';
 
 /** The meta record `brain hook` writes (fields this suite checks). */
 interface MetaRecord {
@@ -151,17 +153,30 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
       assert.equal(diff, '', diff);
     });
 
-    step('brain search finds a phrase from each turn, this session first', () => {
+    step('brain search finds a phrase from each turn, this session first, with a citation that checks out', () => {
       const { sb, agent } = ctx;
-      for (const phrase of [WORDS[lane].first, WORDS[lane].second, `${WORDS[lane].first} probe printed`]) {
+      const w = WORDS[lane];
+      for (const phrase of [w.first, w.second, `${w.first} probe printed`]) {
         const r = brainCli(agent.env, ['search', phrase, '--json']);
         assert.equal(r.status, 0, `brain search ${phrase} failed:\n${r.stdout}\n${r.stderr}`);
-        const hits = searchHits(r.stdout);
-        assert.ok(hits.length > 0, `brain search "${phrase}" found nothing:\n${r.stdout}`);
-        assert.equal(hits[0].session, ctx.session, `brain search "${phrase}": first hit is ${hits[0].session}, not the captured session ${ctx.session}:\n${r.stdout.slice(0, 3000)}`);
-        assert.equal(hits[0].agent === lane || hits[0].lane === lane || hits[0].agent === agentName(lane), true, `first hit's agent is ${hits[0].agent}`);
+        const out = JSON.parse(r.stdout) as SearchOutput;
+        const top = out.hits[0];
+        assert.ok(top, `brain search "${phrase}" found nothing:\n${r.stdout}`);
+        assert.equal(top.session, ctx.session, `brain search "${phrase}": first hit ${top.session}, not the captured session ${ctx.session}\n${out.header}\n${out.hits.map((h) => `${h.session} ${h.lane} ${h.tier} ${h.matching_turns}`).join('\n')}`);
+        assert.equal(top.lane, lane);
+        assert.equal(top.tier, 'turns', 'found in what the user or the assistant said');
+        // The snippet's citation, checked as the README tells a user to.
+        const cite = top.snippets[0]?.citation;
+        assert.ok(cite, `the first hit has a snippet with a citation: ${JSON.stringify(top)}`);
+        const file = path.join(sb.brain, cite.lake_path);
+        const sha = spawnSync('sh', ['-c', `sed -n '${cite.line_from},${cite.line_to}p' "$1" | sha256sum`, 'sh', file], { encoding: 'utf8' }).stdout.split(' ')[0];
+        assert.equal(sha, cite.sha256, `sed -n '${cite.line_from},${cite.line_to}p' ${cite.lake_path} | sha256sum`);
+        assert.ok(fs.readFileSync(file).subarray(cite.byte_from, cite.byte_to).toString('utf8').toLowerCase().includes(phrase.split(' ')[0].toLowerCase()), 'the cited bytes hold the phrase');
       }
-      void sb;
+      // The decoy only ran a command naming the first word: it may be listed, but never above.
+      const r = brainCli(agent.env, ['search', w.first, '--json']);
+      const hits = (JSON.parse(r.stdout) as SearchOutput).hits;
+      for (const h of hits.slice(1)) assert.notEqual(h.tier === 'turns' && h.session !== ctx.session && h.lane === lane, true, `another ${lane} session ranks as a turn-text hit: ${h.session}`);
     });
 
     step('after brain init, the SessionStart hook records the repository, branch and commit of a new session', async (t) => {
@@ -189,6 +204,7 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
       assert.equal(fs.realpathSync(String(meta.cwd)), fs.realpathSync(repo.dir), `cwd in ${metaFile}`);
       assert.equal(fs.realpathSync(String(meta.git?.common_dir)), fs.realpathSync(path.join(repo.dir, '.git')), `git common dir in ${metaFile}`);
       t.diagnostic(`hook payload source=${meta.source} event=${meta.hook_event}`);
+      if (lane === 'cc') for (const h of hookAttachments(agent.files(session)[0])) t.diagnostic(`Claude Code ran \`${h.command}\`: exit ${h.exitCode} in ${h.durationMs} ms`);
 
       // How long the hook itself takes, as the harness runs it (reported, not asserted: speed is the bench's).
       const payload = JSON.stringify({ session_id: 'timing-probe', transcript_path: agent.files(session)[0], cwd: repo.dir, hook_event_name: 'SessionStart', source: 'startup' });
@@ -213,6 +229,14 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
       const [file] = agent.files(session);
       assert.ok(fs.readFileSync(file, 'utf8').includes('Goodbye despite the broken floor.'), 'the agent finished its reply');
       assert.ok(fs.statSync(blocker).isFile() && !fs.existsSync(badHome), 'nothing was created at the unwritable BRAIN_HOME');
+      if (lane === 'cc') {
+        // Claude Code records each hook run in the transcript: proof the hook ran, failed softly, exited 0.
+        const runs = hookAttachments(file);
+        assert.equal(runs.length, 1, `one SessionStart hook run recorded in ${file}`);
+        assert.equal(runs[0].exitCode, 0);
+        assert.match(String(runs[0].command), /brain['"]? hook cc$/);
+        assert.match(String(runs[0].stderr), /ENOTDIR|not a directory/);
+      }
       // The direct call says what went wrong, on stderr, and still exits 0.
       const h = brainCli({ ...agent.env, BRAIN_HOME: badHome }, ['hook', lane], { input: JSON.stringify({ session_id: session, cwd: agent.repo }) });
       assert.equal(h.status, 0, `brain hook must exit 0: ${h.stderr}`);
@@ -319,20 +343,20 @@ export function describeChanges(changes: FileChange[], root: string): string {
   return changes.map((c) => `${c.how}${c.how === 'new' ? '' : c.sameInode ? ' (same inode)' : ' (new inode)'}: ${path.relative(root, c.file)} ${c.before} -> ${c.after} bytes, ${c.generations ?? '?'} lake generation(s)`).join('; ');
 }
 
+/** Claude Code's record of each hook it ran (an `attachment` line of type hook_success/…). */
+function hookAttachments(file: string): { command?: string; exitCode?: number; stderr?: string; durationMs?: number }[] {
+  const out: { command?: string; exitCode?: number; stderr?: string; durationMs?: number }[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line.includes('"hookEvent":"SessionStart"')) continue;
+    const a = (JSON.parse(line) as { attachment?: { hookEvent?: string; command?: string; exitCode?: number; stderr?: string; durationMs?: number } }).attachment;
+    if (a?.hookEvent === 'SessionStart') out.push(a);
+  }
+  return out;
+}
+
 /** Adds one scripted turn to the stand-in (for a case's extra prompt). */
 export function addTurn(c: SuiteContext, turn: Turn): void {
   c.agent.standin.script = [...c.agent.standin.script, turn];
-}
-
-function agentName(lane: AgentLane): string {
-  return { cc: 'claude-code', codex: 'codex', pi: 'pi' }[lane];
-}
-
-/** `brain search --json` hits, whether the JSON is an array or an object with a hits/results list. */
-export function searchHits(stdout: string): { session: string; agent?: string; lane?: string }[] {
-  const j = JSON.parse(stdout) as unknown;
-  const list = Array.isArray(j) ? j : ((j as { hits?: unknown[]; results?: unknown[] }).hits ?? (j as { results?: unknown[] }).results ?? []);
-  return list as { session: string; agent?: string; lane?: string }[];
 }
 
 /** Waits until a file has not changed size for a while (the paused agent has written all it will). */

@@ -89,7 +89,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await row('workspace/claude-code-log').click();
     const cc = row('Hey Claude, can you please add a Github Action');
     await cc.waitFor({ timeout: 10_000 });
-    assert.match(await cc.innerText(), /36 turns/);
+    assert.match(await cc.innerText(), /37 turns/);
     await row(/^Claude Code/).click();
     // Pi → code/my-project → "Fix the login bug".
     await row(/^Pi/).click();
@@ -152,35 +152,43 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     fs.mkdirSync(outDir, { recursive: true });
     const call = async (calls: { tool: string; input: object }[]) => {
       fs.writeFileSync(path.join(outDir, 'invoke-in.json'), JSON.stringify({ calls }));
-      return command<{ results: { tool: string; text: string; error?: string; registered: boolean }[] }>('Agent Brain: Test: Invoke Language Model Tools', 'invoke-out');
+      return command<{ results: { tool: string; text: string; error?: string; registered: boolean }[]; tools: { name: string; inputSchema: unknown }[] }>('Agent Brain: Test: Invoke Language Model Tools', 'invoke-out');
     };
     const first = await call([
-      { tool: 'brain_search', input: { query: 'does it only run on main', limit: 5 } },
-      { tool: 'brain_read_session', input: { session, from: 16, to: 16 } },
-      { tool: 'brain_cite', input: { lake_path: '', line_from: 48, line_to: 48 } },
+      { tool: 'brain_search', input: { term: 'does it only run on main', limit: 5 } },
+      { tool: 'brain_read_session', input: { session, turns: '16' } },
     ]);
     for (const r of first.results) assert.ok(r.registered, `${r.tool} is registered`);
+    // Each tool's schema, as VS Code registered it, is the core's declared input.
+    const core = await import('../../src/core/recall/types');
+    const { CORE_TOOL, SQL_INPUT_SCHEMA } = await import('../../src/extension/recall');
+    for (const t of first.tools) {
+      const want = t.name === 'brain_sql' ? SQL_INPUT_SCHEMA : core.RECALL_TOOLS.find((x) => x.name === CORE_TOOL[t.name])?.inputSchema;
+      assert.deepEqual(t.inputSchema, want, `${t.name} inputSchema`);
+    }
+    assert.equal(first.tools.length, 5);
     const search = JSON.parse(first.results[0].text);
     assert.equal(search.hits[0].session, session);
     const snip = search.hits[0].snippets[0];
     const read = JSON.parse(first.results[1].text);
-    assert.equal(read.turns[0].index, 16);
+    assert.equal(read.turns[0].n, 16);
     assert.match(read.turns[0].text, /does it only run on main/);
+    assert.deepEqual(read.turns[0].citation, snip.citation);
     const lake = snip.citation.lake_path as string;
     const [cited, verified, bad, sql] = (
       await call([
-        { tool: 'brain_cite', input: { lake_path: lake, line_from: 48, line_to: 48 } },
+        { tool: 'brain_cite', input: { lake_path: lake, line_from: snip.citation.line_from, line_to: snip.citation.line_to } },
         { tool: 'brain_verify_citation', input: { citation: snip.citation } },
         { tool: 'brain_verify_citation', input: { citation: { ...snip.citation, sha256: '0'.repeat(64) } } },
-        { tool: 'brain_sql', input: { query: 'SELECT 1 AS one' } },
+        { tool: 'brain_sql', input: { query: "SELECT count(DISTINCT session_id) AS n FROM derived.messages WHERE agent = 'claude-code'" } },
       ])
     ).results.map((r) => JSON.parse(r.text));
     assert.deepEqual(cited, snip.citation);
-    assert.equal(verified.ok, true);
+    assert.equal(verified.ok, true, JSON.stringify(verified));
     assert.equal(bad.ok, false);
     // The citation checks by hand, as the floor document promises.
     const sh = spawnSync('sh', ['-c', `sed -n '${cited.line_from},${cited.line_to}p' "$1" | sha256sum`, 'sh', path.join(sb.brain, lake)], { encoding: 'utf8' });
     assert.equal(sh.stdout.split(' ')[0], cited.sha256);
-    assert.ok(sql, 'brain_sql answers');
+    assert.ok(sql.rows?.[0]?.n > 0, `brain_sql counts Claude Code sessions: ${JSON.stringify(sql)}`);
   });
 });

@@ -49,6 +49,6 @@ const ALLOWED = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
 /** Refuses a prepared statement whose type is not a read. */
 export function checkType(type: number, sql: string): void {
   if (ALLOWED.has(type)) return;
-  const name = (StatementType as unknown as Record<number, string>)[type] ?? String(type);
-  throw refuse(leadingKeyword(sql) || name);
+  const name = (StatementType as unknown as Record<number, string>)[type];
+  throw refuse(name ?? (leadingKeyword(sql) || `type ${type}`));
 }

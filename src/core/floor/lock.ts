@@ -47,6 +47,9 @@ function sqliteLock(file: string): HeldLock | null | 'unavailable' {
 }
 
 function flockLock(file: string): Promise<HeldLock | null> {
+  // flock(1) would create the file with the umask's mode; create it private first.
+  fs.closeSync(fs.openSync(file, 'a', FILE_MODE));
+  fs.chmodSync(file, FILE_MODE);
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {

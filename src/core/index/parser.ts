@@ -21,7 +21,6 @@ export abstract class BaseParser<S extends object> implements DialectParser {
   protected st: S;
   protected n: number;
   private pre: Saved<S> | null = null;
-  private preN = 0;
   private cur: RawLine | null = null;
   private open: Checkpoint | null = null;
   private next: { line: number; byte: number };
@@ -51,7 +50,6 @@ export abstract class BaseParser<S extends object> implements DialectParser {
 
   line(l: RawLine): void {
     this.pre = { st: { ...this.st }, facts: { ...this.facts }, counts: { ...this.counts } };
-    this.preN = this.n;
     this.cur = l;
     this.next = { line: l.no + 1, byte: l.to };
     if (isBlank(l)) return;
@@ -79,10 +77,11 @@ export abstract class BaseParser<S extends object> implements DialectParser {
   /** Emit every pending turn. */
   protected abstract onFinish(): void;
 
-  /** The current line opens (or joins) the open region. Call before changing `st` for this line. */
+  /** The current line opens (or joins) the open region. Call before numbering this line's turn:
+   * numbers taken earlier in the line belong to earlier lines' turns, which are final. */
   protected hold(): void {
     if (this.open || !this.cur || !this.pre) return;
-    this.open = { line: this.cur.no, byte: this.cur.from, n: this.preN, state: this.pre };
+    this.open = { line: this.cur.no, byte: this.cur.from, n: this.n, state: this.pre };
   }
 
   /** Nothing is pending any more: everything emitted so far is final. */

@@ -57,6 +57,7 @@ test('re-applying manifest lines the cache already holds changes nothing (keyed 
   try {
     await rebuildCache(sb.brain);
     const d = await digest(sb.brain);
+    const tails = (await all(sb.brain, 'SELECT count(*) FROM floor.ingest_state WHERE last_offset < last_size'))[0][0];
     // As if the cache had lost its place in the manifest: everything is offered again.
     await setMeta(sb.brain, 'manifest_offset', '0');
     await setMeta(sb.brain, 'manifest_check_from', '-1');
@@ -64,7 +65,8 @@ test('re-applying manifest lines the cache already holds changes nothing (keyed 
     const u = await updateCache(sb.brain);
     assert.equal(u.mode, 'update');
     assert.ok(u.manifestLines > 40);
-    assert.equal(u.stagedLines, 0, 'every file was already read to its end');
+    // Only the unterminated last lines (JSON documents without a final newline) are read again.
+    assert.equal(u.stagedLines, tails);
     assert.deepEqual(await digest(sb.brain), d);
   } finally {
     sb.cleanup();
