@@ -4,9 +4,8 @@
 import * as vscode from 'vscode';
 import type { Backend } from './backend';
 import { RemoteError } from './backend';
+import { TOOL_NAMES, type ToolName } from './recall';
 
-export const TOOL_NAMES = ['brain_search', 'brain_read_session', 'brain_cite', 'brain_verify_citation', 'brain_sql'] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** Characters of JSON a tool returns at most: about 8k tokens. */
 export const MAX_OUTPUT = 32_000;

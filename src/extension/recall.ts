@@ -14,6 +14,9 @@ export interface RecallCtx {
   env: Env;
 }
 
+export const TOOL_NAMES = ['brain_search', 'brain_read_session', 'brain_cite', 'brain_verify_citation', 'brain_sql'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
 /** LM tool name → the core's recall tool name (they are the MCP tools' names too). */
 export const CORE_TOOL: Record<string, string> = {
   brain_search: 'brain_search',

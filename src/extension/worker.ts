@@ -156,6 +156,7 @@ async function catchUp(): Promise<void> {
   catchUpStop = false;
   let files = 0;
   let bytes = 0;
+  let lastSent = 0;
   emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: false } });
   const r = await capture({
     home,
@@ -165,6 +166,10 @@ async function catchUp(): Promise<void> {
     onProgress: (p) => {
       files = p.files;
       bytes = p.bytes;
+      // Called per file: the main thread hears of it at most ten times a second.
+      const now = Date.now();
+      if (now - lastSent < 100) return;
+      lastSent = now;
       emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: false } });
     },
     shouldStop: () => catchUpStop || closing,
@@ -288,6 +293,7 @@ const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
     await watcher?.close();
     recorderLock?.release();
     recorderLock = null;
+    view?.close();
     setRole('off', 'closed');
     return true;
   },

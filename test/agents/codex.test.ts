@@ -4,14 +4,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES } from '../helpers/env';
-import { brainCli } from './floor';
 import { actAndCheckLossless, addTurn, agentSuite, describeChanges, step } from './suite';
 
 agentSuite('codex', (ctx) => {
   step('a hook brain init installed runs only once the user trusts it; init says so', async () => {
     const c = ctx();
-    const init = brainCli(c.agent.env, ['init', '--store', path.join(c.sb.dir, 'store'), '--no-timer']);
-    assert.match(init.stdout, /hook codex.*trust/i, `brain init tells the user Codex needs the hook trusted:\n${init.stdout}`);
+    assert.match(c.initOutput, /hook codex.*trust/i, `brain init tells the user Codex needs the hook trusted:\n${c.initOutput}`);
     addTurn(c, { prompt: 'Untrusted hook session', replies: [{ text: 'No hook ran for this one.' }] });
     const { session } = await c.agent.start('Untrusted hook session');
     assert.equal(fs.existsSync(path.join(c.sb.brain, 'meta', 'codex', `${session}.json`)), false, 'Codex 0.171 skips an untrusted hook silently');

@@ -68,6 +68,8 @@ export interface SuiteContext {
   /** The main session's transcript in the agent's home. */
   origin: string;
   lakeRel: string;
+  /** What the first `brain init` printed. */
+  initOutput: string;
 }
 
 /** Registers the live-capture, verify, turns and search cases for one agent; `more` adds the
@@ -181,8 +183,9 @@ export function agentSuite(lane: AgentLane, more?: (ctx: () => SuiteContext) => 
 
     step('after brain init, the SessionStart hook records the repository, branch and commit of a new session', async (t) => {
       const { agent, sb } = ctx;
-      const init = brainCli(agent.env, ['init', '--store', path.join(sb.dir, 'store'), '--no-timer', '--json']);
+      const init = brainCli(agent.env, ['init', '--store', path.join(sb.dir, 'store'), '--no-timer']);
       assert.equal(init.status, 0, `brain init failed:\n${init.stdout}\n${init.stderr}`);
+      ctx.initOutput = init.stdout;
       const hookFile = hookFiles(agent.env)[lane];
       assert.ok(fs.existsSync(hookFile), `brain init installed no hook for ${lane} at ${hookFile}:\n${init.stdout}`);
       const again = brainCli(agent.env, ['init', '--store', path.join(sb.dir, 'store'), '--no-timer', '--json']);

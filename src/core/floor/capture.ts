@@ -17,6 +17,7 @@ import { FP_WINDOW, readOffsets, type OffsetRec } from './offsets';
 import { countNewlines } from './ranges';
 import { commitEntry, laneSpool, spoolId, type ChunkEntry } from './spool';
 import { waitLock, tryLock, type HeldLock } from './lock';
+import { InlineHasher, WorkerHasher, type ChunkHasher } from './hasher';
 
 export interface LaneCounts {
   files: number;
@@ -122,9 +123,13 @@ export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
         if (pass.stopped) break;
       }
     }
-    pass.flush();
-    if (!pass.stopped) pass.vanished();
-    pass.flush();
+    try {
+      pass.flush();
+      if (!pass.stopped) pass.vanished();
+      pass.flush();
+    } finally {
+      pass.dispose();
+    }
     report.events.push(...applier.events);
     writeFileAtomic(
       path.join(l.health, 'capture.json'),
@@ -349,34 +354,35 @@ class Pass {
     let closed = false;
     try {
       fs.fchmodSync(out, FILE_MODE);
-      const h = createHash('sha256');
-      let atNewline: ReturnType<typeof h.copy> | null = null;
+      const hasher = this.hasherFor(st.size - base.consumed);
+      hasher.begin();
       let nl = 0;
       let lastNl = -1;
       let pos = base.consumed;
       let head: Buffer | null = null;
-      const buf = Buffer.allocUnsafe(BLOCK);
       while (pos < st.size) {
+        const buf = hasher.slot();
         const n = fs.readSync(fd, buf, 0, Math.min(buf.length, st.size - pos), pos);
         if (n === 0) break;
         const block = buf.subarray(0, n);
         if (!head) head = Buffer.from(block.subarray(0, Math.min(n, 65536)));
         const li = block.lastIndexOf(10);
+        // Hand the block to the hasher first: on a large pass it is hashed on another core while
+        // this thread writes it to the spool.
+        hasher.block(buf, n, li);
         if (li >= 0) {
-          h.update(block.subarray(0, li + 1));
-          atNewline = h.copy();
-          h.update(block.subarray(li + 1));
           nl += countNewlines(block, 0, li + 1);
           lastNl = pos + li;
-        } else h.update(block);
+        }
         writeAll(out, block);
         if (pos === base.consumed) crashPoint('mid-spool-write');
         pos += n;
       }
+      const digests = hasher.end();
       const end = pos;
       const complete = lastNl >= 0 ? lastNl + 1 : base.consumed;
       let chunkEnd = complete;
-      let digest = atNewline ? atNewline.digest('hex') : '';
+      let digest = digests.atNewline;
       let lineCount = nl;
       let unterminated = false;
       let source = this.o.source;
@@ -385,7 +391,7 @@ class Pass {
         const jsonDoc = !quiet && base.consumed === 0 && isJsonDocument(tmp, abs);
         if (quiet || jsonDoc) {
           chunkEnd = end;
-          digest = h.digest('hex');
+          digest = digests.full;
           lineCount = nl + 1;
           unterminated = true;
           if (quiet) source = 'quiet';
@@ -466,6 +472,21 @@ class Pass {
         fs.rmSync(tmp, { force: true });
       }
     }
+  }
+
+  private inline = new InlineHasher();
+  private worker: WorkerHasher | null = null;
+
+  /** Big reads hash on a second core; small ones (the common append) are not worth a thread. */
+  private hasherFor(bytes: number): ChunkHasher {
+    if (bytes < 8 << 20 || process.env.BRAIN_HASH_THREAD === '0') return this.inline;
+    this.worker ??= new WorkerHasher();
+    return this.worker;
+  }
+
+  dispose(): void {
+    this.worker?.dispose();
+    this.worker = null;
   }
 
   /** Applies what this pass has put in the spool. */

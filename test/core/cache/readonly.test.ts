@@ -89,7 +89,7 @@ test('one statement at a time; empty text and SQL errors are named', async () =>
   assert.match(e.message, /no_such_table/);
 });
 
-test('reads work: SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA show_tables', async () => {
+test('reads work: SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA table_info', async () => {
   for (const q of [
     'SELECT count(*) FROM floor.raw_lines',
     'WITH x AS (SELECT agent FROM derived.messages) SELECT count(*) FROM x',
@@ -97,7 +97,7 @@ test('reads work: SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA show_
     'SHOW ALL TABLES',
     'SUMMARIZE SELECT line_no FROM floor.raw_lines',
     'EXPLAIN SELECT 1',
-    'PRAGMA show_tables',
+    "PRAGMA table_info('derived.messages')",
     'SELECT * FROM dialects.v_cc LIMIT 3',
   ]) {
     const r = await runReadOnlySql(sb.brain, q);

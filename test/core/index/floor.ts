@@ -33,6 +33,9 @@ export function fixtureTranscripts(): string[] {
 
 export class TestFloor {
   readonly manifest: string;
+  /** captured_at for every manifest line, when a test needs runs to be comparable. */
+  fixedTime: string | null = null;
+
   constructor(
     readonly dir: string,
     readonly machine = 'testbox',
@@ -71,7 +74,7 @@ export class TestFloor {
       line_from: startsLine,
       line_to,
       chunk_sha256: createHash('sha256').update(bytes).digest('hex'),
-      captured_at: opts.captured_at ?? new Date().toISOString(),
+      captured_at: opts.captured_at ?? this.fixedTime ?? new Date().toISOString(),
       event_ts_first: null,
       machine_id: this.machine,
       origin_path: `/origin/${lane}/${rel}`,

@@ -1,0 +1,282 @@
+// Finds credentials in a buffer of lake bytes (one manifest chunk: whole lines). Three stages, so
+// the cost per new byte is one regex pass:
+//   1. PREFILTER over the raw bytes (as latin1, so string index = byte offset) picks candidate lines;
+//   2. a candidate line is decoded: a JSON line into its string values (nested JSON strings too,
+//      such as tool arguments), anything else as UTF-8 text, so escaped quotes and \n do not hide
+//      a key from the rules;
+//   3. the decoded texts go to secretlint's recommended preset in one call per chunk, and to the
+//      few detectors of ./extra that the preset lacks.
+// A hit leaves this file as a masked preview and a fingerprint; the secret itself stays here.
+import { ruleInfo, type SecretKind } from './kinds';
+import { extraHits, EXTRA_RULE_PREFIX, PREFILTER } from './extra';
+import { fingerprint, mask } from './mask';
+
+export interface Hit {
+  rule: string;
+  message_id: string;
+  kind: SecretKind;
+  label: string;
+  preview: string;
+  secret_id: string;
+  /** 0-based line index within the buffer, and the line's bytes [from, to) (newline included). */
+  line: number;
+  from: number;
+  to: number;
+  /** The line's own timestamp field when it is a JSON line that has one. */
+  line_ts: string | null;
+}
+
+export interface DetectStats {
+  bytes: number;
+  candidate_lines: number;
+  texts: number;
+  text_chars: number;
+}
+
+type LintSource = (typeof import('@secretlint/core'))['lintSource'];
+type CoreConfig = Parameters<LintSource>[0]['options']['config'];
+
+let engine: Promise<{ lintSource: LintSource; config: CoreConfig }> | undefined;
+
+/** secretlint is ESM-only: loaded once, on first use. */
+function loadEngine(): Promise<{ lintSource: LintSource; config: CoreConfig }> {
+  engine ??= (async () => {
+    const core = await import('@secretlint/core');
+    const preset = await import('@secretlint/secretlint-rule-preset-recommend');
+    const config: CoreConfig = {
+      rules: [
+        {
+          id: '@secretlint/secretlint-rule-preset-recommend',
+          rule: preset.creator,
+          rules: [
+            // Access key ids are off by default in the preset; a leaked id is half a key pair and
+            // says which key to deactivate. Account ids are not secrets.
+            { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true }, allowMessageIds: ['AWSAccountID'] },
+            // A transcript may contain the words "secretlint-disable" (an agent editing a config):
+            // they must not switch the guard off for the rest of a chunk.
+            { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
+          ],
+        },
+      ],
+    };
+    return { lintSource: core.lintSource, config };
+  })();
+  return engine;
+}
+
+/** Loads secretlint now (so a caller can time scanning apart from loading). */
+export async function warmUp(): Promise<void> {
+  await loadEngine();
+}
+
+interface Text {
+  line: number; // index into candidate lines
+  s: string;
+}
+
+interface Candidate {
+  index: number; // 0-based line in the buffer
+  from: number;
+  to: number;
+  ts: string | null;
+}
+
+const MAX_DEPTH = 3;
+
+/** Pushes every string in a parsed JSON value that holds a prefilter anchor; parses nested JSON. */
+function collectStrings(v: unknown, out: string[], depth: number): void {
+  if (typeof v === 'string') {
+    PREFILTER.lastIndex = 0;
+    if (!PREFILTER.test(v)) return;
+    out.push(v);
+    const t = v.trimStart();
+    if (depth < MAX_DEPTH && (t.startsWith('{') || t.startsWith('['))) {
+      try {
+        collectStrings(JSON.parse(t), out, depth + 1);
+      } catch {
+        /* not JSON after all: the text itself is scanned */
+      }
+    }
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) collectStrings(x, out, depth);
+    return;
+  }
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v as Record<string, unknown>)) collectStrings(x, out, depth);
+  }
+}
+
+function decodeLine(text: string): { texts: string[]; ts: string | null } {
+  const t = text.trimStart();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      const j = JSON.parse(t) as unknown;
+      const texts: string[] = [];
+      collectStrings(j, texts, 0);
+      const ts = j && typeof j === 'object' && typeof (j as { timestamp?: unknown }).timestamp === 'string' ? (j as { timestamp: string }).timestamp : null;
+      return { texts, ts };
+    } catch {
+      /* a line that is not JSON (cursor .txt, a torn line): scanned as text */
+    }
+  }
+  return { texts: [text], ts: null };
+}
+
+/** Candidate lines: every line holding a prefilter anchor, found in one pass over the buffer. */
+export function candidateLines(buf: Buffer): Candidate[] {
+  const raw = buf.toString('latin1');
+  const out: Candidate[] = [];
+  const re = new RegExp(PREFILTER.source, 'g');
+  let lineNo = 0;
+  let counted = 0; // lineNo is the line number of byte `counted`
+  for (let m = re.exec(raw); m; m = re.exec(raw)) {
+    const from = raw.lastIndexOf('\n', m.index - 1) + 1;
+    let end = raw.indexOf('\n', m.index);
+    const to = end < 0 ? raw.length : end + 1;
+    if (end < 0) end = raw.length;
+    for (let i = raw.indexOf('\n', counted); i >= 0 && i < from; i = raw.indexOf('\n', i + 1)) lineNo++;
+    counted = from;
+    out.push({ index: lineNo, from, to, ts: null });
+    re.lastIndex = to;
+  }
+  return out;
+}
+
+/** The secret inside a secretlint report's range (some rules report the name or a whole URL). */
+function secretOf(messageId: string, ruleShort: string, text: string, range: readonly [number, number]): string {
+  const hit = text.slice(range[0], range[1]);
+  if (messageId === 'AWSSecretAccessKey') {
+    // The rule's range starts at the variable name; the key is the 40 characters after the operator.
+    const m = /(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})/.exec(text.slice(range[0], range[0] + 200));
+    return m ? m[1] : hit;
+  }
+  if (messageId === 'PrivateKey') {
+    const body = hit
+      .replace(/-----(?:BEGIN|END)[^-]*-----/g, '')
+      .replace(/\\n|\s/g, '');
+    return body || hit;
+  }
+  if (ruleShort === 'basicauth' || ruleShort === 'database-connection-string') {
+    const m = /:\/\/[^:/\s]{1,256}:([^@/\s]{1,256})@/.exec(hit);
+    return m ? m[1] : hit;
+  }
+  if (messageId === 'IncomingWebhook') {
+    const m = /\/([A-Za-z0-9]+)$/.exec(hit);
+    return m ? m[1] : hit;
+  }
+  return hit;
+}
+
+/** Scans one buffer of whole lines. `salt` keys the fingerprints. */
+export async function detect(buf: Buffer, salt: string, stats?: DetectStats): Promise<Hit[]> {
+  const cands = candidateLines(buf);
+  if (stats) {
+    stats.bytes += buf.length;
+    stats.candidate_lines += cands.length;
+  }
+  if (cands.length === 0) return [];
+  const texts: Text[] = [];
+  for (let i = 0; i < cands.length; i++) {
+    const c = cands[i];
+    let end = c.to;
+    if (end > c.from && buf[end - 1] === 10) end--;
+    if (end > c.from && buf[end - 1] === 13) end--;
+    const d = decodeLine(buf.toString('utf8', c.from, end));
+    c.ts = d.ts;
+    for (const s of d.texts) texts.push({ line: i, s });
+  }
+  if (texts.length === 0) return [];
+  if (stats) {
+    stats.texts += texts.length;
+    for (const t of texts) stats.text_chars += t.s.length;
+  }
+
+  // One secretlint call for the chunk: the texts joined by a separator no rule reads across.
+  const SEP = '\n\u0000\n';
+  const starts: number[] = [];
+  let pos = 0;
+  for (const t of texts) {
+    starts.push(pos);
+    pos += t.s.length + SEP.length;
+  }
+  const content = texts.map((t) => t.s).join(SEP);
+  const { lintSource, config } = await loadEngine();
+  const res = await lintSource({
+    source: { content, filePath: 'transcript.jsonl', ext: '.jsonl', contentType: 'text' },
+    options: { config, maskSecrets: true, noPhysicFilePath: true },
+  });
+
+  type Raw = { rule: string; message_id: string; kind: SecretKind; label: string; t: number; value: string; rank: number };
+  const raws: Raw[] = [];
+  const textAt = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  for (const m of res.messages) {
+    const ti = textAt(m.range[0]);
+    const local: [number, number] = [m.range[0] - starts[ti], Math.min(m.range[1] - starts[ti], texts[ti].s.length)];
+    const short = m.ruleId.replace(/^@secretlint\/secretlint-rule-/, '');
+    let { kind, label } = ruleInfo(m.ruleId, m.messageId);
+    const value = secretOf(m.messageId, short, texts[ti].s, local);
+    if (m.messageId === 'PrivateKey') {
+      const head = /-----BEGIN ?((?:[A-Z]+ )?)PRIVATE KEY/.exec(texts[ti].s.slice(local[0], local[0] + 60));
+      label = `${head?.[1] ?? ''}private key`.trim();
+      // A PEM inside a service-account JSON is that account's key: say so, it is rotated there.
+      if (/private_key_id|service_account/.test(texts[ti].s)) {
+        kind = 'gcp';
+        label = 'GCP service-account private key';
+      }
+    }
+    raws.push({ rule: m.ruleId, message_id: m.messageId, kind, label, t: ti, value, rank: 0 });
+  }
+  for (let ti = 0; ti < texts.length; ti++) {
+    for (const h of extraHits(texts[ti].s)) {
+      const rank = h.rule === `${EXTRA_RULE_PREFIX}env-assignment` ? 2 : 1;
+      raws.push({ rule: h.rule, message_id: h.message_id, kind: h.kind, label: h.label, t: ti, value: texts[ti].s.slice(h.start, h.end), rank });
+    }
+  }
+
+  // One finding per secret per line: the most specific rule wins (preset, then the named
+  // detectors, then a generic assignment), and a generic hit that is part of a specific one goes.
+  const byLine = new Map<number, Raw[]>();
+  for (const r of raws) {
+    const li = texts[r.t].line;
+    let a = byLine.get(li);
+    if (!a) byLine.set(li, (a = []));
+    a.push(r);
+  }
+  const out: Hit[] = [];
+  for (const [li, list] of byLine) {
+    list.sort((a, b) => a.rank - b.rank);
+    const kept: Raw[] = [];
+    for (const r of list) {
+      if (kept.some((k) => k.value === r.value || (r.rank > k.rank && (k.value.includes(r.value) || r.value.includes(k.value))))) continue;
+      kept.push(r);
+    }
+    const c = cands[li];
+    for (const r of kept) {
+      out.push({
+        rule: r.rule,
+        message_id: r.message_id,
+        kind: r.kind,
+        label: r.label,
+        preview: mask(r.value),
+        secret_id: fingerprint(salt, r.value),
+        line: c.index,
+        from: c.from,
+        to: c.to,
+        line_ts: c.ts,
+      });
+    }
+  }
+  out.sort((a, b) => a.from - b.from || a.rule.localeCompare(b.rule));
+  return out;
+}

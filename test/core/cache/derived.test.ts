@@ -1,0 +1,222 @@
+// The dialect views and derived tables against expectations computed here, independently, from
+// the fixture files themselves: messages and turns (Claude Code's lines of one reply merged,
+// sidechains and meta lines left out, cursor's runs of assistant lines), tool calls and their
+// failures, token usage of Pi and Codex (Codex's repeated token_count counted once).
+import { test, before, after } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FIXTURES, listFiles, type Sandbox } from '../../helpers/env';
+import { rebuildCache } from '../../../src/core/cache';
+import { all, capturedSandbox } from './helpers';
+
+type J = Record<string, any>;
+
+function jsonLines(file: string): (J | null)[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l, i, a) => !(i === a.length - 1 && l === ''))
+    .map((l) => {
+      try {
+        const j = JSON.parse(l);
+        return j && typeof j === 'object' && !Array.isArray(j) ? j : null;
+      } catch {
+        return null;
+      }
+    });
+}
+
+function files(dir: string, ext: RegExp): string[] {
+  return listFiles(path.join(FIXTURES, dir)).filter((f) => ext.test(f)).map((f) => path.join(FIXTURES, dir, f));
+}
+
+function textOf(c: unknown): string | null {
+  if (c == null) return null;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.filter((b) => ['text', 'input_text', 'output_text'].includes(b?.type)).map((b) => b.text).join('\n');
+  return null;
+}
+
+interface Expect {
+  messages: number;
+  turns: number;
+  calls: number;
+  failures: number;
+}
+
+function expectCc(): Expect {
+  const e: Expect = { messages: 0, turns: 0, calls: 0, failures: 0 };
+  for (const f of files('claude/projects', /\.jsonl$/)) {
+    const turns = new Set<string>();
+    const uses = new Set<string>();
+    const failed = new Set<string>();
+    jsonLines(f).forEach((j, i) => {
+      if (!j) return;
+      const role = j.message?.role;
+      if (j.type === 'assistant' && Array.isArray(j.message?.content)) {
+        for (const b of j.message.content) if (b?.type === 'tool_use') {
+          e.calls++;
+          uses.add(b.id);
+        }
+      }
+      if (j.type === 'user' && Array.isArray(j.message?.content)) {
+        for (const b of j.message.content) if (b?.type === 'tool_result' && b.is_error === true) failed.add(b.tool_use_id);
+      }
+      if (!['user', 'assistant'].includes(j.type) || !['user', 'assistant'].includes(role) || j.isSidechain === true) return;
+      e.messages++;
+      if (j.isMeta === true || j.isCompactSummary === true) return;
+      if (role === 'assistant') turns.add(j.message.id ?? `line${i}`);
+      else if ((textOf(j.message.content) ?? '') !== '') turns.add(`line${i}`);
+    });
+    e.turns += turns.size;
+    e.failures += [...uses].filter((u) => failed.has(u)).length;
+  }
+  return e;
+}
+
+function expectPi(): Expect & { input: number; output: number; cacheRead: number; cacheWrite: number } {
+  const e = { messages: 0, turns: 0, calls: 0, failures: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  for (const f of files('pi/agent/sessions', /\.jsonl$/)) {
+    const calls = new Set<string>();
+    const failed = new Set<string>();
+    for (const j of jsonLines(f)) {
+      if (!j || j.type !== 'message') continue;
+      const m = j.message ?? {};
+      if (m.role === 'user' || m.role === 'assistant') {
+        e.messages++;
+        e.turns++;
+      }
+      if (m.role === 'assistant' && Array.isArray(m.content)) {
+        for (const b of m.content) if (b?.type === 'toolCall') {
+          e.calls++;
+          calls.add(b.id);
+        }
+      }
+      if (m.role === 'assistant' && m.usage && typeof m.usage === 'object') {
+        e.input += m.usage.input ?? 0;
+        e.output += m.usage.output ?? 0;
+        e.cacheRead += m.usage.cacheRead ?? 0;
+        e.cacheWrite += m.usage.cacheWrite ?? 0;
+      }
+      if (m.role === 'toolResult' && m.isError === true) failed.add(m.toolCallId);
+    }
+    e.failures += [...calls].filter((c) => failed.has(c)).length;
+  }
+  return e;
+}
+
+const CODEX_CALLS = ['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'tool_search_call', 'image_generation_call'];
+
+function expectCodex(): Expect & { input: number; output: number; cached: number } {
+  const e = { messages: 0, turns: 0, calls: 0, failures: 0, input: 0, output: 0, cached: 0 };
+  for (const f of files('codex/sessions', /\.(jsonl|json)$/)) {
+    let prevTotal: string | undefined;
+    for (const j of jsonLines(f)) {
+      if (!j) continue;
+      const bare = !('payload' in j);
+      const body = bare ? j : j.payload ?? {};
+      const isItem = bare || j.type === 'response_item';
+      if (isItem && body.type === 'message' && ['user', 'assistant'].includes(body.role)) {
+        e.messages++;
+        const t = (textOf(body.content) ?? '').trimStart();
+        if (!(body.role === 'user' && /^(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)/.test(t))) e.turns++;
+      }
+      if (isItem && CODEX_CALLS.includes(body.type)) e.calls++;
+      if (j.type === 'event_msg' && body.type === 'token_count' && body.info && typeof body.info === 'object') {
+        const total = body.info.total_token_usage ? JSON.stringify(body.info.total_token_usage) : undefined;
+        const dup = total !== undefined && prevTotal !== undefined && total === prevTotal;
+        prevTotal = total;
+        if (dup) continue;
+        const last = body.info.last_token_usage;
+        if (last) {
+          e.input += (last.input_tokens ?? 0) - (last.cached_input_tokens ?? 0);
+          e.cached += last.cached_input_tokens ?? 0;
+          e.output += last.output_tokens ?? 0;
+        }
+      }
+    }
+  }
+  return e;
+}
+
+function expectCursor(): Expect {
+  const e: Expect = { messages: 0, turns: 0, calls: 0, failures: 0 };
+  for (const f of files('cursor/projects', /agent-transcripts\/.*\.jsonl$/)) {
+    let inReply = false;
+    for (const j of jsonLines(f)) {
+      if (!j || !['user', 'assistant'].includes(j.role)) continue;
+      e.messages++;
+      const c = j.message?.content;
+      if (j.role === 'assistant') {
+        if (!inReply) e.turns++;
+        inReply = true;
+        if (Array.isArray(c)) e.calls += c.filter((b) => b?.type === 'tool_use').length;
+      } else if ((textOf(c) ?? '') !== '') {
+        e.turns++;
+        inReply = false;
+      }
+    }
+  }
+  return e;
+}
+
+let sb: Sandbox;
+before(async () => {
+  sb = await capturedSandbox('cache-derived');
+  await rebuildCache(sb.brain);
+});
+after(() => sb.cleanup());
+
+async function counts(agent: string): Promise<Expect> {
+  const m = await all(sb.brain, `SELECT count(*), count(DISTINCT turn_id) FROM derived.messages WHERE agent = '${agent}'`);
+  const c = await all(sb.brain, `SELECT count(*), count(*) FILTER (WHERE is_error) FROM derived.tool_calls WHERE agent = '${agent}'`);
+  return { messages: m[0][0] as number, turns: m[0][1] as number, calls: c[0][0] as number, failures: c[0][1] as number };
+}
+
+test('Claude Code: messages, merged reply turns, tool calls and failures', async () => {
+  const want = expectCc();
+  assert.ok(want.messages > 300 && want.calls > 200 && want.failures > 5, JSON.stringify(want));
+  assert.deepEqual(await counts('claude-code'), want);
+  // The lines of one reply share a turn: fewer turns than assistant lines.
+  const r = await all(sb.brain, `SELECT count(*) FILTER (WHERE role = 'assistant'), count(DISTINCT turn_id) FILTER (WHERE role = 'assistant') FROM derived.messages WHERE agent = 'claude-code'`);
+  assert.ok((r[0][1] as number) < (r[0][0] as number));
+});
+
+test('Codex: response items only (event_msg echoes are not messages), harness context is not a turn', async () => {
+  const want = expectCodex();
+  const got = await counts('codex');
+  assert.deepEqual({ messages: got.messages, turns: got.turns, calls: got.calls }, { messages: want.messages, turns: want.turns, calls: want.calls });
+  const echoes = await all(sb.brain, `SELECT count(*) FROM dialects.v_codex WHERE envelope_type = 'event_msg' AND body_type IN ('user_message', 'agent_message')`);
+  assert.ok((echoes[0][0] as number) > 0, 'the fixtures do have echoes');
+  const u = await all(sb.brain, `SELECT sum(input_tokens), sum(output_tokens), sum(cache_read_tokens) FROM derived.usage WHERE agent = 'codex'`);
+  assert.deepEqual(u[0], [want.input, want.output, want.cached]);
+  assert.ok(want.input > 0);
+  // A failed MCP call in the fixtures (result Err) is a failure.
+  assert.ok(got.failures >= 1);
+});
+
+test('Pi: messages, tool calls, failures and usage', async () => {
+  const want = expectPi();
+  const got = await counts('pi');
+  assert.deepEqual(got, { messages: want.messages, turns: want.turns, calls: want.calls, failures: want.failures });
+  const u = await all(sb.brain, `SELECT sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_creation_tokens) FROM derived.usage WHERE agent = 'pi'`);
+  assert.deepEqual(u[0], [want.input, want.output, want.cacheRead, want.cacheWrite]);
+});
+
+test('cursor-agent: consecutive assistant lines are one turn; tool calls counted', async () => {
+  const want = expectCursor();
+  const got = await counts('cursor-agent');
+  assert.deepEqual({ messages: got.messages, turns: got.turns, calls: got.calls }, { messages: want.messages, turns: want.turns, calls: want.calls });
+});
+
+test('sessions carry project (cwd) and machine; sub-agent files point at their parent', async () => {
+  const s = await all(sb.brain, `SELECT agent, project, machine_id FROM derived.sessions WHERE session_id = 'ef958aa1-0e93-49f0-bb71-150f63befcd1'`);
+  assert.deepEqual(s, [['claude-code', '-experiments/worktrees', 'testbox']]);
+  const sub = await all(sb.brain, `SELECT count(*) FROM derived.sessions WHERE parent_session = 'ef958aa1-0e93-49f0-bb71-150f63befcd1'`);
+  assert.ok((sub[0][0] as number) >= 5, 'the subagents/agent-*.jsonl files');
+  const pi = await all(sb.brain, `SELECT DISTINCT project FROM derived.sessions WHERE agent = 'pi' AND abs_path LIKE '%large-session%'`);
+  assert.deepEqual(pi, [['/Users/badlogic/workspaces/pi-mono']]);
+  const m = await all(sb.brain, `SELECT count(*) FROM derived.messages WHERE project IS NULL AND agent IN ('pi', 'codex') AND session_id LIKE '019c8%'`);
+  assert.equal(m[0][0], 0, 'messages inherit their session project');
+});

@@ -1,0 +1,327 @@
+// The turn index against the truth it stands for: a phrase query gives the same sessions (and the
+// same turn counts) as a literal, case-insensitive substring scan of the same turn texts, over every
+// fixture and a generated corpus, for many terms. Then it stays equal while files grow chunk by
+// chunk, when a new generation replaces a file, and when two processes update it at once.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FIXTURES, REPO } from '../../helpers/env';
+import { openIndex, indexable, fold, type TurnIndex } from '../../../src/core/index/turnindex';
+import { homeRoot, type Root } from '../../../src/core/index/roots';
+import { readTurns, laneRel } from '../../../src/core/index/read';
+import { readManifest } from '../../../src/core/floor/manifest';
+import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines } from './floor';
+import { genClaude, genCodex, genPi, rng, type GenSession } from './gen';
+
+function tmp(name: string): string {
+  return fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), `brain-${name}-`));
+}
+
+function rootOf(dir: string): Root {
+  return homeRoot({ BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', HOME: dir }, dir);
+}
+
+function open(root: Root): TurnIndex {
+  const o = openIndex(root);
+  assert.ok(o.ok, o.ok ? '' : o.reason);
+  return o.index;
+}
+
+/** The scan's answer: per session key, the folded texts of its user and assistant turns. */
+function truth(root: Root): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const mf = root.machines[0];
+  const files = new Map<string, { lane: string; session: string }>();
+  for (const m of readManifest(path.join(mf.dir, 'manifest', 'manifest.jsonl')).lines) files.set(m.lake_path, { lane: m.lane, session: m.session });
+  for (const [lp, f] of files) {
+    const r = readTurns(path.join(mf.dir, lp), f.lane, laneRel(lp).rel, { full: false });
+    if (!r) continue;
+    const k = `${mf.machine}/${f.lane}/${f.session}`;
+    const l = out.get(k) ?? [];
+    for (const t of r.turns) if ((t.role === 'user' || t.role === 'assistant') && t.text) l.push(fold(t.text));
+    out.set(k, l);
+  }
+  return out;
+}
+
+function indexAnswer(idx: TurnIndex, term: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of idx.match(term)) {
+    const s = idx.session(m.sess_id)!;
+    out.set(`${s.machine}/${s.lane}/${s.session}`, m.count);
+  }
+  return out;
+}
+
+function scanAnswer(t: Map<string, string[]>, term: string): Map<string, number> {
+  const q = fold(term);
+  const out = new Map<string, number>();
+  for (const [k, texts] of t) {
+    const c = texts.filter((x) => x.includes(q)).length;
+    if (c > 0) out.set(k, c);
+  }
+  return out;
+}
+
+function sorted(m: Map<string, number>): [string, number][] {
+  return [...m].sort((a, b) => a[0].localeCompare(b[0]));
+}
+
+function writeGen(floor: TestFloor, g: GenSession, chunk?: number) {
+  const data = Buffer.from(g.lines.join('\n') + '\n');
+  if (!chunk) floor.append(g.lane, g.rel, data);
+  else for (const part of chunkLines(data, chunk)) floor.append(g.lane, g.rel, part);
+}
+
+/** Terms: substrings of real turn texts (many lengths, upper-cased too), fixed identifiers and
+ * non-ASCII, and strings nobody wrote. */
+function terms(t: Map<string, string[]>, seed: number, n: number): string[] {
+  const r = rng(seed);
+  const all = [...t.values()].flat().filter((x) => [...x].length >= 3);
+  const out = new Set<string>([
+    'TodoWrite', 'claude.md', 'user-message-selector.ts', '日本語', 'ファイル', 'Größe', 'NAÏVE', '🎉 ', 'ελληνικά', 'РУССКИЙ',
+    '"double"', 'back\\slash', 'a%b_c', "it's", 'o(n²)', '<div>', '&amp;', 'begin immediate', 'HTTP_404', '--since=7d',
+    'green and yellow', 'The ', ' the ', 'x²', '—', '→ ', 'zzzqqqxxx', 'no such phrase anywhere', '""', 'İstanbul', 'istanbul',
+  ]);
+  while (out.size < n) {
+    const s = [...all[Math.floor(r() * all.length)]];
+    const len = 3 + Math.floor(r() * 12);
+    const at = Math.floor(r() * Math.max(1, s.length - len));
+    let x = s.slice(at, at + len).join('');
+    if (r() < 0.3) x = x.toUpperCase();
+    if (r() < 0.1) x = x + 'qq';
+    out.add(x);
+  }
+  return [...out].filter(indexable);
+}
+
+test('phrase query = literal case-insensitive scan, over every fixture and a generated corpus', () => {
+  const dir = tmp('equiv');
+  try {
+    const floor = new TestFloor(dir);
+    for (const f of fixtureTranscripts()) floor.addFixture(f);
+    const r = rng(7);
+    for (let i = 0; i < 25; i++) {
+      writeGen(floor, genClaude(r, 3 + Math.floor(r() * 10)));
+      writeGen(floor, genPi(r, 3 + Math.floor(r() * 10)));
+      writeGen(floor, genCodex(r, 2 + Math.floor(r() * 6)));
+    }
+    const root = rootOf(dir);
+    const idx = open(root);
+    try {
+      idx.update();
+      const t = truth(root);
+      const list = terms(t, 11, 400);
+      assert.ok(list.length >= 380);
+      let nonEmpty = 0;
+      for (const term of list) {
+        const a = indexAnswer(idx, term);
+        const b = scanAnswer(t, term);
+        if (b.size > 0) nonEmpty++;
+        assert.deepEqual(sorted(a), sorted(b), `term ${JSON.stringify(term)}`);
+      }
+      assert.ok(nonEmpty > 300, `most terms match something (${nonEmpty})`);
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function snapshot(idx: TurnIndex) {
+  return {
+    turns: idx.db
+      .prepare(`SELECT f.lake_path, t.n, t.role, t.side, t.text, t.line_from, t.line_to, t.byte_from, t.byte_to FROM turns t JOIN files f ON f.id = t.file_id ORDER BY f.lake_path, t.n`)
+      .raw()
+      .all(),
+    sessions: idx.db.prepare(`SELECT machine, lane, session, native, project, title, started, ended, turns FROM sessions ORDER BY session`).raw().all(),
+    fts: idx.db.prepare(`SELECT count(*) FROM turns_fts WHERE turns_fts MATCH '"the"'`).pluck().get(),
+  };
+}
+
+test('growing files chunk by chunk, updating after each, ends where one full build does', () => {
+  const a = tmp('incr-a');
+  const b = tmp('incr-b');
+  try {
+    const whole = new TestFloor(a);
+    const grown = new TestFloor(b);
+    // Sessions without timestamps (cursor) start at their capture time: make it the same in both.
+    whole.fixedTime = grown.fixedTime = '2026-01-01T00:00:00.000Z';
+    const fixtures = fixtureTranscripts();
+    for (const f of fixtures) whole.addFixture(f);
+    const r1 = rng(3);
+    const gens = [genClaude(r1, 6), genPi(r1, 6), genCodex(r1, 4)];
+    for (const g of gens) writeGen(whole, g);
+    const ia = open(rootOf(a));
+    ia.update();
+    const ib = open(rootOf(b));
+    try {
+      // Feed every file in chunks of 1..7 lines, round robin, with an update between rounds.
+      const r = rng(5);
+      const pending = [
+        ...fixtures.map((f) => {
+          const { lane, rel } = fixtureLane(f);
+          return { lane, rel, parts: chunkLines(fs.readFileSync(path.join(FIXTURES, f)), 1 + Math.floor(r() * 7)) };
+        }),
+        ...gens.map((g) => ({ lane: g.lane, rel: g.rel, parts: chunkLines(Buffer.from(g.lines.join('\n') + '\n'), 2) })),
+      ];
+      let rounds = 0;
+      while (pending.some((p) => p.parts.length > 0)) {
+        for (const p of pending) {
+          const part = p.parts.shift();
+          if (part) grown.append(p.lane, p.rel, part);
+        }
+        ib.update();
+        rounds++;
+      }
+      assert.ok(rounds > 10);
+      assert.deepEqual(snapshot(ib), snapshot(ia));
+    } finally {
+      ia.close();
+      ib.close();
+    }
+  } finally {
+    fs.rmSync(a, { recursive: true, force: true });
+    fs.rmSync(b, { recursive: true, force: true });
+  }
+});
+
+test('an unterminated last line is indexed, and read again once it is complete', () => {
+  const dir = tmp('tail');
+  try {
+    const floor = new TestFloor(dir);
+    const g = genPi(rng(9), 3);
+    const text = g.lines.join('\n');
+    const cut = text.lastIndexOf('"text":"') + 12;
+    floor.append(g.lane, g.rel, text.slice(0, cut));
+    const idx = open(rootOf(dir));
+    try {
+      idx.update();
+      const before = idx.stats().turns;
+      floor.append(g.lane, g.rel, text.slice(cut) + '\n');
+      idx.update();
+      const whole = readTurns(path.join(dir, floor.lakePath(g.lane, g.rel)), 'pi', g.rel, { full: false })!;
+      assert.equal(idx.stats().turns, whole.turns.filter((t) => t.role === 'user' || t.role === 'assistant').length);
+      assert.ok(idx.stats().turns >= before);
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a new generation replaces the old one in the index; the old stays on the floor', () => {
+  const dir = tmp('gen');
+  try {
+    const floor = new TestFloor(dir);
+    const g = genClaude(rng(21), 4);
+    writeGen(floor, g);
+    const idx = open(rootOf(dir));
+    try {
+      idx.update();
+      const only1 = idx.match('parsejsonline').length + idx.match('the').length;
+      assert.ok(only1 > 0);
+      // The origin was rewritten: capture opens .g2 with the new content.
+      const g2 = { ...g, lines: [JSON.stringify({ type: 'user', sessionId: g.session, cwd: '/work/x', timestamp: '2026-05-01T00:00:00Z', message: { role: 'user', content: 'a rewritten zebracorn prompt' } })] };
+      floor.append(g.lane, g.rel, g2.lines.join('\n') + '\n', { gen: 2, session: g.session });
+      idx.update();
+      assert.equal(idx.match('zebracorn').length, 1);
+      assert.equal(idx.stats().turns, 1, 'only generation 2 is searched');
+      assert.ok(fs.existsSync(path.join(dir, floor.lakePath(g.lane, g.rel, 1))));
+      const s = idx.findSessions(g.session);
+      assert.equal(s.length, 1);
+      assert.equal(s[0].turns, 1);
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two processes updating at once add every turn exactly once', async () => {
+  const dir = tmp('conc');
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(13);
+    for (let i = 0; i < 30; i++) writeGen(floor, genClaude(r, 20));
+    for (const f of fixtureTranscripts()) floor.addFixture(f);
+    const script = path.join(dir, 'update.ts');
+    fs.writeFileSync(
+      script,
+      `import { openIndex } from ${JSON.stringify(path.join(REPO, 'src/core/index/turnindex'))};
+import { homeRoot } from ${JSON.stringify(path.join(REPO, 'src/core/index/roots'))};
+const root = homeRoot({ BRAIN_HOME: ${JSON.stringify(dir)}, BRAIN_MACHINE: 'testbox', HOME: ${JSON.stringify(dir)} }, ${JSON.stringify(dir)});
+const o = openIndex(root);
+if (!o.ok) { console.error(o.reason); process.exit(2); }
+const r = o.index.update();
+console.log(JSON.stringify(r));
+o.index.close();
+`,
+    );
+    const run = () =>
+      new Promise<string>((resolve, reject) => {
+        const p = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.stderr.on('data', (d) => (err += d));
+        p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`update exited ${code}: ${err}`))));
+      });
+    const outs = await Promise.all([run(), run(), run()]);
+    const reports = outs.map((o) => JSON.parse(o.trim().split('\n').pop()!));
+    const idx = open(rootOf(dir));
+    try {
+      const t = truth(rootOf(dir));
+      const expect = [...t.values()].flat().length;
+      const got = idx.db.prepare(`SELECT count(*) FROM turns WHERE text <> ''`).pluck().get();
+      assert.equal(got, expect);
+      const dup = idx.db.prepare(`SELECT count(*) FROM (SELECT file_id, n FROM turns GROUP BY file_id, n HAVING count(*) > 1)`).pluck().get();
+      assert.equal(dup, 0);
+      assert.equal(
+        reports.reduce((a, x) => a + x.turns, 0),
+        idx.stats().turns,
+        'the updates split the work between them',
+      );
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sessions carry project, title, times and the meta record', () => {
+  const dir = tmp('sess');
+  try {
+    const floor = new TestFloor(dir);
+    floor.addFixture('claude/projects/-misc-git-ai/example-claude-code.jsonl');
+    floor.addFixture('cursor/projects/fixtures/agent-transcripts/agent-sessions-large.jsonl');
+    floor.meta('cursor', 'agent-sessions-large', { cwd: '/home/u/hbo', git: { remote: 'git@example.com:u/hbo.git' } });
+    const idx = open(rootOf(dir));
+    try {
+      idx.update();
+      const cc = idx.findSessions('example-claude-code')[0];
+      assert.equal(cc.project, '/Users/aidancunniffe/Desktop/ghq');
+      assert.equal(cc.title, 'Make the colors green and yellow');
+      assert.equal(cc.native, 'cb947e5b-246e-4253-a953-631f7e464c6b');
+      assert.equal(cc.started, '2025-09-11T13:28:05.638Z');
+      assert.equal(cc.turns, 14);
+      const cur = idx.findSessions('agent-sessions-large')[0];
+      assert.equal(cur.project, '/home/u/hbo', 'no cwd in the transcript: the meta record has it');
+      assert.equal(cur.repo, 'git@example.com:u/hbo.git');
+      assert.ok(cur.started, 'no timestamps in the transcript: capture time');
+      // The agent's own id finds it too, and a prefix.
+      assert.equal(idx.findSessions('cb947e5b')[0].session, 'example-claude-code');
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
