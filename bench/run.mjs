@@ -111,6 +111,21 @@ if (only.includes('floor')) {
   console.log(`append one line:    to 50 MB session ${big.toFixed(2)} ms, to 50 KB session ${small.toFixed(2)} ms (ratio ${(big / small).toFixed(2)}, goal ≈ 1: independent of size)`);
   console.log(`                    a whole \`brain record\` pass after it (walks all ${info.sessions} sessions): ${fmt(full)}`);
   results.append = { big_ms: big, small_ms: small, record_pass_ms: full };
+
+  // brain hook runs inside every agent's session start: node's own start-up is the floor.
+  const median = async (cmd, argv, input) => {
+    const t = [];
+    for (let i = 0; i < 9; i++) {
+      const t0 = process.hrtime.bigint();
+      spawnSync(cmd, argv, { env, input, stdio: ['pipe', 'ignore', 'ignore'] });
+      t.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return t.sort((a, b) => a - b)[4];
+  };
+  const nodeMs = await median(process.execPath, ['-e', '0'], '');
+  const hookMs = await median(process.execPath, [CLI, 'hook', 'cc'], JSON.stringify({ session_id: 'bench', cwd: root, hook_event_name: 'SessionStart' }));
+  console.log(`brain hook cc:      ${hookMs.toFixed(0)} ms median (node -e 0 alone: ${nodeMs.toFixed(0)} ms; goal < 100 ms)`);
+  results.hook = { hook_ms: hookMs, node_ms: nodeMs };
 }
 
 for (const section of ['search', 'store', 'secrets']) {

@@ -24,7 +24,7 @@ for (const f of [...walk('src'), ...walk('test'), ...walk('scripts'), ...walk('b
   if (/\.\.\/shared\b|\/work\/shared/.test(readFileSync(f, 'utf8')) && !f.endsWith('lint.mjs')) problems.push(`${f}: reads ../shared (copy what you need into test/fixtures)`);
 }
 const verbs = readFileSync('src/cli/verbs.ts', 'utf8');
-for (const m of verbs.matchAll(/from '\.\/([\w-]+)'/g)) {
+for (const m of verbs.matchAll(/require\('\.\/([\w-]+)'\)/g)) {
   try {
     statSync(`src/cli/${m[1]}.ts`);
   } catch {

@@ -13,5 +13,7 @@ CREATE OR REPLACE TEMP TABLE stage_state (
   file_id TEXT, witness_gen SMALLINT, last_size BIGINT, last_offset BIGINT, last_line_no INTEGER,
   prefix_sha256 TEXT);
 CREATE OR REPLACE TEMP TABLE bulk_files (
-  path TEXT, file_id TEXT, witness_gen SMALLINT, lane TEXT, agent TEXT, claimed_end BIGINT);
+  idx INTEGER, path TEXT, file_id TEXT, witness_gen SMALLINT, lane TEXT, agent TEXT);
+CREATE OR REPLACE TEMP TABLE bulk_lines (
+  idx INTEGER, line_no INTEGER, byte_offset BIGINT, n_bytes INTEGER, captured_us BIGINT);
 CREATE OR REPLACE TEMP TABLE touched_files (file_id TEXT);

@@ -6,14 +6,15 @@ import { VERBS } from './verbs';
 const VERSION = '0.1.0';
 
 function usage(): string {
-  const w = Math.max(...VERBS.map((v) => v.name.length));
+  const all = Object.values(VERBS).map((load) => load());
+  const w = Math.max(...all.map((v) => v.name.length));
   return [
     'brain — records every coding-agent session, backs it up, and finds it again.',
     '',
     'Usage: brain <command> [options]   (brain <command> --help for details)',
     '',
     'Commands:',
-    ...VERBS.map((v) => `  ${v.name.padEnd(w)}  ${v.summary}`),
+    ...all.map((v) => `  ${v.name.padEnd(w)}  ${v.summary}`),
     '',
     'Environment: BRAIN_HOME (default ~/.brain), CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR.',
   ].join('\n');
@@ -29,7 +30,7 @@ export async function main(argv: string[], ctx: VerbContext): Promise<number> {
     write(ctx.stdout, VERSION);
     return 0;
   }
-  const verb = VERBS.find((v) => v.name === name);
+  const verb = Object.hasOwn(VERBS, name) ? VERBS[name]() : undefined;
   if (!verb) {
     write(ctx.stderr, `brain: unknown command "${name}"\n\n${usage()}`);
     return 2;

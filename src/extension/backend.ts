@@ -25,7 +25,15 @@ export class Backend {
 
   constructor(private dir: string) {}
 
+  private cancelFlag = new Int32Array(new SharedArrayBuffer(4));
+
+  /** Asks a running catch-up to stop at the next file (it resumes from there next time). */
+  cancelCatchUp(): void {
+    Atomics.store(this.cancelFlag, 0, 1);
+  }
+
   start(init: InitParams): Promise<{ home: string; machine: string; role: string }> {
+    init = { ...init, cancel: this.cancelFlag.buffer as SharedArrayBuffer };
     this.worker = new Worker(path.join(this.dir, 'worker.js'), { env: { ...process.env, ...init.env } as NodeJS.ProcessEnv });
     this.worker.on('message', (m: WorkerReply | WorkerEvent) => {
       if ('event' in m) {

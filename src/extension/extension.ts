@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): Live {
       setTimeout(() => {
         if (catchUp !== cur) return;
         void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Brain: recording past sessions', cancellable: true }, (progress, token) => {
-          token.onCancellationRequested(() => void backend.call('cancelCatchUp'));
+          token.onCancellationRequested(() => backend.cancelCatchUp());
           cur.report = (q) => {
             progress.report({ message: `${q.files} files · ${bytes(q.bytes)}` });
             last = q;
@@ -117,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): Live {
 
   const cfg = vscode.workspace.getConfiguration('agentBrain');
   const cliPath = cfg.get<string>('cliPath') || path.join(__dirname, 'cli.js');
-  const ctx: Ctx = { backend, reader, tree, out, home: () => brainHome(env), refresh, cancelCatchUp: () => void backend.call('cancelCatchUp') };
+  const ctx: Ctx = { backend, reader, tree, out, home: () => brainHome(env), refresh, cancelCatchUp: () => backend.cancelCatchUp() };
 
   context.subscriptions.push(
     out,

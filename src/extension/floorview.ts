@@ -86,6 +86,13 @@ export class FloorView {
   refresh(): number {
     let changed = 0;
     if (this.index) {
+      // The index is shared by every window and the CLI: another may have read the new lines
+      // into it already, so "changed" is judged by the manifest, not by this update's work.
+      const size = fileSize(layout(this.home).manifest);
+      if (size !== this.homeFloor.read) {
+        this.homeFloor.read = size;
+        changed++;
+      }
       try {
         changed += this.index.update().files;
       } catch (e) {
@@ -238,5 +245,13 @@ export class FloorView {
       },
       turns: r.turns,
     };
+  }
+}
+
+function fileSize(f: string): number {
+  try {
+    return fs.statSync(f).size;
+  } catch {
+    return 0;
   }
 }

@@ -85,6 +85,9 @@ export type WorkerReply = { id: number; result: unknown } | { id: number; error:
 
 export interface InitParams {
   record: boolean;
+  /** Int32Array over it: [0] = 1 asks the running catch-up to stop. Shared memory, because the
+   * worker is busy inside a synchronous capture pass and reads no messages until it ends. */
+  cancel?: SharedArrayBuffer;
   cli: string;
   env: Record<string, string | undefined>;
 }

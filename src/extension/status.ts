@@ -58,7 +58,8 @@ export class StatusBar implements vscode.Disposable {
     const b = this.backup;
     if (this.progress) {
       const p = this.progress;
-      return { text: p.phase === 'sync' ? '$(sync~spin) brain: syncing' : `$(sync~spin) brain: ${p.phase} ${p.files} files · ${bytes(p.bytes)}`, error: false, warn: false };
+      const what = p.phase === 'sync' ? 'syncing' : p.phase === 'index' ? 'indexing' : `recording ${p.files} files · ${bytes(p.bytes)}`;
+      return { text: `$(sync~spin) brain: ${what}`, error: false, warn: false };
     }
     if (!b) return { text: '$(database) brain', error: false, warn: false };
     if (b.status === 'failing') return { text: `$(error) backup failing: ${b.warning.replace(/^backup failing:\s*/, '')}`, error: true, warn: false };

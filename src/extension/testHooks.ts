@@ -2,6 +2,7 @@
 // They let the suite reach inside the extension host: vscode.lm.invokeTool is callable only there.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { Ctx } from './commands';
 import type { Live } from './extension';
@@ -15,7 +16,20 @@ export function registerTestCommands(live: Live, ctx: Ctx): vscode.Disposable[] 
     fs.renameSync(tmp, path.join(dir, `${name}.json`));
   };
   void vscode.commands.executeCommand('setContext', 'agentBrain.testMode', true);
+  let loop: IntervalHistogram | undefined;
   return [
+    // A window of measurement chosen by the test: on, then off, which writes the figures.
+    vscode.commands.registerCommand('agentBrain.test.loop', () => {
+      if (!loop) {
+        loop = monitorEventLoopDelay({ resolution: 10 });
+        loop.enable();
+        write('loop', { running: true });
+        return;
+      }
+      loop.disable();
+      write('loop', { running: false, max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, p50: loop.percentile(50) / 1e6, mean: loop.mean / 1e6, samples: loop.count });
+      loop = undefined;
+    }),
     vscode.commands.registerCommand('agentBrain.test.ping', () => {
       write('ping', {
         node: process.version,

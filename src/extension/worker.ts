@@ -17,6 +17,7 @@ import { effectiveWarning } from '../core/store/state';
 import { listMachines } from '../core/store/machines';
 import { retentionGuard, retentionWarning } from '../core/store/retention';
 import { runSync } from '../core/store/sync';
+import { updateCache } from '../core/cache';
 import { tick as tickCore } from '../core/store/tick';
 import { FloorView } from './floorview';
 import type { BackupInfo, InitParams, Role, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
@@ -39,6 +40,7 @@ let role: Role = 'off';
 let recorderLock: HeldLock | null = null;
 let watcher: Watcher | undefined;
 let catchUpStop = false;
+let cancelFlag: Int32Array | undefined;
 let closing = false;
 const timers: NodeJS.Timeout[] = [];
 
@@ -154,6 +156,7 @@ function pollBackup(): void {
 
 async function catchUp(): Promise<void> {
   catchUpStop = false;
+  if (cancelFlag) Atomics.store(cancelFlag, 0, 0);
   let files = 0;
   let bytes = 0;
   let lastSent = 0;
@@ -172,24 +175,51 @@ async function catchUp(): Promise<void> {
       lastSent = now;
       emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: false } });
     },
-    shouldStop: () => catchUpStop || closing,
+    shouldStop: () => catchUpStop || closing || (cancelFlag !== undefined && Atomics.load(cancelFlag, 0) === 1),
   });
   const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
-  emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: true, cancelled: catchUpStop } });
+  const cancelled = catchUpStop || (cancelFlag !== undefined && Atomics.load(cancelFlag, 0) === 1);
+  emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: true, cancelled } });
   if (r.busy) log('info', 'another process was writing the floor; catch-up will run again on the next change');
-  else log('info', `catch-up: ${chunks} chunk(s) from ${files} file(s), ${bytes} bytes${catchUpStop ? ' (cancelled; resumes on the next start)' : ''}`);
+  else log('info', `catch-up: ${chunks} chunk(s) from ${files} file(s), ${bytes} bytes${cancelled ? ' (cancelled; resumes on the next start)' : ''}`);
   refreshSoon(0);
+}
+
+// The DuckDB cache follows the floor in the background, so brain_sql and the activity picture
+// answer at once. One thread: the editor's machine is the user's, not a build server.
+let cacheTimer: NodeJS.Timeout | undefined;
+let cacheRunning: Promise<void> | undefined;
+function updateCacheSoon(delay: number): void {
+  if (cacheTimer || closing) return;
+  cacheTimer = setTimeout(() => {
+    cacheTimer = undefined;
+    if (cacheRunning) return updateCacheSoon(5000);
+    emit({ event: 'progress', data: { phase: 'index', files: 0, bytes: 0, done: false } });
+    cacheRunning = updateCache(home, { threads: 1 })
+      .then((r) => {
+        if (r.mode !== 'current') log('info', `DuckDB cache ${r.mode} in ${r.ms} ms`);
+      })
+      .catch((e) => log('warn', `DuckDB cache: ${describe(e)} (brain_sql and the activity picture may be out of date; Rebuild Caches)`))
+      .finally(() => {
+        cacheRunning = undefined;
+        emit({ event: 'progress', data: { phase: 'index', files: 0, bytes: 0, done: true } });
+      });
+  }, delay);
 }
 
 async function becomeWriter(): Promise<void> {
   setRole('writer');
   await catchUp();
   if (closing) return;
+  updateCacheSoon(0);
   watcher = startWatch({
     home,
     env: params.env,
     onPass: (r) => {
-      if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) refreshSoon(0);
+      if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) {
+        refreshSoon(0);
+        updateCacheSoon(10_000);
+      }
     },
     onError: (e) => log('warn', `recorder: ${describe(e)}`),
   });
@@ -229,6 +259,7 @@ const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
   // eslint-disable-line @typescript-eslint/no-explicit-any
   async init(p: InitParams) {
     params = p;
+    if (p.cancel) cancelFlag = new Int32Array(p.cancel);
     home = brainHome(p.env);
     ensureHome(home);
     view = new FloorView(home, p.env);
@@ -289,6 +320,8 @@ const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
     closing = true;
     catchUpStop = true;
     for (const t of timers) clearInterval(t);
+    if (cacheTimer) clearTimeout(cacheTimer);
+    await cacheRunning;
     for (const c of closers) c();
     await watcher?.close();
     recorderLock?.release();

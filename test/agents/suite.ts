@@ -10,6 +10,7 @@ import { FIXTURES, sandbox, type Sandbox } from '../helpers/env';
 import { AGENT_FACTORIES, agentVersion, outbound, type Agent, type AgentLane } from './harness';
 import { brainCli, checkChunks, floorState, generations, lakeEquals, lakeRelFor, manifestFor, startWatch, waitFor, type Watch } from './floor';
 import type { Turn } from './standin';
+import { expectedTurns, readTurns, sameTurns } from './turns';
 import { hookFiles } from '../../src/core/store/hooks';
 import type { SearchOutput } from '../../src/core/recall/types';
 
@@ -21,7 +22,6 @@ interface MetaRecord {
   hook_event?: string | null;
   git?: { branch?: string | null; commit?: string | null; remote?: string | null; common_dir?: string } | null;
 }
-import { expectedTurns, readTurns, sameTurns } from './turns';
 
 let failed = false;
 

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { RECALL_TOOLS } from '../../src/core/recall/types';
 import { CORE_TOOL, SQL_INPUT_SCHEMA } from '../../src/extension/recall';
 import { sandbox, type Sandbox } from '../helpers/env';
-import { ARTIFACTS, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
+import { ARTIFACTS, bulk, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
 
 const PI_SESSION = '.pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
 
@@ -24,13 +24,13 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
   let outDir: string;
   const timings: Record<string, number> = {};
 
-  const command = async <T>(title: string, file: string): Promise<T> => {
+  const command = async <T>(title: string, file: string, timeoutMs = 20_000): Promise<T> => {
     const f = path.join(outDir, `${file}.json`);
     fs.rmSync(f, { force: true });
     await runCommand(page, title);
-    return until(`${file}.json from "${title}"`, () => fs.existsSync(f) && (JSON.parse(fs.readFileSync(f, 'utf8')) as T));
+    return until(`${file}.json from "${title}"`, () => fs.existsSync(f) && (JSON.parse(fs.readFileSync(f, 'utf8')) as T), timeoutMs);
   };
-  const ping = () => command<{ node: string; activationMs: number; role: string; sessions: number; status: string; loop?: { max: number; p99: number }; reader?: { key: string; turn?: number } }>('Agent Brain: Test: Ping', 'ping');
+  const ping = () => command<{ node: string; activationMs: number; role: string; sessions: number; status: string; loop?: { max: number; p99: number; mean: number; samples: number; during: string }; reader?: { key: string; turn?: number } }>('Agent Brain: Test: Ping', 'ping');
   const sessionsPane = () => page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Sessions/ }) }).first();
   const row = (text: string | RegExp) => sessionsPane().locator('.monaco-list-row', { hasText: text }).first();
 
@@ -43,6 +43,9 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const store = path.join(sb.dir, 'store');
     fs.mkdirSync(store, { recursive: true });
     fs.mkdirSync(sb.brain, { recursive: true, mode: 0o700 });
+    // Months of history: the first catch-up is large, and the editor's main thread is measured
+    // through it (the extension's own event-loop-delay monitor).
+    timings.bulkBytes = bulk(sb, 200);
     fs.writeFileSync(path.join(sb.brain, 'config.toml'), `machine = "testbox"\n\n[store]\npath = ${JSON.stringify(store)}\n`, { mode: 0o600 });
     t = Date.now();
     // The quiet period is short so a line appended without a newline is captured during the test.
@@ -68,6 +71,8 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await wb?.close();
     await cs?.stop();
     console.log(`e2e timings: ${JSON.stringify(timings)}`);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    fs.writeFileSync(path.join(ARTIFACTS, 'e2e-figures.json'), JSON.stringify(timings, null, 1));
     if (process.env.BRAIN_KEEP_E2E !== '1') sb?.cleanup();
   });
 
@@ -75,10 +80,12 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await page.locator(STATUS_ITEM).waitFor({ state: 'visible', timeout: 30_000 });
     const p = await until('the recorder to finish its catch-up', async () => {
       const r = await ping();
-      return r.role === 'writer' && r.sessions > 30 && r.loop ? r : undefined;
-    }, 60_000);
+      return r.role === 'writer' && r.sessions > 200 && r.loop ? r : undefined;
+    }, 120_000);
     assert.match(p.node, /^v24\./);
-    console.log(`activation ${p.activationMs.toFixed(1)} ms; event-loop delay during catch-up max ${p.loop!.max.toFixed(1)} ms p99 ${p.loop!.p99.toFixed(1)} ms`);
+    console.log(`activation ${p.activationMs.toFixed(1)} ms; extension host event-loop delay during ${p.loop!.during}: max ${p.loop!.max.toFixed(1)} ms, p99 ${p.loop!.p99.toFixed(1)} ms, mean ${p.loop!.mean.toFixed(1)} ms (${p.loop!.samples} samples)`);
+    timings.activationMs = Math.round(p.activationMs * 10) / 10;
+    timings.loopMaxMs = Math.round(p.loop!.max * 10) / 10;
     assert.ok(fs.existsSync(path.join(sb.brain, 'manifest', 'manifest.jsonl')), 'the floor has a manifest');
   });
 
@@ -109,6 +116,21 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const t = Date.now();
     await until('the Pi session to show 5 turns', async () => /5 turns/.test(await row('Fix the login bug').innerText()), 20_000);
     timings.appendToTreeMs = Date.now() - t;
+  });
+
+  it('keeps the editor responsive while a large batch of sessions is recorded and indexed', async () => {
+    // Measured from inside the extension host once startup has settled, so the figure is the
+    // extension's alone (the startup catch-up above overlaps VS Code's own startup work).
+    const before = (await ping()).sessions;
+    await command('Agent Brain: Test: Loop Monitor', 'loop');
+    const t = Date.now();
+    timings.laterBulkBytes = bulk(sb, 200, '--bulk-later--');
+    await until('the 200 new sessions in the tree', async () => (await ping()).sessions >= before + 200, 120_000);
+    timings.laterBulkToTreeMs = Date.now() - t;
+    const l = await command<{ max: number; p99: number; p50: number; mean: number; samples: number }>('Agent Brain: Test: Loop Monitor', 'loop');
+    console.log(`extension host event-loop delay while recording and indexing ${(timings.laterBulkBytes / 1e6).toFixed(0)} MB: max ${l.max.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, p50 ${l.p50.toFixed(1)} ms over ${l.samples} samples`);
+    Object.assign(timings, { laterLoopMaxMs: l.max, laterLoopP99Ms: l.p99 });
+    assert.ok(l.samples > 0, 'the monitor sampled the main thread');
   });
 
   it('Search Sessions finds a phrase and opens the reader at that turn', async () => {
@@ -154,7 +176,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     fs.mkdirSync(outDir, { recursive: true });
     const call = async (calls: { tool: string; input: object }[]) => {
       fs.writeFileSync(path.join(outDir, 'invoke-in.json'), JSON.stringify({ calls }));
-      return command<{ results: { tool: string; text: string; error?: string; registered: boolean }[]; tools: { name: string; inputSchema: unknown }[] }>('Agent Brain: Test: Invoke Language Model Tools', 'invoke-out');
+      return command<{ results: { tool: string; text: string; error?: string; registered: boolean }[]; tools: { name: string; inputSchema: unknown }[] }>('Agent Brain: Test: Invoke Language Model Tools', 'invoke-out', 180_000);
     };
     const first = await call([
       { tool: 'brain_search', input: { term: 'does it only run on main', limit: 5 } },

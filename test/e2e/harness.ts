@@ -242,3 +242,15 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+const BULK_SOURCE = path.join(REPO, 'test', 'fixtures', 'pi', 'agent', 'sessions', '--Users-badlogic-workspaces-pi-mono--', 'large-session.jsonl');
+
+/** `n` Pi sessions, each a copy of the largest fixture (~1 MB) under its own name, in a project
+ * folder of their own: a machine with months of history for the first catch-up. Returns bytes. */
+export function bulk(sb: Sandbox, n: number, folder = '--bulk-history--'): number {
+  const dir = path.join(sb.home, '.pi', 'agent', 'sessions', folder);
+  fs.mkdirSync(dir, { recursive: true });
+  const body = fs.readFileSync(BULK_SOURCE);
+  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `2025-01-01T00-00-00-000Z_${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), body);
+  return n * body.length;
+}

@@ -56,7 +56,8 @@ export async function setupStore(name: string, opts: { ssh?: boolean; specs?: Fl
 export function countingRsync(dir: string): { path: string; runs(): number; log: string } {
   const log = path.join(dir, 'rsync-runs.log');
   const p = path.join(dir, 'rsync-counting');
-  fs.writeFileSync(p, `#!/bin/sh\necho "$$ $*" >> ${JSON.stringify(log)}\nexec ${RSYNC} "$@"\n`, { mode: 0o755 });
+  // One line per run (the arguments hold the store-side script, which has newlines).
+  fs.writeFileSync(p, `#!/bin/sh\necho "run $$" >> ${JSON.stringify(log)}\nexec ${RSYNC} "$@"\n`, { mode: 0o755 });
   return {
     path: p,
     log,

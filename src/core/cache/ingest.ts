@@ -49,6 +49,9 @@ interface Gen {
   claimedEnd: number;
 }
 
+/** captured_at (µs) of a file generation's chunks, by byte_from ascending. */
+type ChunkTimes = { from: number[]; us: bigint[] };
+
 const STAGE_FLUSH_ROWS = 50_000;
 // read_text holds a whole file as one value; bigger files go through the program's line reader.
 const BULK_MAX_FILE = 256 << 20;
@@ -127,7 +130,6 @@ export async function ingest(
   const latest = new Map<string, number>();
   for (const g of gens.values()) latest.set(g.fileId, Math.max(latest.get(g.fileId) ?? 0, g.gen));
   const bulk: { g: Gen; abs: string; size: number }[] = [];
-
   const flushLines = async () => {
     lineApp.flush();
     if (lineApp.rows > 0) {
@@ -165,7 +167,7 @@ export async function ingest(
         if (sc.size < g.claimedEnd) throw new Error(`${abs} has ${sc.size} bytes, the manifest claims ${g.claimedEnd}`);
         if (isLatest) stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(sc.lastOffset), sc.lines, sc.prefixSha256]);
         stats.bytes += g.claimedEnd;
-        if (opts.bulk !== false && sc.utf8 && sc.size <= BULK_MAX_FILE) {
+        if (opts.bulk !== false && sc.utf8 && !sc.cutTail && sc.size <= BULK_MAX_FILE) {
           bulk.push({ g, abs, size: sc.size });
           continue;
         }
@@ -196,24 +198,39 @@ export async function ingest(
   lineApp.close();
   lap(`scan + staged lines (${stats.stagedLines})`);
 
-  // Bulk: DuckDB reads and splits whole files, a batch at a time.
-  const batchBytes = opts.bulkBatchBytes ?? 64 << 20;
-  const bulkSql = loadSql('ops', 'ingest_bulk');
-  for (let i = 0; i < bulk.length; ) {
-    let size = 0;
-    const batch: typeof bulk = [];
-    while (i < bulk.length && (batch.length === 0 || size + bulk[i].size <= batchBytes)) {
-      size += bulk[i].size;
-      batch.push(bulk[i++]);
+  // Bulk: DuckDB reads and splits whole files, a batch at a time; the program gives each line's
+  // offset, length and captured_at (a second pass over files the page cache just read).
+  if (bulk.length > 0) {
+    const times = await chunkTimes(conn, from.offset);
+    const batchBytes = opts.bulkBatchBytes ?? 64 << 20;
+    const bulkSql = loadSql('ops', 'ingest_bulk');
+    for (let i = 0; i < bulk.length; ) {
+      let size = 0;
+      const batch: typeof bulk = [];
+      while (i < bulk.length && (batch.length === 0 || size + bulk[i].size <= batchBytes)) {
+        size += bulk[i].size;
+        batch.push(bulk[i++]);
+      }
+      const files = await ChunkAppender.temp(conn, 'bulk_files', [INTEGER, VARCHAR, VARCHAR, SMALLINT, VARCHAR, VARCHAR]);
+      const lines = await ChunkAppender.temp(conn, 'bulk_lines', [INTEGER, INTEGER, BIGINT, INTEGER, BIGINT]);
+      batch.forEach((b, idx) => {
+        files.push([idx, b.abs, b.g.fileId, b.g.gen, b.g.lane, b.g.lane]);
+        const t = times.get(`${b.g.fileId}\0${b.g.gen}`) ?? { from: [0], us: [0n] };
+        let k = 0;
+        scanFile(b.abs, b.g.claimedEnd, (lineNo, off, n) => {
+          // The chunk holding the line's last byte.
+          const last = off + n - 1;
+          while (k + 1 < t.from.length && t.from[k + 1] <= last) k++;
+          lines.push([idx, lineNo, BigInt(off), n, t.us[k]]);
+        });
+      });
+      files.close();
+      lines.close();
+      await conn.run(bulkSql, { paths: listValue(batch.map((b) => b.abs)) });
+      await conn.run('DELETE FROM bulk_files; DELETE FROM bulk_lines;');
+      stats.bulkFiles += batch.length;
     }
-    const app = await ChunkAppender.temp(conn, 'bulk_files', [VARCHAR, VARCHAR, SMALLINT, VARCHAR, VARCHAR, BIGINT]);
-    for (const b of batch) app.push([b.abs, b.g.fileId, b.g.gen, b.g.lane, b.g.lane, BigInt(b.g.claimedEnd)]);
-    app.close();
-    await conn.run(bulkSql, { paths: listValue(batch.map((b) => b.abs)) });
-    await conn.run('DELETE FROM bulk_files');
-    stats.bulkFiles += batch.length;
   }
-
   lap(`bulk (${bulk.length} files)`);
   stateApp.close();
   await conn.run(loadSql('ops', 'ingest_state'));
@@ -229,6 +246,23 @@ export async function ingest(
   await setMeta(conn, 'manifest_check', manifestCheck(manifest, scan.lastStart, scan.end));
   await setMeta(conn, 'manifest_check_from', String(scan.lastStart));
   return stats;
+}
+
+async function chunkTimes(conn: DuckDBConnection, fromOffset: number): Promise<Map<string, ChunkTimes>> {
+  const r = await conn.runAndReadAll(
+    `SELECT file_id, witness_gen, byte_from, epoch_us(captured_at) FROM floor.chunks
+     WHERE manifest_offset >= $o ORDER BY file_id, witness_gen, byte_from`,
+    { o: BigInt(fromOffset) },
+  );
+  const out = new Map<string, ChunkTimes>();
+  for (const [f, g, b, us] of r.getRows()) {
+    const key = `${f}\0${g}`;
+    let t = out.get(key);
+    if (!t) out.set(key, (t = { from: [], us: [] }));
+    t.from.push(Number(b));
+    t.us.push(BigInt(us as bigint));
+  }
+  return out;
 }
 
 function stageChunk(app: ChunkAppender, e: ManifestEntry, gens: Map<string, Gen>): void {

@@ -83,10 +83,18 @@ export interface FileScan {
   lines: number;
   /** sha256 of bytes [0, lastOffset). */
   prefixSha256: string;
+  /** The claim ends inside a line that goes on past it (bytes the manifest does not claim). */
+  cutTail: boolean;
 }
 
-/** One pass over a lake file: UTF-8 validity, complete lines and prefix hash up to `claimedEnd`. */
-export function scanFile(file: string, claimedEnd: number): FileScan {
+/** One pass over a lake file: UTF-8 validity, complete lines and prefix hash up to `claimedEnd`.
+ * onLine (optional) is given each line of the claimed range: number, byte offset, byte length
+ * including its newline (the last line may be unterminated when the claim ends the file). */
+export function scanFile(
+  file: string,
+  claimedEnd: number,
+  onLine?: (lineNo: number, byteOffset: number, nBytes: number) => void,
+): FileScan {
   const fd = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;
@@ -110,6 +118,8 @@ export function scanFile(file: string, claimedEnd: number): FileScan {
         let i = block.indexOf(10, 0);
         while (i >= 0 && i < end) {
           lines++;
+          if (onLine) onLine(lines, lastOffset, pos + i + 1 - lastOffset);
+          lastOffset = pos + i + 1;
           lastNl = i;
           i = block.indexOf(10, i + 1);
         }
@@ -117,7 +127,6 @@ export function scanFile(file: string, claimedEnd: number): FileScan {
           for (const p of pending) h.update(p);
           pending = [];
           h.update(block.subarray(0, lastNl + 1));
-          lastOffset = pos + lastNl + 1;
           if (end > lastNl + 1) pending.push(Buffer.from(block.subarray(lastNl + 1, end)));
         } else {
           pending.push(Buffer.from(block.subarray(0, end)));
@@ -132,7 +141,9 @@ export function scanFile(file: string, claimedEnd: number): FileScan {
       }
       pos += n;
     }
-    return { size, utf8, lastOffset, lines, prefixSha256: h.digest('hex') };
+    // An unterminated last line counts when the claim covers it to the end of the file.
+    if (onLine && limit > lastOffset && limit === size) onLine(lines + 1, lastOffset, limit - lastOffset);
+    return { size, utf8, lastOffset, lines, prefixSha256: h.digest('hex'), cutTail: limit > lastOffset && limit < size };
   } finally {
     fs.closeSync(fd);
   }

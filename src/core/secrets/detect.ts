@@ -1,6 +1,6 @@
 // Finds credentials in a buffer of lake bytes (one manifest chunk: whole lines). Three stages, so
 // the cost per new byte is one regex pass:
-//   1. PREFILTER over the raw bytes (as latin1, so string index = byte offset) picks candidate lines;
+//   1. the prefilter (./prefilter) reads the raw bytes once and picks candidate lines;
 //   2. a candidate line is decoded: a JSON line into its string values (nested JSON strings too,
 //      such as tool arguments), anything else as UTF-8 text, so escaped quotes and \n do not hide
 //      a key from the rules;
@@ -8,7 +8,8 @@
 //      few detectors of ./extra that the preset lacks.
 // A hit leaves this file as a masked preview and a fingerprint; the secret itself stays here.
 import { ruleInfo, type SecretKind } from './kinds';
-import { extraHits, EXTRA_RULE_PREFIX, PREFILTER } from './extra';
+import { extraHits, EXTRA_RULE_PREFIX } from './extra';
+import { anchorLines, hasAnchor } from './prefilter';
 import { fingerprint, mask } from './mask';
 
 export interface Hit {
@@ -84,15 +85,14 @@ interface Candidate {
 const MAX_DEPTH = 3;
 
 /** Pushes every string in a parsed JSON value that holds a prefilter anchor; parses nested JSON. */
-function collectStrings(v: unknown, out: string[], depth: number): void {
+function collectStrings(v: unknown, out: string[], depth: number, every: boolean): void {
   if (typeof v === 'string') {
-    PREFILTER.lastIndex = 0;
-    if (!PREFILTER.test(v)) return;
+    if (!every && !hasAnchor(v)) return;
     out.push(v);
     const t = v.trimStart();
     if (depth < MAX_DEPTH && (t.startsWith('{') || t.startsWith('['))) {
       try {
-        collectStrings(JSON.parse(t), out, depth + 1);
+        collectStrings(JSON.parse(t), out, depth + 1, every);
       } catch {
         /* not JSON after all: the text itself is scanned */
       }
@@ -100,21 +100,21 @@ function collectStrings(v: unknown, out: string[], depth: number): void {
     return;
   }
   if (Array.isArray(v)) {
-    for (const x of v) collectStrings(x, out, depth);
+    for (const x of v) collectStrings(x, out, depth, every);
     return;
   }
   if (v && typeof v === 'object') {
-    for (const x of Object.values(v as Record<string, unknown>)) collectStrings(x, out, depth);
+    for (const x of Object.values(v as Record<string, unknown>)) collectStrings(x, out, depth, every);
   }
 }
 
-function decodeLine(text: string): { texts: string[]; ts: string | null } {
+function decodeLine(text: string, every: boolean): { texts: string[]; ts: string | null } {
   const t = text.trimStart();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
       const j = JSON.parse(t) as unknown;
       const texts: string[] = [];
-      collectStrings(j, texts, 0);
+      collectStrings(j, texts, 0, every);
       const ts = j && typeof j === 'object' && typeof (j as { timestamp?: unknown }).timestamp === 'string' ? (j as { timestamp: string }).timestamp : null;
       return { texts, ts };
     } catch {
@@ -126,22 +126,20 @@ function decodeLine(text: string): { texts: string[]; ts: string | null } {
 
 /** Candidate lines: every line holding a prefilter anchor, found in one pass over the buffer. */
 export function candidateLines(buf: Buffer): Candidate[] {
-  const raw = buf.toString('latin1');
   const out: Candidate[] = [];
-  const re = new RegExp(PREFILTER.source, 'g');
   let lineNo = 0;
   let counted = 0; // lineNo is the line number of byte `counted`
-  for (let m = re.exec(raw); m; m = re.exec(raw)) {
-    const from = raw.lastIndexOf('\n', m.index - 1) + 1;
-    let end = raw.indexOf('\n', m.index);
-    const to = end < 0 ? raw.length : end + 1;
-    if (end < 0) end = raw.length;
-    for (let i = raw.indexOf('\n', counted); i >= 0 && i < from; i = raw.indexOf('\n', i + 1)) lineNo++;
+  anchorLines(buf, (from, to) => {
+    for (let i = buf.indexOf(10, counted); i >= 0 && i < from; i = buf.indexOf(10, i + 1)) lineNo++;
     counted = from;
     out.push({ index: lineNo, from, to, ts: null });
-    re.lastIndex = to;
-  }
+  });
   return out;
+}
+
+/** The base64 body of a PEM block (headers, blanks and JSON-escaped newlines dropped). */
+function pemBody(pem: string): string {
+  return pem.replace(/-----(?:BEGIN|END)[^-]*-----/g, '').replace(/\\n|\s/g, '');
 }
 
 /** The secret inside a secretlint report's range (some rules report the name or a whole URL). */
@@ -152,11 +150,16 @@ function secretOf(messageId: string, ruleShort: string, text: string, range: rea
     const m = /(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})/.exec(text.slice(range[0], range[0] + 200));
     return m ? m[1] : hit;
   }
-  if (messageId === 'PrivateKey') {
-    const body = hit
-      .replace(/-----(?:BEGIN|END)[^-]*-----/g, '')
-      .replace(/\\n|\s/g, '');
-    return body || hit;
+  if (messageId === 'PrivateKey') return pemBody(hit) || hit;
+  if (messageId === 'PrivateKeyJSON') {
+    // The whole service-account file: its key is the PEM in private_key (found by the PEM rule too,
+    // and the same body makes the two one finding).
+    try {
+      const pk = (JSON.parse(text) as { private_key?: unknown }).private_key;
+      if (typeof pk === 'string' && pemBody(pk)) return pemBody(pk);
+    } catch {
+      /* fall through */
+    }
   }
   if (ruleShort === 'basicauth' || ruleShort === 'database-connection-string') {
     const m = /:\/\/[^:/\s]{1,256}:([^@/\s]{1,256})@/.exec(hit);
@@ -169,9 +172,28 @@ function secretOf(messageId: string, ruleShort: string, text: string, range: rea
   return hit;
 }
 
+/** Every line of the buffer as a candidate: what the prefilter is checked against in tests. */
+function everyLine(buf: Buffer): Candidate[] {
+  const out: Candidate[] = [];
+  let from = 0;
+  for (let index = 0; from < buf.length; index++) {
+    const nl = buf.indexOf(10, from);
+    const to = nl < 0 ? buf.length : nl + 1;
+    out.push({ index, from, to, ts: null });
+    from = to;
+  }
+  return out;
+}
+
+export interface DetectOptions {
+  /** Skip the prefilter: scan every line and every string (slow; the reference for tests). */
+  noPrefilter?: boolean;
+}
+
 /** Scans one buffer of whole lines. `salt` keys the fingerprints. */
-export async function detect(buf: Buffer, salt: string, stats?: DetectStats): Promise<Hit[]> {
-  const cands = candidateLines(buf);
+export async function detect(buf: Buffer, salt: string, stats?: DetectStats, opts: DetectOptions = {}): Promise<Hit[]> {
+  const every = opts.noPrefilter === true;
+  const cands = every ? everyLine(buf) : candidateLines(buf);
   if (stats) {
     stats.bytes += buf.length;
     stats.candidate_lines += cands.length;
@@ -183,7 +205,7 @@ export async function detect(buf: Buffer, salt: string, stats?: DetectStats): Pr
     let end = c.to;
     if (end > c.from && buf[end - 1] === 10) end--;
     if (end > c.from && buf[end - 1] === 13) end--;
-    const d = decodeLine(buf.toString('utf8', c.from, end));
+    const d = decodeLine(buf.toString('utf8', c.from, end), every);
     c.ts = d.ts;
     for (const s of d.texts) texts.push({ line: i, s });
   }
@@ -226,11 +248,13 @@ export async function detect(buf: Buffer, salt: string, stats?: DetectStats): Pr
     const short = m.ruleId.replace(/^@secretlint\/secretlint-rule-/, '');
     let { kind, label } = ruleInfo(m.ruleId, m.messageId);
     const value = secretOf(m.messageId, short, texts[ti].s, local);
-    if (m.messageId === 'PrivateKey') {
+    if (m.messageId === 'PrivateKey' || m.messageId === 'PrivateKeyJSON') {
       const head = /-----BEGIN ?((?:[A-Z]+ )?)PRIVATE KEY/.exec(texts[ti].s.slice(local[0], local[0] + 60));
       label = `${head?.[1] ?? ''}private key`.trim();
-      // A PEM inside a service-account JSON is that account's key: say so, it is rotated there.
-      if (/private_key_id|service_account/.test(texts[ti].s)) {
+      // A PEM on a line holding a service-account JSON is that account's key: it is rotated there.
+      const c = cands[texts[ti].line];
+      const inLine = (w: string) => buf.subarray(c.from, c.to).includes(w, 0, 'latin1');
+      if (inLine('private_key_id') || inLine('service_account')) {
         kind = 'gcp';
         label = 'GCP service-account private key';
       }

@@ -371,6 +371,15 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
         }
         break;
       case 'short':
+        if (prob && prob.code === 'store-longer') {
+          // Someone cut the store's copy back: re-check it as a prefix of ours at its new length
+          // before anything is pushed over it.
+          prob.store_size = c.size;
+          prob.message = `${rel}: the store's copy is now ${c.size} bytes; it is checked against ours before ours is pushed again`;
+          const e = pl?.entry ?? ledger.files[rel];
+          if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: prob } });
+          break;
+        }
         findings.push({ code: 'store-short', path: rel, message: `${rel}: the store held ${c.size} of the ${want.size} bytes backed up; rsync appended the rest and verified the whole file`, at });
         break;
       case 'missing':

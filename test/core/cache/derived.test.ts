@@ -61,7 +61,8 @@ function expectCc(): Expect {
         }
       }
       if (j.type === 'user' && Array.isArray(j.message?.content)) {
-        for (const b of j.message.content) if (b?.type === 'tool_result' && b.is_error === true) failed.add(b.tool_use_id);
+        // A result pairs with its call by id; one without an id pairs with nothing.
+        for (const b of j.message.content) if (b?.type === 'tool_result' && b.is_error === true && b.tool_use_id != null) failed.add(b.tool_use_id);
       }
       if (!['user', 'assistant'].includes(j.type) || !['user', 'assistant'].includes(role) || j.isSidechain === true) return;
       e.messages++;
@@ -161,16 +162,39 @@ function expectCursor(): Expect {
   return e;
 }
 
+// Constructed Codex calls whose outputs report failure in each of the known ways.
+const CODEX_FAIL = [
+  { type: 'session_meta', payload: { id: '0199aaaa-0000-7000-8000-000000000001', cwd: '/tmp/failing' } },
+  ...[
+    ['call_ok', 'Exit code: 0\nWall time: 1 seconds\nOutput:\nfine'],
+    ['call_exit', 'Exit code: 1\nWall time: 1 seconds\nOutput:\nboom'],
+    ['call_meta', JSON.stringify({ output: 'x', metadata: { exit_code: 2, duration_seconds: 0.1 } })],
+    ['call_meta_ok', JSON.stringify({ output: 'x', metadata: { exit_code: 0, duration_seconds: 0.1 } })],
+    ['call_ev', 'no exit code in the text'],
+    ['call_none', null],
+  ].flatMap(([id, out]) => [
+    { timestamp: '2026-07-01T00:00:00.000Z', type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: id } },
+    ...(out === null ? [] : [{ timestamp: '2026-07-01T00:00:01.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: id, output: out } }]),
+  ]),
+  { timestamp: '2026-07-01T00:00:02.000Z', type: 'event_msg', payload: { type: 'exec_command_end', call_id: 'call_ev', exit_code: 3 } },
+];
+
 let sb: Sandbox;
 before(async () => {
-  sb = await capturedSandbox('cache-derived');
+  sb = await capturedSandbox('cache-derived', (s) => {
+    const f = path.join(s.home, '.codex', 'sessions', '2026', '07', '01', 'rollout-2026-07-01T00-00-00-0199aaaa-0000-7000-8000-000000000001.jsonl');
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, CODEX_FAIL.map((x) => JSON.stringify(x) + '\n').join(''));
+  });
   await rebuildCache(sb.brain);
 });
 after(() => sb.cleanup());
 
+/** Counts over the fixtures' sessions (the constructed Codex session left out). */
 async function counts(agent: string): Promise<Expect> {
-  const m = await all(sb.brain, `SELECT count(*), count(DISTINCT turn_id) FROM derived.messages WHERE agent = '${agent}'`);
-  const c = await all(sb.brain, `SELECT count(*), count(*) FILTER (WHERE is_error) FROM derived.tool_calls WHERE agent = '${agent}'`);
+  const only = `agent = '${agent}' AND session_id <> '0199aaaa-0000-7000-8000-000000000001'`;
+  const m = await all(sb.brain, `SELECT count(*), count(DISTINCT turn_id) FROM derived.messages WHERE ${only}`);
+  const c = await all(sb.brain, `SELECT count(*), count(*) FILTER (WHERE is_error) FROM derived.tool_calls WHERE ${only}`);
   return { messages: m[0][0] as number, turns: m[0][1] as number, calls: c[0][0] as number, failures: c[0][1] as number };
 }
 
@@ -194,6 +218,18 @@ test('Codex: response items only (event_msg echoes are not messages), harness co
   assert.ok(want.input > 0);
   // A failed MCP call in the fixtures (result Err) is a failure.
   assert.ok(got.failures >= 1);
+});
+
+test('Codex failures: "Exit code: N", metadata.exit_code, exec_command_end; no result is unknown', async () => {
+  const r = await all(sb.brain, `SELECT call_id, is_error, result_line_no IS NOT NULL FROM derived.tool_calls WHERE session_id = '0199aaaa-0000-7000-8000-000000000001' ORDER BY line_no`);
+  assert.deepEqual(r, [
+    ['call_ok', false, true],
+    ['call_exit', true, true],
+    ['call_meta', true, true],
+    ['call_meta_ok', false, true],
+    ['call_ev', true, true],
+    ['call_none', null, false],
+  ]);
 });
 
 test('Pi: messages, tool calls, failures and usage', async () => {

@@ -1,0 +1,70 @@
+import { cite as citeCore, verify as verifyCore, parseRange, type CiteInput } from '../core/recall';
+import { BrainError } from '../core/errors';
+import type { Citation } from '../core/turns';
+import { COMMON_EXIT_CODES, write, type Verb } from './args';
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readCitation(arg: string | undefined, stdin: NodeJS.ReadableStream): Promise<Citation> {
+  const text = arg ?? (await readAll(stdin));
+  try {
+    const j = JSON.parse(text);
+    // Accept a citation, or anything that carries one (a snippet, a turn).
+    return (j.citation ?? j) as Citation;
+  } catch (e) {
+    throw new BrainError('usage', 'cite --verify: the citation is not JSON', 'pass the citation JSON that search, show --json or cite --json printed', { cause: e });
+  }
+}
+
+export const cite: Verb = {
+  name: 'cite',
+  summary: 'Cite lines of a floor file (sha256 of exactly those bytes), or verify a citation.',
+  usage: 'cite LAKE_PATH A..B [--machine M] [--store DIR] [--json] | cite --verify [CITATION_JSON] [--store DIR]',
+  details: `LAKE_PATH is relative to the machine's floor (lake/<agent>/...), as citations name it. The citation is
+machine, path, generation, line and byte range and sha256, and anyone can check it:
+  sed -n 'A,Bp' BRAIN_HOME/LAKE_PATH | sha256sum
+--verify re-hashes a citation (JSON as an argument or on stdin) where the floor keeps it, or at
+<store>/<machine>/ with --store (it works after the origin, or the whole machine, is gone).
+${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
+  options: [
+    { name: 'machine', type: 'string', help: 'the machine whose floor the path is in (default: this one)' },
+    { name: 'store', type: 'string', help: 'read from a store folder instead of BRAIN_HOME' },
+    { name: 'verify', type: 'bool', help: 'verify a citation instead of making one' },
+    { name: 'json', type: 'bool', help: 'machine-readable output' },
+  ],
+  async run(args, ctx) {
+    const o = args.opts;
+    if (o.verify) {
+      const c = await readCitation(args.positionals[0], ctx.stdin);
+      const r = verifyCore({ citation: c, ...(o.store ? { store: o.store as string } : {}) }, ctx.env);
+      if (o.json) write(ctx.stdout, JSON.stringify(r));
+      else write(ctx.stdout, r.ok ? `ok: ${r.path} lines ${c.line_from}-${c.line_to} hash to ${r.sha256}` : `does not verify: ${r.problem}`);
+      return r.ok ? 0 : 1;
+    }
+    const [lakePath, range] = args.positionals;
+    if (!lakePath || !range || args.positionals.length > 2) throw new BrainError('usage', 'cite takes LAKE_PATH and a line range A..B', 'brain cite lake/cc/<project>/<session>.jsonl 12..15');
+    const [a, b] = parseRange(range);
+    if (!Number.isFinite(b)) throw new BrainError('usage', `cite needs an end line: ${range}`, 'use A..B or A');
+    const input: CiteInput = { lake_path: lakePath, line_from: a, line_to: b };
+    if (o.machine !== undefined) input.machine = o.machine as string;
+    if (o.store !== undefined) input.store = o.store as string;
+    const c = citeCore(input, ctx.env);
+    if (o.json) write(ctx.stdout, JSON.stringify(c));
+    else {
+      write(
+        ctx.stdout,
+        [
+          `${c.machine}:${c.lake_path} (generation ${c.gen})`,
+          `lines ${c.line_from}-${c.line_to}, bytes ${c.byte_from}-${c.byte_to}`,
+          `sha256 ${c.sha256}`,
+          `check: sed -n '${c.line_from},${c.line_to}p' ${c.lake_path} | sha256sum`,
+        ].join('\n'),
+      );
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,90 @@
+import { search as searchCore, DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
+import { BrainError } from '../core/errors';
+import { COMMON_EXIT_CODES, write, type Verb } from './args';
+
+function width(stream: NodeJS.WritableStream): number {
+  const c = (stream as NodeJS.WriteStream).columns;
+  return c && c > 40 ? c : 100;
+}
+
+function fit(s: string, w: number): string {
+  return s.length > w ? `${s.slice(0, w - 1)}…` : s;
+}
+
+function when(iso: string | null): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+function project(p: string | null): string {
+  if (!p) return '—';
+  const parts = p.split('/').filter(Boolean);
+  return parts.length ? parts[parts.length - 1] : p;
+}
+
+export function formatHit(h: SearchHit, i: number, w: number): string[] {
+  const head = `${String(i + 1).padStart(2)}  ${h.lane.padEnd(6)} ${project(h.project)}  ${h.machine}  ${when(h.started)}  ${h.matching_turns} ${h.tier === 'turns' ? 'turn' : 'tool mention'}${h.matching_turns === 1 ? '' : 's'}  ${h.session}`;
+  const out = [fit(head, w)];
+  if (h.title) out.push(fit(`    ${h.title}`, w));
+  for (const s of h.snippets) {
+    const c = s.citation;
+    const tag = `  [${s.turn ? `#${s.turn} ` : ''}${s.field === 'text' ? '' : `${s.field} `}L${c.line_from}-${c.line_to} ${c.sha256.slice(0, 8)}]`;
+    out.push(`    › ${fit(s.text, Math.max(20, w - 6 - tag.length))}${tag}`);
+  }
+  if (h.snippets.length) out.push(fit(`      ${h.snippets[0].citation.lake_path}`, w));
+  return out;
+}
+
+export const search: Verb = {
+  name: 'search',
+  summary: 'Find sessions that mention a text: what was said first, then tool output.',
+  usage: 'search TERM [--agent A] [--project GLOB] [--machine M] [--since WHEN] [--limit N] [--skip SESSION] [--newest] [--store DIR] [--json]',
+  details: `TERM is literal text, matched case-insensitively as a substring (several words are one phrase).
+Sessions whose user or assistant turns say it come first, most such turns first (the turn index,
+turns.sqlite, kept current from the floor on every search); then, while the list has room, sessions
+where only tool output, thinking or tool arguments hold it (read from the files). Sessions where only
+recorded instructions (system prompt, AGENTS.md) mention it are left out. Terms under 3 characters,
+or no usable index, fall back to reading the files, and the header says so.
+Each hit: session, agent, project, machine, start, title (first prompt), matching turns, and up to 3
+snippets with their citations ([#turn Lfrom-to sha256]); --json prints the full citations.
+${COMMON_EXIT_CODES} Exit 1: nothing found.`,
+  options: [
+    { name: 'agent', type: 'string', help: 'only these agents: cc, codex, pi, cursor (comma-separated)' },
+    { name: 'project', type: 'string', help: 'glob over the project path, its folder name or repo (e.g. "*brain*")' },
+    { name: 'machine', type: 'string', help: 'only these machines (comma-separated)' },
+    { name: 'since', type: 'string', help: 'active since: ISO date/time, or 30m, 12h, 7d, 2w' },
+    { name: 'limit', type: 'number', short: 'n', help: `sessions to list (default ${DEFAULT_LIMIT})` },
+    { name: 'skip', type: 'string', help: 'leave out this session (the one searching)' },
+    { name: 'newest', type: 'bool', help: 'newest first within each tier' },
+    { name: 'store', type: 'string', help: 'search a store folder (every machine) instead of BRAIN_HOME' },
+    { name: 'json', type: 'bool', help: 'machine-readable result (the MCP and LM tools\' shape)' },
+  ],
+  async run(args, ctx) {
+    const term = args.positionals.join(' ');
+    if (!term) throw new BrainError('usage', 'search needs a TERM', 'brain search "what to find"');
+    const o = args.opts;
+    const input: SearchInput = { term };
+    if (o.agent !== undefined) input.agent = o.agent as string;
+    if (o.project !== undefined) input.project = o.project as string;
+    if (o.machine !== undefined) input.machine = o.machine as string;
+    if (o.since !== undefined) input.since = o.since as string;
+    if (o.limit !== undefined) input.limit = o.limit as number;
+    if (o.skip !== undefined) input.skip = o.skip as string;
+    if (o.newest) input.newest = true;
+    if (o.store !== undefined) input.store = o.store as string;
+    const r = searchCore(input, ctx.env);
+    if (o.json) {
+      write(ctx.stdout, JSON.stringify(r));
+      return r.hits.length ? 0 : 1;
+    }
+    const w = width(ctx.stdout);
+    const lines = [fit(r.header, w)];
+    r.hits.forEach((h, i) => {
+      if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking or arguments:');
+      lines.push(...formatHit(h, i, w));
+    });
+    write(ctx.stdout, lines.join('\n'));
+    return r.hits.length ? 0 : 1;
+  },
+};

@@ -1,0 +1,85 @@
+import { readSession, type ReadInput, type ReadOutput, type TurnView } from '../core/recall';
+import { BrainError } from '../core/errors';
+import type { Citation } from '../core/turns';
+import { COMMON_EXIT_CODES, write, type Verb } from './args';
+
+function fence(s: string): string {
+  const longest = Math.max(2, ...(s.match(/`+/g) ?? []).map((m) => m.length));
+  const f = '`'.repeat(longest + 1);
+  return `${f}\n${s}\n${f}`;
+}
+
+function cite(c: Citation): string {
+  return `<sub>cite: ${c.machine}:${c.lake_path} lines ${c.line_from}–${c.line_to} (bytes ${c.byte_from}–${c.byte_to}) sha256 ${c.sha256}</sub>`;
+}
+
+function details(summary: string, body: string): string {
+  return `<details><summary>${summary.replace(/</g, '&lt;')}</summary>\n\n${body}\n\n</details>`;
+}
+
+function oneLine(s: string, max = 80): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+function turn(t: TurnView): string {
+  const head = [`## ${t.n} · ${t.role}${t.kind === 'prompt' || t.kind === 'reply' ? '' : ` (${t.kind})`}`];
+  if (t.model) head.push(t.model);
+  if (t.ts) head.push(t.ts);
+  if (t.sidechain) head.push('sub-agent');
+  if (t.branch) head.push('branch');
+  const parts = [head.join(' · ')];
+  if (t.role === 'system') parts.push(details('recorded instructions', t.text ? fence(t.text) : '_(not shown)_'));
+  else if (t.text) parts.push(t.text);
+  if (t.thinking) parts.push(details('thinking', fence(t.thinking)));
+  for (const u of t.tools) {
+    const body = [u.arguments ? `arguments:\n\n${fence(u.arguments)}` : '', u.output ? `${u.is_error ? 'error' : 'output'}:\n\n${fence(u.output)}` : ''].filter(Boolean).join('\n\n');
+    parts.push(details(`tool: ${u.name}${u.arguments ? ` — ${oneLine(u.arguments)}` : ''}${u.is_error ? ' (failed)' : ''}`, body || '_(nothing recorded)_'));
+  }
+  if (t.tokens) parts.push(`<sub>tokens: in ${t.tokens.input} · out ${t.tokens.output} · cache write ${t.tokens.cache_creation} · cache read ${t.tokens.cache_read}</sub>`);
+  parts.push(cite(t.citation));
+  return parts.join('\n\n');
+}
+
+/** A session as readable Markdown: tool calls folded, every turn with its citation. */
+export function toMarkdown(r: ReadOutput): string {
+  const s = r.session;
+  const lines = [
+    `# ${s.title || s.session}`,
+    '',
+    `- session: \`${s.session}\`${s.native_session ? ` (agent id \`${s.native_session}\`)` : ''}${s.parent_session ? ` · sub-agent of \`${s.parent_session}\`` : ''}`,
+    `- agent: ${s.agent} · machine: ${s.machine} · project: ${s.project ?? '—'}${s.repo ? ` · repo: ${s.repo}` : ''}`,
+    `- started: ${s.started ?? '—'} · last: ${s.ended ?? '—'} · ${s.turns} user/assistant turns, ${r.total} in all${r.unparsed_lines ? ` · ${r.unparsed_lines} unparsed line(s) on the floor` : ''}`,
+  ];
+  if (r.turns.length) lines.push(`- file: \`${r.turns[0].citation.lake_path}\` (check a citation: \`sed -n 'A,Bp' FILE | sha256sum\`)`);
+  return [lines.join('\n'), ...r.turns.map(turn)].join('\n\n') + '\n';
+}
+
+export const show: Verb = {
+  name: 'show',
+  summary: 'A recorded session as Markdown, tool calls folded, each turn with its citation.',
+  usage: 'show SESSION [--turns A..B] [--machine M] [--store DIR] [--full] [--json]',
+  details: `SESSION is the id search lists, the agent's own id, or an unambiguous prefix. --turns takes A..B,
+A.., ..B or A. Thinking and each tool's arguments and output are cut at 2000 characters unless --full.
+${COMMON_EXIT_CODES}`,
+  options: [
+    { name: 'turns', type: 'string', help: 'only turns A..B (1-based)' },
+    { name: 'machine', type: 'string', help: 'the machine, when the id exists on several' },
+    { name: 'store', type: 'string', help: 'read from a store folder instead of BRAIN_HOME' },
+    { name: 'full', type: 'bool', help: 'do not cut long thinking, arguments or output' },
+    { name: 'json', type: 'bool', help: 'machine-readable turns (the MCP and LM tools\' shape)' },
+  ],
+  async run(args, ctx) {
+    const session = args.positionals[0];
+    if (!session || args.positionals.length > 1) throw new BrainError('usage', 'show takes one SESSION', 'brain show <session id> [--turns A..B]');
+    const o = args.opts;
+    const input: ReadInput = { session };
+    if (o.turns !== undefined) input.turns = o.turns as string;
+    if (o.machine !== undefined) input.machine = o.machine as string;
+    if (o.store !== undefined) input.store = o.store as string;
+    if (o.full) input.max_chars = 0;
+    const r = readSession(input, ctx.env);
+    write(ctx.stdout, o.json ? JSON.stringify(r) : toMarkdown(r));
+    return 0;
+  },
+};
