@@ -6,16 +6,23 @@
 
 CREATE SCHEMA IF NOT EXISTS derived;
 
--- shared text extraction over the common block-array shape (the document's macro; its lambdas
--- are written `lambda x: ...`, as DuckDB 1.3+ reads them unambiguously next to the JSON -> operator)
+-- shared text extraction over the common block-array shape. The document's macro, same result;
+-- the array case reads the blocks' type and text with one from_json (twice as fast as extracting
+-- each block as JSON and then its fields, measured) and falls back to the document's form if
+-- from_json refuses the array.
 CREATE OR REPLACE MACRO derived.text_of(content) AS
   CASE WHEN content IS NULL THEN NULL
        WHEN json_type(content) = 'VARCHAR' THEN json_extract_string(content, '$')
        WHEN json_type(content) = 'ARRAY' THEN
-         array_to_string(list_transform(
-           list_filter(json_extract(content,'$[*]'),
-             lambda x: json_extract_string(x,'$.type') IN ('text','input_text','output_text')),
-           lambda x: json_extract_string(x,'$.text')), chr(10))
+         coalesce(
+           array_to_string(list_transform(
+             list_filter(TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR"}]')),
+               lambda b: b.type IN ('text','input_text','output_text')),
+             lambda b: b.text), chr(10)),
+           array_to_string(list_transform(
+             list_filter(json_extract(content,'$[*]'),
+               lambda x: json_extract_string(x,'$.type') IN ('text','input_text','output_text')),
+             lambda x: json_extract_string(x,'$.text')), chr(10)))
        ELSE NULL END;
 
 -- A JSON number (what JSON.parse gives as a number), for checks that follow ccusage's schema.
@@ -49,36 +56,34 @@ CREATE OR REPLACE MACRO derived.codex_output_failed(t) AS
 
 CREATE OR REPLACE VIEW derived.v_sessions AS
 WITH
+  -- One pass over the live lines of each file, reading only what locates the session.
+  l AS (
+    SELECT r.file_id, r.witness_gen, r.line_no, r.lane, r.event_time, r.captured_at,
+           TRY(from_json(r.raw_line, '{"type":"VARCHAR","cwd":"VARCHAR","sessionId":"VARCHAR",
+             "payload":{"type":"VARCHAR","cwd":"VARCHAR","source":"JSON"}}')) AS j
+    FROM dialects.v_live r),
   gen AS (
-    SELECT s.file_id, s.witness_gen,
+    SELECT file_id, any_value(witness_gen) AS witness_gen,
            count(*) AS n_lines,
-           count(*) FILTER (WHERE NOT json_valid(r.raw_line)) AS n_bad_lines,
-           min(r.event_time) AS first_event,
-           max(r.event_time) AS last_event,
-           min(r.captured_at) AS first_captured,
-           max(r.captured_at) AS last_captured
-    FROM floor.ingest_state s JOIN floor.raw_lines r ON r.file_id = s.file_id AND r.witness_gen = s.witness_gen
-    GROUP BY s.file_id, s.witness_gen),
+           count(*) FILTER (WHERE j IS NULL) AS n_bad_lines,  -- not a JSON object
+           min(event_time) AS first_event,
+           max(event_time) AS last_event,
+           min(captured_at) AS first_captured,
+           max(captured_at) AS last_captured,
+           CASE any_value(lane)
+             WHEN 'cc' THEN arg_min(j.cwd, line_no) FILTER (WHERE j.cwd IS NOT NULL)
+             WHEN 'codex' THEN arg_min(coalesce(j.payload.cwd, j.cwd), line_no)
+               FILTER (WHERE (j.type IN ('session_meta', 'turn_context') AND j.payload.cwd IS NOT NULL)
+                          OR (j.payload IS NULL AND line_no = 1 AND j.cwd IS NOT NULL))
+             WHEN 'pi' THEN arg_min(j.cwd, line_no) FILTER (WHERE j.type = 'session' AND j.cwd IS NOT NULL)
+           END AS project,
+           arg_min(j.sessionId, line_no) FILTER (WHERE j.sessionId IS NOT NULL) AS line_session,
+           arg_min(j.payload.source->>'$.subagent.thread_spawn.parent_thread_id', line_no)
+             FILTER (WHERE j.type = 'session_meta') AS codex_parent
+    FROM l GROUP BY file_id),
   lake AS (
     SELECT file_id, witness_gen, arg_max(lake_path, manifest_offset) AS lake_path
-    FROM floor.chunks GROUP BY file_id, witness_gen),
-  cc AS (
-    SELECT file_id,
-           arg_min(cwd, line_no) FILTER (WHERE cwd IS NOT NULL) AS project,
-           arg_min(line_session_id, line_no) FILTER (WHERE line_session_id IS NOT NULL) AS line_session
-    FROM dialects.v_cc GROUP BY file_id),
-  codex AS (
-    SELECT file_id,
-           arg_min(cwd, line_no) FILTER (WHERE cwd IS NOT NULL
-             AND (envelope_type IN ('session_meta', 'turn_context') OR (is_bare AND line_no = 1))) AS project,
-           arg_min((source_json->>'$.subagent.thread_spawn.parent_thread_id'), line_no)
-             FILTER (WHERE envelope_type = 'session_meta') AS parent
-    FROM dialects.v_codex GROUP BY file_id),
-  pi AS (
-    SELECT file_id, arg_min(cwd, line_no) FILTER (WHERE ev_type = 'session') AS project
-    FROM dialects.v_pi GROUP BY file_id),
-  cur AS (
-    SELECT file_id, any_value(project_slug) AS project FROM dialects.v_cursor GROUP BY file_id)
+    FROM floor.chunks GROUP BY file_id, witness_gen)
 SELECT
   f.file_id,
   CASE f.lane WHEN 'cc' THEN 'claude-code' WHEN 'cursor' THEN 'cursor-agent' ELSE f.lane END AS agent,
@@ -88,26 +93,20 @@ SELECT
   f.abs_path,
   g.witness_gen,
   lake.lake_path,
-  coalesce(cc.project, codex.project, pi.project, cur.project,
+  coalesce(g.project,
            CASE WHEN f.lane = 'cursor' THEN regexp_extract(f.abs_path, '/projects/([^/]+)/agent-transcripts/', 1) END)
     AS project,
   CASE
-    WHEN f.lane = 'cc' AND regexp_matches(f.abs_path, '/subagents/[^/]+$')
+    WHEN f.lane IN ('cc', 'cursor') AND regexp_matches(f.abs_path, '/subagents/[^/]+$')
       THEN regexp_extract(f.abs_path, '/([^/]+)/subagents/[^/]+$', 1)
-    WHEN f.lane = 'cc' AND regexp_matches(f.abs_path, '/agent-[^/]+$') THEN cc.line_session
-    WHEN f.lane = 'codex' THEN codex.parent
-    WHEN f.lane = 'cursor' AND regexp_matches(f.abs_path, '/subagents/[^/]+$')
-      THEN regexp_extract(f.abs_path, '/([^/]+)/subagents/[^/]+$', 1)
+    WHEN f.lane = 'cc' AND regexp_matches(f.abs_path, '/agent-[^/]+$') THEN g.line_session
+    WHEN f.lane = 'codex' THEN g.codex_parent
   END AS parent_session,
   g.first_event, g.last_event, g.first_captured, g.last_captured,
   g.n_lines, g.n_bad_lines
 FROM floor.files f
 JOIN gen g USING (file_id)
-LEFT JOIN lake ON lake.file_id = g.file_id AND lake.witness_gen = g.witness_gen
-LEFT JOIN cc USING (file_id)
-LEFT JOIN codex USING (file_id)
-LEFT JOIN pi USING (file_id)
-LEFT JOIN cur USING (file_id);
+LEFT JOIN lake ON lake.file_id = g.file_id AND lake.witness_gen = g.witness_gen;
 
 CREATE TABLE IF NOT EXISTS derived.sessions AS
   SELECT * FROM derived.v_sessions WITH NO DATA;
@@ -123,31 +122,31 @@ SELECT m.*, s.project
 FROM (
   SELECT 'cc:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
          'claude-code' AS agent, session_id, role, model,
-         derived.text_of(content) AS text, event_time, captured_at,
+         text, event_time, captured_at,
          file_id, witness_gen, line_no,
          machine_id,
          CASE WHEN is_meta OR is_compact_summary THEN NULL
               WHEN role = 'assistant' THEN 'cc:'||session_id||':'||coalesce(message_id, witness_gen||':'||line_no)
-              WHEN coalesce(derived.text_of(content), '') = '' THEN NULL
+              WHEN coalesce(text, '') = '' THEN NULL
               ELSE 'cc:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
          is_meta OR is_compact_summary AS is_meta
-  FROM dialects.v_cc
-  WHERE ev_type IN ('user','assistant') AND NOT coalesce(is_sidechain, false)
-    AND role IN ('user','assistant')
+  FROM (SELECT *, derived.text_of(content) AS text FROM dialects.v_cc
+        WHERE ev_type IN ('user','assistant') AND NOT coalesce(is_sidechain, false)
+          AND role IN ('user','assistant'))
   UNION ALL BY NAME
   SELECT 'codex:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
          'codex' AS agent, session_id, role, model,
-         derived.text_of(content) AS text, event_time, captured_at, file_id, witness_gen, line_no,
+         text, event_time, captured_at, file_id, witness_gen, line_no,
          machine_id,
          CASE WHEN codex_meta THEN NULL ELSE 'codex:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
          codex_meta AS is_meta
   FROM (SELECT *,
-               role = 'user' AND regexp_matches(ltrim(coalesce(derived.text_of(content), '')),
+               role = 'user' AND regexp_matches(ltrim(coalesce(text, '')),
                  '^(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)')
                  AS codex_meta
-        FROM dialects.v_codex
-        WHERE (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
-          AND role IN ('user','assistant'))
+        FROM (SELECT *, derived.text_of(content) AS text FROM dialects.v_codex
+              WHERE (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
+                AND role IN ('user','assistant')))
   UNION ALL BY NAME
   SELECT 'pi:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
          'pi' AS agent, session_id, role, coalesce(message_model, model) AS model,
@@ -185,34 +184,48 @@ CREATE TABLE IF NOT EXISTS derived.messages AS
 
 CREATE OR REPLACE VIEW derived.v_tool_calls AS
 WITH
-  cc_blocks AS (
+  -- Blocks are read as structs of the few fields needed: a tool result's (often large) content is
+  -- never copied. Lines without the words tool_use / tool_result have no such block (JSON writers
+  -- do not escape ASCII letters), so they are skipped before parsing.
+  cc_blocks AS MATERIALIZED (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, role,
            coalesce(is_sidechain, false) AS is_sidechain,
-           unnest(json_extract(content, '$[*]')) AS b
+           unnest(TRY(from_json(content, '[{"type":"VARCHAR","id":"VARCHAR","name":"VARCHAR","input":"JSON",
+             "tool_use_id":"VARCHAR","is_error":"VARCHAR"}]'))) AS b
     FROM dialects.v_cc
-    WHERE ev_type IN ('assistant', 'user') AND json_type(content) = 'ARRAY'),
+    WHERE ev_type IN ('assistant', 'user') AND json_type(content) = 'ARRAY'
+      AND (contains(CAST(content AS VARCHAR), 'tool_use') OR contains(CAST(content AS VARCHAR), 'tool_result'))),
   cc_res AS (
-    SELECT file_id, witness_gen, (b->>'$.tool_use_id') AS call_id, min(line_no) AS result_line_no,
-           bool_or(coalesce(TRY_CAST((b->>'$.is_error') AS BOOLEAN), false)) AS is_error
-    FROM cc_blocks WHERE role = 'user' AND (b->>'$.type') = 'tool_result'
+    SELECT file_id, witness_gen, b.tool_use_id AS call_id, min(line_no) AS result_line_no,
+           bool_or(coalesce(TRY_CAST(b.is_error AS BOOLEAN), false)) AS is_error
+    FROM cc_blocks WHERE role = 'user' AND b.type = 'tool_result'
     GROUP BY ALL),
   cc AS (
     SELECT 'claude-code' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
-           c.event_time, (c.b->>'$.id') AS call_id, (c.b->>'$.name') AS tool_name,
-           CAST((c.b->'$.input') AS VARCHAR) AS arguments,
+           c.event_time, c.b.id AS call_id, c.b.name AS tool_name,
+           CAST(c.b.input AS VARCHAR) AS arguments,
            r.result_line_no, r.is_error, c.is_sidechain
     FROM cc_blocks c LEFT JOIN cc_res r
-      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = (c.b->>'$.id')
-    WHERE c.role = 'assistant' AND (c.b->>'$.type') = 'tool_use'),
+      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = c.b.id
+    WHERE c.role = 'assistant' AND c.b.type = 'tool_use'),
+  cx_all AS MATERIALIZED (
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, envelope_type,
+           body_type, is_bare, call_name, call_id, call_arguments, call_input, call_output,
+           exit_code_json, success_json, mcp_result
+    FROM dialects.v_codex
+    WHERE body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
+                        'tool_search_call', 'image_generation_call', 'function_call_output',
+                        'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output',
+                        'exec_command_end', 'patch_apply_end', 'mcp_tool_call_end')),
   cx_calls AS (
-    SELECT * FROM dialects.v_codex
+    SELECT * FROM cx_all
     WHERE (envelope_type = 'response_item' OR is_bare)
       AND body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
                         'tool_search_call', 'image_generation_call')),
   cx_out AS (
     SELECT file_id, witness_gen, call_id, min(line_no) AS result_line_no,
            bool_or(derived.codex_output_failed(derived.codex_output_text(call_output))) AS failed
-    FROM dialects.v_codex
+    FROM cx_all
     WHERE (envelope_type = 'response_item' OR is_bare) AND call_id IS NOT NULL
       AND body_type IN ('function_call_output', 'custom_tool_call_output', 'local_shell_call_output',
                         'tool_search_output')
@@ -225,7 +238,7 @@ WITH
                      WHEN 'mcp_tool_call_end' THEN (mcp_result->'$.Err') IS NOT NULL
                        OR coalesce(TRY_CAST((mcp_result->>'$.Ok.isError') AS BOOLEAN), false)
                    END) AS failed
-    FROM dialects.v_codex
+    FROM cx_all
     WHERE envelope_type = 'event_msg' AND call_id IS NOT NULL
       AND body_type IN ('exec_command_end', 'patch_apply_end', 'mcp_tool_call_end')
     GROUP BY ALL),
@@ -245,25 +258,29 @@ WITH
     FROM cx_calls c
     LEFT JOIN cx_out o ON o.file_id = c.file_id AND o.witness_gen = c.witness_gen AND o.call_id = c.call_id
     LEFT JOIN cx_ev e ON e.file_id = c.file_id AND e.witness_gen = c.witness_gen AND e.call_id = c.call_id),
+  pi_lines AS MATERIALIZED (
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, role, content,
+           tool_call_id, is_error
+    FROM dialects.v_pi WHERE ev_type = 'message' AND role IN ('assistant', 'toolResult')),
   pi_blocks AS (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time,
-           unnest(json_extract(content, '$[*]')) AS b
-    FROM dialects.v_pi
-    WHERE ev_type = 'message' AND role = 'assistant' AND json_type(content) = 'ARRAY'),
+           unnest(TRY(from_json(content, '[{"type":"VARCHAR","id":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]'))) AS b
+    FROM pi_lines
+    WHERE role = 'assistant' AND json_type(content) = 'ARRAY' AND contains(CAST(content AS VARCHAR), 'toolCall')),
   pi_res AS (
     SELECT file_id, witness_gen, tool_call_id AS call_id, min(line_no) AS result_line_no,
            bool_or(coalesce(is_error, false)) AS is_error
-    FROM dialects.v_pi WHERE ev_type = 'message' AND role = 'toolResult'
+    FROM pi_lines WHERE role = 'toolResult'
     GROUP BY ALL),
   pi AS (
     SELECT 'pi' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
-           c.event_time, (c.b->>'$.id') AS call_id, (c.b->>'$.name') AS tool_name,
-           CAST((c.b->'$.arguments') AS VARCHAR) AS arguments,
+           c.event_time, c.b.id AS call_id, c.b.name AS tool_name,
+           CAST(c.b.arguments AS VARCHAR) AS arguments,
            r.result_line_no, r.is_error, false AS is_sidechain
     FROM pi_blocks c LEFT JOIN pi_res r
-      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = (c.b->>'$.id')
-    WHERE (c.b->>'$.type') = 'toolCall'),
-  cu_blocks AS (
+      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = c.b.id
+    WHERE c.b.type = 'toolCall'),
+  cu_blocks AS MATERIALIZED (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, role,
            unnest(json_extract(content, '$[*]')) AS b
     FROM dialects.v_cursor
@@ -312,6 +329,16 @@ QUALIFY t.call_id IS NULL
 
 CREATE OR REPLACE VIEW derived.v_usage_lines AS
 WITH
+  cc_all AS (
+    SELECT session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+           message_id, request_id, usage, raw_line,
+           min(TRY_CAST(timestamp_text AS TIMESTAMPTZ)) OVER (PARTITION BY file_id, witness_gen) AS file_first_ts
+    FROM dialects.v_cc),
+  -- The fields ccusage's schema checks, as JSON (null and absent differ there), for usage lines.
+  cc_v AS (
+    SELECT *, json_extract(raw_line, ['$.timestamp', '$.costUSD', '$.isApiErrorMessage', '$.message.content',
+             '$.message.model', '$.message.id', '$.requestId', '$.sessionId', '$.version', '$.cwd']) AS v
+    FROM cc_all WHERE usage IS NOT NULL),
   cc AS (
     SELECT 'claude-code' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
            event_time, model, message_id, request_id,
@@ -319,30 +346,29 @@ WITH
            TRY_CAST((usage->>'$.output_tokens') AS BIGINT) AS output_tokens,
            coalesce(TRY_CAST((usage->>'$.cache_creation_input_tokens') AS BIGINT), 0) AS cache_creation_tokens,
            coalesce(TRY_CAST((usage->>'$.cache_read_input_tokens') AS BIGINT), 0) AS cache_read_tokens,
-           min(TRY_CAST((timestamp_json->>'$') AS TIMESTAMPTZ)) FILTER (WHERE json_type(timestamp_json) = 'VARCHAR')
-             OVER (PARTITION BY file_id, witness_gen) AS file_first_ts,
-           usage IS NOT NULL AND json_type(usage) = 'OBJECT'
+           file_first_ts,
+           json_type(usage) = 'OBJECT'
              AND abs_path LIKE '%.jsonl'
              AND derived.is_json_number((usage->'$.input_tokens'))
              AND derived.is_json_number((usage->'$.output_tokens'))
              AND ((usage->'$.cache_creation_input_tokens') IS NULL OR derived.is_json_number((usage->'$.cache_creation_input_tokens')))
              AND ((usage->'$.cache_read_input_tokens') IS NULL OR derived.is_json_number((usage->'$.cache_read_input_tokens')))
-             AND timestamp_json IS NOT NULL AND json_type(timestamp_json) = 'VARCHAR'
-             AND regexp_full_match((timestamp_json->>'$'), '\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z')
-             AND (model IS NULL OR model <> '')
-             AND (message_id IS NULL OR message_id <> '')
-             AND (request_id IS NULL OR request_id <> '')
-             AND (line_session_id IS NULL OR line_session_id <> '')
-             AND (version IS NULL OR regexp_matches(version, '^\d+\.\d+\.\d+'))
-             AND (cost_usd_json IS NULL OR derived.is_json_number(cost_usd_json))
-             AND (is_api_error_json IS NULL OR json_type(is_api_error_json) = 'BOOLEAN')
-             AND (content IS NULL OR (json_type(content) = 'ARRAY' AND
-                   len(list_filter(json_extract(content, '$[*]'),
+             AND v[1] IS NOT NULL AND json_type(v[1]) = 'VARCHAR'
+             AND regexp_full_match((v[1]->>'$'), '\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z')
+             AND (v[2] IS NULL OR derived.is_json_number(v[2]))
+             AND (v[3] IS NULL OR json_type(v[3]) = 'BOOLEAN')
+             AND (v[4] IS NULL OR (json_type(v[4]) = 'ARRAY' AND
+                   len(list_filter(json_extract(v[4], '$[*]'),
                        lambda b: json_type(b) <> 'OBJECT'
                             OR ((b->'$.text') IS NOT NULL AND json_type((b->'$.text')) <> 'VARCHAR'))) = 0))
-             AS counted,
-           usage IS NOT NULL AS has_usage
-    FROM dialects.v_cc),
+             AND derived.absent_or_text(v[5])
+             AND derived.absent_or_text(v[6])
+             AND derived.absent_or_text(v[7])
+             AND derived.absent_or_text(v[8])
+             AND (v[9] IS NULL OR (json_type(v[9]) = 'VARCHAR' AND regexp_matches((v[9]->>'$'), '^\d+\.\d+\.\d+')))
+             AND (v[10] IS NULL OR json_type(v[10]) = 'VARCHAR')
+             AS counted
+    FROM cc_v),
   cx AS (
     SELECT 'codex' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
            event_time, coalesce((token_info->>'$.model'), model) AS model,
@@ -382,7 +408,7 @@ WITH
 SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
        message_id, request_id, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
        file_first_ts, counted
-FROM cc WHERE has_usage
+FROM cc
 UNION ALL BY NAME
 SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
        message_id, request_id,

@@ -1,8 +1,8 @@
 -- Whole lake files (bulk_files; all valid UTF-8, the program checked) into floor.raw_lines, read
 -- and split by DuckDB itself: the fast path of a rebuild. $paths lists the files' absolute paths.
 -- Lines are cut at '\n' only, so a '\r' stays part of its line, as `sed -n` prints it. Which
--- lines count, and each one's offset, length and captured_at, come from bulk_lines (the program
--- counted the newlines of the claimed range): the empty piece after a final newline and lines
+-- lines count, and each one's offset, length, sha256 and captured_at, come from bulk_lines (the
+-- program counted the newlines of the claimed range): the empty piece after a final newline and lines
 -- past the manifest's claim have no bulk_lines row and drop out of the join.
 INSERT INTO floor.raw_lines
 WITH
@@ -12,7 +12,7 @@ WITH
   seg AS (
     SELECT idx, unnest(parts) AS raw_line, unnest(generate_series(1, len(parts))) AS line_no
     FROM t)
-SELECT f.file_id, f.witness_gen, l.byte_offset, l.line_no, s.raw_line, sha256(s.raw_line),
+SELECT f.file_id, f.witness_gen, l.byte_offset, l.line_no, s.raw_line, l.line_sha256,
        l.n_bytes, false, f.lane, f.agent, floor.event_time_of(s.raw_line),
        make_timestamptz(l.captured_us)
 FROM seg s

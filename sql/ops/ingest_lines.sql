@@ -1,11 +1,11 @@
 -- Staged lines (read by the program from the lake, the path for incremental updates and for
--- files that are not valid UTF-8) into floor.raw_lines. sha_override is set where the line's
--- bytes were not valid UTF-8, so the hash is of the original bytes; otherwise the UTF-8 text is
--- the original bytes and DuckDB hashes it. A line's captured_at is that of the manifest chunk
--- holding its last byte. OR REPLACE: a line captured before its newline arrived is re-read.
+-- files that are not valid UTF-8) into floor.raw_lines. line_sha256 is the program's hash of the
+-- original bytes (raw_line may hold U+FFFD where they were not UTF-8). A line's captured_at is
+-- that of the manifest chunk holding its last byte. OR REPLACE: a line captured before its
+-- newline arrived is re-read.
 INSERT OR REPLACE INTO floor.raw_lines
 SELECT l.file_id, l.witness_gen, l.byte_offset, l.line_no, l.raw_line,
-       coalesce(l.sha_override, sha256(l.raw_line)), l.n_bytes, l.utf8_replaced, l.lane, l.agent,
+       l.line_sha256, l.n_bytes, l.utf8_replaced, l.lane, l.agent,
        floor.event_time_of(l.raw_line), c.captured_at
 FROM stage_lines l
 ASOF LEFT JOIN floor.chunks c

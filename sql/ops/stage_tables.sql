@@ -8,12 +8,13 @@ CREATE OR REPLACE TEMP TABLE stage_chunks (
   lake_path TEXT, unterminated BOOLEAN);
 CREATE OR REPLACE TEMP TABLE stage_lines (
   file_id TEXT, witness_gen SMALLINT, byte_offset BIGINT, line_no INTEGER, raw_line TEXT,
-  sha_override TEXT, n_bytes INTEGER, utf8_replaced BOOLEAN, lane TEXT, agent TEXT);
+  line_sha256 TEXT, n_bytes INTEGER, utf8_replaced BOOLEAN, lane TEXT, agent TEXT);
 CREATE OR REPLACE TEMP TABLE stage_state (
   file_id TEXT, witness_gen SMALLINT, last_size BIGINT, last_offset BIGINT, last_line_no INTEGER,
   prefix_sha256 TEXT);
 CREATE OR REPLACE TEMP TABLE bulk_files (
   idx INTEGER, path TEXT, file_id TEXT, witness_gen SMALLINT, lane TEXT, agent TEXT);
 CREATE OR REPLACE TEMP TABLE bulk_lines (
-  idx INTEGER, line_no INTEGER, byte_offset BIGINT, n_bytes INTEGER, captured_us BIGINT);
+  idx INTEGER, line_no INTEGER, byte_offset BIGINT, n_bytes INTEGER, captured_us BIGINT,
+  line_sha256 TEXT);
 CREATE OR REPLACE TEMP TABLE touched_files (file_id TEXT);

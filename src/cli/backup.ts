@@ -1,8 +1,9 @@
-import { readConfig } from '../core/config';
+import { loadConfig, readConfig } from '../core/config';
 import { BrainError } from '../core/errors';
 import { brainHome } from '../core/home';
 import { backup as runBackup } from '../core/store/backup';
-import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
+import { readbackStore } from '../core/store/readback';
+import { COMMON_EXIT_CODES, humanBytes, write, type Verb, type VerbContext } from './args';
 
 export const backup: Verb = {
   name: 'backup',
@@ -44,3 +45,23 @@ every mismatch. ${COMMON_EXIT_CODES}`,
     return bad === 0 ? 0 : 1;
   },
 };
+
+/** `brain verify --store`: the read-back against the configured store (wired into verify.ts). */
+export async function verifyStoreRun(opts: { sample?: number; all?: boolean; seed?: number; json?: boolean }, ctx: VerbContext): Promise<number> {
+  const home = brainHome(ctx.env);
+  const cfg = loadConfig(home, ctx.env);
+  const r = await readbackStore(home, cfg, ctx.env, { all: opts.all, count: opts.sample, seed: opts.seed });
+  if (!r.ok) {
+    if (opts.json) write(ctx.stdout, JSON.stringify(r));
+    else write(ctx.stderr, `${r.label}: ${r.message}\n  ${r.hint}`);
+    return 3;
+  }
+  const rb = r.report;
+  if (opts.json) write(ctx.stdout, JSON.stringify(rb));
+  else {
+    write(ctx.stdout, `${rb.dest}: ${rb.checked} of ${rb.ranges} manifest ranges re-hashed at the store (${humanBytes(rb.bytes)})`);
+    for (const p of rb.problems) write(ctx.stdout, `  ${p.kind}: ${p.path}: ${p.message}`);
+    write(ctx.stdout, rb.problems.length === 0 ? "ok: every sampled range verifies at the store" : `${rb.problems.length} problem(s)`);
+  }
+  return rb.problems.length === 0 ? 0 : 1;
+}

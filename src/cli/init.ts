@@ -1,10 +1,11 @@
 import { brainHome } from '../core/home';
 import { brainCommand } from '../core/store/brainpath';
 import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/store/init';
+import { HARNESS_INIT_STEPS } from '../core/harness/steps';
 import { write, type Verb } from './args';
 
 /** init's steps, in order. Another step (MCP registration, skill links) is one more entry here. */
-export const INIT_STEPS: InitStep[] = [...STORE_INIT_STEPS];
+export const INIT_STEPS: InitStep[] = [...STORE_INIT_STEPS, ...HARNESS_INIT_STEPS];
 
 export const init: Verb = {
   name: 'init',

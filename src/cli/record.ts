@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { AGENTS } from '../core/agents';
 import { capture, type CaptureReport } from '../core/floor/capture';
 import { brainHome } from '../core/home';
+import { afterCapture, type StepResult } from '../core/pipeline';
 import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
 
 export function formatReport(r: CaptureReport): string {
@@ -33,7 +34,7 @@ export function formatReport(r: CaptureReport): string {
 export const record: Verb = {
   name: 'record',
   summary: 'Capture every agent session on this machine into the floor (one pass).',
-  usage: 'record [--json] [--wait SECONDS]',
+  usage: 'record [--json] [--wait SECONDS] [--no-caches]',
   details: `Reads new bytes of every session file of Claude Code, Codex, Pi and cursor-agent and appends them to
 BRAIN_HOME/lake (spool -> lake -> manifest -> offsets). Files rewritten by their agent open a new
 generation (name.g2.jsonl); nothing on the floor is ever edited. An unterminated last line waits until
@@ -43,6 +44,7 @@ ${COMMON_EXIT_CODES} Exit 75: another writer held the floor for the whole wait.`
   options: [
     { name: 'json', type: 'bool', help: 'machine-readable counts per lane' },
     { name: 'wait', type: 'number', help: 'seconds to wait for another writer (default 60)' },
+    { name: 'no-caches', type: 'bool', help: 'capture only; do not update the search index, DuckDB cache and secret scan' },
   ],
   async run(args, ctx) {
     const home = brainHome(ctx.env);
@@ -51,8 +53,12 @@ ${COMMON_EXIT_CODES} Exit 75: another writer held the floor for the whole wait.`
       write(ctx.stderr, `another brain process is writing to ${home}; try again later`);
       return 75;
     }
-    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events }));
-    else write(ctx.stdout, formatReport(r));
+    const caches: StepResult[] = args.opts['no-caches'] ? [] : await afterCapture(home, ctx.env);
+    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, caches }));
+    else {
+      write(ctx.stdout, formatReport(r));
+      for (const c of caches) write(ctx.stdout, `  ${c.ok ? '' : 'FAILED '}${c.step}: ${c.detail}`);
+    }
     return 0;
   },
 };

@@ -10,7 +10,8 @@ function human(groups: SecretGroup[]): string[] {
     out.push(`${i + 1}. ${g.label}  ${g.preview}  (${g.kind}; ${where} in ${g.sessions} session${g.sessions === 1 ? '' : 's'}; first seen ${g.first_seen})`);
     for (const p of g.places) {
       const c = p.citation;
-      out.push(`   ${p.agent} session ${p.session}, line ${c.line_from} (bytes ${c.byte_from}-${c.byte_to})${p.line_ts ? ` at ${p.line_ts}` : ''}`);
+      const lines = c.line_to === c.line_from ? `line ${c.line_from}` : `lines ${c.line_from}-${c.line_to}`;
+      out.push(`   ${p.agent} session ${p.session}, ${lines} (bytes ${c.byte_from}-${c.byte_to})${p.line_ts ? ` at ${p.line_ts}` : ''}`);
       out.push(`     floor:  ${p.lake_file}  [machine ${c.machine}, generation ${c.gen}]`);
       out.push(`     origin: ${p.origin_path}`);
       const sc = p.store_copies;

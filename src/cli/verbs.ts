@@ -24,4 +24,5 @@ export const VERBS: Record<string, () => Verb> = {
   show: () => require('./show').show,
   cite: () => require('./cite').cite,
   secrets: () => require('./secrets').secrets,
+  mcp: () => require('./mcp').mcp,
 };

@@ -41,8 +41,8 @@ const MACHINE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** Characters a store path may hold: it is quoted inside a shell command on the store host. */
 const UNSAFE_PATH_RE = /['"\\`$\n\r\t]/;
 
-function fail(file: string, what: string, hint: string): never {
-  throw new BrainError('config-invalid', `${file}: ${what}`, hint);
+function fail(file: string, what: string, hint: string, code = 'config-invalid'): never {
+  throw new BrainError(code, `${file}: ${what}`, hint);
 }
 
 function show(v: unknown): string {
@@ -165,6 +165,7 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
           file,
           `[store] path = ${show(s.path)} does not exist on this machine`,
           `a local store's folder must exist (a forgotten host line fails here instead of filling a local copy): mount it, create it with \`brain init --store ${p}\`, or add host = "…" for an ssh store`,
+          'config-store-missing',
         );
       }
     }

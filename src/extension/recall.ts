@@ -5,13 +5,16 @@
 import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
 import { cite, readSession, search, validateInput, verify } from '../core/recall';
-import { runReadOnlySql } from '../core/cache';
+import type { SqlResult } from '../core/cache';
 import type { FloorView } from './floorview';
 
 export interface RecallCtx {
   home: string;
   view: FloorView;
   env: Env;
+  /** Runs one read-only query over the DuckDB cache (the worker runs `brain sql` in a child
+   * process, so DuckDB never runs inside the editor's process). */
+  sql: (query: string, limit: number) => Promise<SqlResult>;
 }
 
 export const TOOL_NAMES = ['brain_search', 'brain_read_session', 'brain_cite', 'brain_verify_citation', 'brain_sql'] as const;
@@ -57,7 +60,7 @@ export async function recall(tool: string, input: unknown, ctx: RecallCtx): Prom
       return verify(i, ctx.env);
     case 'brain_sql': {
       const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
-      const r = await runReadOnlySql(ctx.home, q.query, { limit: q.limit ?? 100 });
+      const r = await ctx.sql(q.query, q.limit ?? 100);
       // Rows as objects keyed by column: what a model reads most easily.
       return { columns: r.columns, rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))), truncated: r.truncated, limit: r.limit };
     }

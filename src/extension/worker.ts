@@ -2,7 +2,7 @@
 // here, so the extension host's main thread only draws. It holds the recorder when this window is
 // the writer (the `recorder` lock: one per machine, the others follow and take over when it goes),
 // runs the catch-up with progress, the watcher and the tick, and answers the views' questions.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
@@ -17,7 +17,7 @@ import { effectiveWarning } from '../core/store/state';
 import { listMachines } from '../core/store/machines';
 import { retentionGuard, retentionWarning } from '../core/store/retention';
 import { runSync } from '../core/store/sync';
-import { updateCache } from '../core/cache';
+import type { BuildResult, SqlResult } from '../core/cache';
 import { tick as tickCore } from '../core/store/tick';
 import { FloorView } from './floorview';
 import type { BackupInfo, InitParams, Role, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
@@ -51,13 +51,14 @@ function setRole(r: Role, reason?: string): void {
 }
 
 /** Runs the CLI (the same core) as a child: used for sync, status, doctor, backup, tick. */
-export function runCli(args: string[], timeoutMs = 10 * 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(args: string[], timeoutMs = 10 * 60_000, started?: (c: ChildProcess) => void): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // In desktop VS Code process.execPath is Electron; this makes it behave as plain Node.
     const child = spawn(process.execPath, [params.cli, ...args], {
       env: { ...process.env, ...params.env, ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    started?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -72,6 +73,14 @@ export function runCli(args: string[], timeoutMs = 10 * 60_000): Promise<{ code:
       resolve({ code: code ?? 1, stdout, stderr });
     });
   });
+}
+
+async function sqlViaCli(query: string, limit: number): Promise<SqlResult> {
+  const r = await runCli(['sql', '--json', '--limit', String(limit), query], 10 * 60_000);
+  if (r.code === 0) return JSON.parse(r.stdout) as SqlResult;
+  // The CLI's error is the core's BrainError, printed as "brain sql: message\n  hint".
+  const [msg, ...hint] = r.stderr.replace(/^brain sql:\s*/, '').trim().split('\n');
+  throw new BrainError(r.code === 2 ? 'usage' : 'sql', msg || `brain sql exited ${r.code}`, hint.join(' ').trim() || undefined);
 }
 
 // ---- sessions -------------------------------------------------------------------------------
@@ -189,13 +198,22 @@ async function catchUp(): Promise<void> {
 // answer at once. One thread: the editor's machine is the user's, not a build server.
 let cacheTimer: NodeJS.Timeout | undefined;
 let cacheRunning: Promise<void> | undefined;
+let cacheChild: ChildProcess | undefined;
 function updateCacheSoon(delay: number): void {
   if (cacheTimer || closing) return;
   cacheTimer = setTimeout(() => {
     cacheTimer = undefined;
     if (cacheRunning) return updateCacheSoon(5000);
     emit({ event: 'progress', data: { phase: 'index', files: 0, bytes: 0, done: false } });
-    cacheRunning = updateCache(home, { threads: 1 })
+    // In a process of its own (the CLI, the same core): a large ingest keeps its thread busy for
+    // seconds, and a DuckDB call cut short inside a thread would take the editor down with it; a
+    // child can simply be stopped when the window closes.
+    cacheRunning = runCli(['rebuild', '--update', '--json'], 30 * 60_000, (c) => (cacheChild = c))
+      .then((r) => {
+        cacheChild = undefined;
+        if (r.code !== 0 && r.code !== 1) throw new Error(r.stderr.trim().split('\n').pop() || `exit ${r.code}`);
+        return JSON.parse(r.stdout) as BuildResult;
+      })
       .then((r) => {
         if (r.mode !== 'current') log('info', `DuckDB cache ${r.mode} in ${r.ms} ms`);
       })
@@ -314,14 +332,16 @@ const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
     }
   },
   async recall(p: { tool: string; input: unknown }) {
-    return recall(p.tool, p.input, { home, view: view!, env: params.env });
+    return recall(p.tool, p.input, { home, view: view!, env: params.env, sql: sqlViaCli });
   },
   async close() {
     closing = true;
     catchUpStop = true;
     for (const t of timers) clearInterval(t);
     if (cacheTimer) clearTimeout(cacheTimer);
-    await cacheRunning;
+    // DuckDB writes its file transactionally: stopping mid-update loses only that update.
+    cacheChild?.kill('SIGTERM');
+    await cacheRunning?.catch(() => undefined);
     for (const c of closers) c();
     await watcher?.close();
     recorderLock?.release();

@@ -92,7 +92,18 @@ export function makeFloor(home: string, specs: FloorFileSpec[] = fixtureFiles())
   fs.mkdirSync(path.join(home, 'meta', 'cc'), { recursive: true });
   fs.writeFileSync(path.join(home, 'meta', 'cc', 'session-1.json'), JSON.stringify({ cwd: '/work/x', git: { branch: 'main' } }) + '\n');
   for (const d of ['spool', 'offsets', 'locks', 'health']) fs.mkdirSync(path.join(home, d), { recursive: true });
+  privatize(home);
   return lakePaths;
+}
+
+/** 0700 folders, 0600 files, as the capture leaves BRAIN_HOME. */
+export function privatize(dir: string): void {
+  fs.chmodSync(dir, 0o700);
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) privatize(p);
+    else if (e.isFile()) fs.chmodSync(p, 0o600);
+  }
 }
 
 /** Appends bytes to a lake file as the capture would: lake first, then the manifest line. */
@@ -124,8 +135,9 @@ export function flipByte(file: string, at: number): void {
 }
 
 export function writeConfig(home: string, text: string): void {
-  fs.mkdirSync(home, { recursive: true });
-  fs.writeFileSync(path.join(home, 'config.toml'), text);
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(home, 'config.toml'), text, { mode: 0o600 });
+  fs.chmodSync(path.join(home, 'config.toml'), 0o600);
 }
 
 export function localStoreConfig(storePath: string, extra = ''): string {

@@ -1,5 +1,6 @@
 // Reading floor files for the cache: the manifest with each line's byte offset, and lake byte
 // ranges cut into lines exactly as `sed -n` numbers them (split at '\n' only).
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { isUtf8 } from 'node:buffer';
@@ -89,11 +90,12 @@ export interface FileScan {
 
 /** One pass over a lake file: UTF-8 validity, complete lines and prefix hash up to `claimedEnd`.
  * onLine (optional) is given each line of the claimed range: number, byte offset, byte length
- * including its newline (the last line may be unterminated when the claim ends the file). */
+ * including its newline (the last line may be unterminated when the claim ends the file) and the
+ * sha256 of its bytes without the newline. */
 export function scanFile(
   file: string,
   claimedEnd: number,
-  onLine?: (lineNo: number, byteOffset: number, nBytes: number) => void,
+  onLine?: (lineNo: number, byteOffset: number, nBytes: number, sha256: string) => void,
 ): FileScan {
   const fd = fs.openSync(file, 'r');
   try {
@@ -118,7 +120,12 @@ export function scanFile(
         let i = block.indexOf(10, 0);
         while (i >= 0 && i < end) {
           lines++;
-          if (onLine) onLine(lines, lastOffset, pos + i + 1 - lastOffset);
+          if (onLine) {
+            // The line is block[lastNl+1, i), preceded by the pending pieces when it began earlier.
+            const piece = block.subarray(lastNl + 1, i);
+            const bytes = lastNl < 0 && pending.length ? Buffer.concat([...pending, piece]) : piece;
+            onLine(lines, lastOffset, pos + i + 1 - lastOffset, hashHex(bytes));
+          }
           lastOffset = pos + i + 1;
           lastNl = i;
           i = block.indexOf(10, i + 1);
@@ -142,11 +149,17 @@ export function scanFile(
       pos += n;
     }
     // An unterminated last line counts when the claim covers it to the end of the file.
-    if (onLine && limit > lastOffset && limit === size) onLine(lines + 1, lastOffset, limit - lastOffset);
+    if (onLine && limit > lastOffset && limit === size) onLine(lines + 1, lastOffset, limit - lastOffset, hashHex(Buffer.concat(pending)));
     return { size, utf8, lastOffset, lines, prefixSha256: h.digest('hex'), cutTail: limit > lastOffset && limit < size };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+// crypto.hash (one call, no Hash object) where this Node has it: most lines are short.
+const oneShot = (crypto as unknown as { hash?: (alg: string, data: Buffer, enc: 'hex') => string }).hash;
+export function hashHex(b: Buffer): string {
+  return oneShot ? oneShot('sha256', b, 'hex') : createHash('sha256').update(b).digest('hex');
 }
 
 /** Length of the prefix of `b` that does not end inside a multi-byte UTF-8 sequence. */
@@ -170,8 +183,8 @@ export interface LakeLine {
   byteOffset: number;
   lineNo: number;
   text: string;
-  /** sha256 of the original bytes when they are not valid UTF-8 (else null: hash the text). */
-  shaOverride: string | null;
+  /** sha256 of the line's bytes (without the newline). */
+  sha256: string;
   nBytes: number;
   utf8Replaced: boolean;
   terminated: boolean;
@@ -215,7 +228,7 @@ function makeLine(bytes: Buffer, byteOffset: number, lineNo: number, terminated:
     byteOffset,
     lineNo,
     text: bytes.toString('utf8'),
-    shaOverride: ok ? null : createHash('sha256').update(bytes).digest('hex'),
+    sha256: hashHex(bytes),
     nBytes: bytes.length + (terminated ? 1 : 0),
     utf8Replaced: !ok,
     terminated,

@@ -7,6 +7,7 @@ import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { AGENTS } from '../agents';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
+import { afterCapture, type StepResult } from '../pipeline';
 
 export interface Watcher {
   close(): Promise<void>;
@@ -19,8 +20,14 @@ export interface WatchOptions {
   env?: Env;
   debounceMs?: number;
   onPass?: (r: CaptureReport) => void;
+  onCaches?: (steps: StepResult[]) => void;
   onError?: (e: unknown) => void;
+  /** Keep the caches (index, secrets, DuckDB) current after each pass that captured something. */
+  caches?: boolean;
 }
+
+/** DuckDB is rebuilt incrementally at most this often while sessions keep growing. */
+const DUCKDB_EVERY_MS = 30_000;
 
 export function startWatch(opts: WatchOptions): Watcher {
   const env = opts.env ?? process.env;
@@ -34,6 +41,9 @@ export function startWatch(opts: WatchOptions): Watcher {
   let running: Promise<void> = Promise.resolve();
   let closed = false;
   let fullPass = false;
+  let lastDuck = 0;
+  let cachesOnce = false;
+  let duckPending = false;
 
   const run = (only: Set<string> | undefined) => {
     running = running.then(async () => {
@@ -44,12 +54,30 @@ export function startWatch(opts: WatchOptions): Watcher {
         if (r.busy && only) for (const p of only) changed.add(p);
         opts.onPass?.(r);
         scheduleQuiet(r);
+        if (opts.caches !== false && (r.applied > 0 || !cachesOnce)) {
+          const duckdb = Date.now() - lastDuck >= DUCKDB_EVERY_MS;
+          if (duckdb) lastDuck = Date.now();
+          cachesOnce = true;
+          opts.onCaches?.(await afterCapture(opts.home, env, { duckdb }));
+          if (!duckdb) duckPending = true;
+        }
       } catch (e) {
         opts.onError?.(e);
       }
     });
     return running;
   };
+
+  const duckTimer = setInterval(() => {
+    if (!duckPending || closed || Date.now() - lastDuck < DUCKDB_EVERY_MS) return;
+    duckPending = false;
+    lastDuck = Date.now();
+    running = running.then(async () => {
+      if (closed) return;
+      opts.onCaches?.(await afterCapture(opts.home, env, { duckdb: true }));
+    });
+  }, 5_000);
+  duckTimer.unref?.();
 
   const scheduleQuiet = (r: CaptureReport) => {
     const deferred = Object.values(r.lanes).some((c) => c.deferred > 0);
@@ -107,6 +135,7 @@ export function startWatch(opts: WatchOptions): Watcher {
     ready,
     async close() {
       closed = true;
+      clearInterval(duckTimer);
       if (timer) clearTimeout(timer);
       if (quietTimer) clearTimeout(quietTimer);
       await watcher.close();

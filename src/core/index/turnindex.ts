@@ -17,13 +17,20 @@ import { loadSqlite, sqliteLoadError } from '../sqlite';
 import { readManifest } from '../floor/manifest';
 import type { Checkpoint, FileFacts, Turn } from '../turns';
 import { titleOf } from '../turns';
-import { readTurns, laneRel } from './read';
+import { laneRel } from './read';
+import { runParseJob, type ParseJob, type ParseResult } from './parse-job';
+import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
 
 type DB = BetterSqlite3.Database;
 
-const SCHEMA_VERSION = '1';
+const SCHEMA_VERSION = '2';
+
+/** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
+ * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
+const SPAN_BITS = 24;
+const SPAN = 2 ** SPAN_BITS;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -81,7 +88,6 @@ CREATE TABLE IF NOT EXISTS turns (
   text TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
-CREATE INDEX IF NOT EXISTS turns_sess ON turns (sess_id, n);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '');
 `;
 
@@ -162,33 +168,68 @@ function phrase(term: string): string {
   return `"${fold(term).replace(/"/g, '""')}"`;
 }
 
+function dropFiles(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
+}
+
+function sqliteCode(e: unknown): string {
+  return String((e as { code?: unknown }).code ?? '');
+}
+
 /** Opens (creating when missing) the turn index of a root. Fails with a reason, never throws:
  * the caller falls back to a scan and says why. */
 export function openIndex(root: Root): IndexOpen {
   const Database = loadSqlite();
   if (!Database) return { ok: false, reason: `better-sqlite3 cannot load (${sqliteLoadError() ?? 'unknown error'})` };
-  let db: DB | null = null;
-  try {
-    const existed = fs.existsSync(root.index);
-    db = new Database(root.index, { timeout: 30_000 });
-    if (!existed) {
-      // Transcripts hold secrets; the index holds their text.
-      for (const f of [root.index]) fs.chmodSync(f, 0o600);
-    }
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -65536');
-    const idx = new TurnIndex(db, root);
-    idx.ensureSchema();
-    return { ok: true, index: idx };
-  } catch (e) {
+  for (let attempt = 0; ; attempt++) {
+    let db: DB | null = null;
     try {
-      db?.close();
-    } catch {
-      /* already failing */
+      const fresh = !fs.existsSync(root.index) || fs.statSync(root.index).size === 0;
+      db = new Database(root.index, { timeout: 30_000 });
+      // Transcripts hold secrets; the index holds their text.
+      if (fresh) fs.chmodSync(root.index, 0o600);
+      if (fresh) {
+        // A first build writes the whole index: one writer, no journal (it is a cache), and meta
+        // says 'building' until it is done, so a build that died is started again, not trusted.
+        db.pragma('locking_mode = EXCLUSIVE');
+        db.pragma('journal_mode = OFF');
+        db.pragma('synchronous = OFF');
+      } else {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+      }
+      db.pragma('cache_size = -16384');
+      const idx = new TurnIndex(db, root);
+      const state = idx.ensureSchema(fresh);
+      if (state === 'reopen' || state === 'abandoned') {
+        db.close();
+        db = null;
+        if (state === 'abandoned') dropFiles(root.index);
+        if (attempt < 2) continue;
+        return { ok: false, reason: `the turn index ${root.index} could not be opened for a build` };
+      }
+      return { ok: true, index: idx };
+    } catch (e) {
+      try {
+        db?.close();
+      } catch {
+        /* already failing */
+      }
+      const code = sqliteCode(e);
+      if ((code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') && attempt === 0) {
+        // A cache that cannot be read is rebuilt.
+        dropFiles(root.index);
+        continue;
+      }
+      if (code.startsWith('SQLITE_BUSY')) return { ok: false, reason: `the turn index ${root.index} is busy (another process is building it)` };
+      return { ok: false, reason: `the turn index ${root.index} cannot be written (${(e as Error).message})` };
     }
-    return { ok: false, reason: `the turn index ${root.index} cannot be written (${(e as Error).message})` };
   }
+}
+
+/** What a parse was based on: a result parsed ahead is stale once this changes. */
+function progressKey(r: FileRow): string {
+  return `${r.ck ?? ''}|${r.done}|${r.claimed}|${r.unterminated}`;
 }
 
 interface Claim {
@@ -205,14 +246,21 @@ interface Claim {
 
 export class TurnIndex {
   private st!: ReturnType<TurnIndex['prepare']>;
+  private fresh = false;
 
   constructor(
     readonly db: DB,
     readonly root: Root,
   ) {}
 
-  ensureSchema(): void {
+  /** Creates or checks the schema. 'reopen': a fresh open found another process's finished build;
+   * 'abandoned': a build that never finished (its process died). */
+  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' {
     const v = this.tableExists('meta') ? (this.db.prepare(`SELECT v FROM meta WHERE k = 'schema'`).get() as { v: string } | undefined)?.v : undefined;
+    if (v !== undefined) {
+      if (fresh) return 'reopen';
+      if ((this.db.prepare(`SELECT v FROM meta WHERE k = 'building'`).get() as { v: string } | undefined)?.v === '1') return 'abandoned';
+    }
     if (v !== undefined && v !== SCHEMA_VERSION) {
       // Another layout: it is a cache, so start again.
       this.db.exec(`DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
@@ -220,13 +268,30 @@ export class TurnIndex {
     this.db.exec('BEGIN IMMEDIATE');
     try {
       this.db.exec(SCHEMA);
-      this.db.prepare(`INSERT OR IGNORE INTO meta (k, v) VALUES ('schema', ?)`).run(SCHEMA_VERSION);
+      if (this.db.prepare(`INSERT OR IGNORE INTO meta (k, v) VALUES ('schema', ?)`).run(SCHEMA_VERSION).changes > 0) {
+        // A bigger in-memory term hash before each flush halves the build's FTS work.
+        this.db.exec(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('hashsize', ${32 << 20})`);
+      }
+      if (fresh) this.db.exec(`INSERT INTO meta (k, v) VALUES ('building', '1') ON CONFLICT (k) DO UPDATE SET v = '1'`);
       this.db.exec('COMMIT');
     } catch (e) {
-      this.db.exec('ROLLBACK');
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw e;
     }
+    this.fresh = fresh;
     this.st = this.prepare();
+    return 'ok';
+  }
+
+  /** After a first build: mark it finished and go back to shared, journaled (WAL) access. */
+  private finishFresh(): void {
+    if (!this.fresh) return;
+    this.fresh = false;
+    this.db.exec(`UPDATE meta SET v = '0' WHERE k = 'building'`);
+    this.db.pragma('locking_mode = NORMAL');
+    this.db.prepare(`SELECT count(*) FROM meta`).get(); // releases the exclusive lock
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
   }
 
   private tableExists(name: string): boolean {
@@ -256,20 +321,22 @@ export class TurnIndex {
         `UPDATE sessions SET native = ?, parent = ?, subagent = ?, project = ?, repo = ?, title = ?, title_hint = ?, started = ?, ended = ?, turns = ? WHERE id = ?`,
       ),
       sessById: d.prepare(`SELECT * FROM sessions WHERE id = ?`),
+      fileById: d.prepare(`SELECT * FROM files WHERE id = ?`),
       turnsFrom: d.prepare(`SELECT id, text FROM turns WHERE file_id = ? AND line_from >= ?`).raw(),
       delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
       insTurn: d.prepare(
-        `INSERT INTO turns (file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
       delFts: d.prepare(`INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)`),
-      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE sess_id = ?`).pluck(),
-      firstPrompt: d.prepare(`SELECT text FROM turns WHERE sess_id = ? AND role = 'u' AND text <> '' ORDER BY side, n LIMIT 1`).pluck(),
+      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE id >= ? AND id < ?`).pluck(),
+      firstPrompt: d.prepare(`SELECT text FROM turns WHERE id >= ? AND id < ? AND role = 'u' AND text <> '' ORDER BY side, n LIMIT 1`).pluck(),
+      lastSeq: d.prepare(`SELECT max(id) FROM turns WHERE id >= ? AND id < ?`).pluck(),
       liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
       match: d.prepare(
-        `SELECT t.sess_id AS s, count(*) AS c, min(t.n) AS n1 FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH ? GROUP BY t.sess_id`,
+        `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, min(rowid) AS first FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
       ),
-      sessTurnsFrom: d.prepare(`SELECT * FROM turns WHERE sess_id = ? AND n >= ? ORDER BY n`),
+      sessTurnsFrom: d.prepare(`SELECT * FROM turns WHERE id >= ? AND id < ? ORDER BY id`),
     };
   }
 
@@ -335,19 +402,53 @@ export class TurnIndex {
       for (const c of todo) this.claim(c);
     });
     const behind = this.st.behind.all() as FileRow[];
-    let i = 0;
-    while (i < behind.length) {
-      const started = Date.now();
-      let bytes = 0;
-      this.tx(() => {
-        while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
-          const r = this.indexFile(behind[i++]);
-          bytes += r.bytes;
-          rep.bytes += r.bytes;
-          rep.turns += r.turns;
-          if (r.bytes > 0 || r.turns > 0) rep.files++;
+    const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
+    // A parse thread pays off on a first build or a big catch-up, not on a few appended lines.
+    const pool = pending >= Number(process.env.BRAIN_INDEX_WORKER_MIN ?? 64 << 20) ? ParsePool.start() : null;
+    const sent: ({ key: string; bytes: number } | undefined)[] = [];
+    let next = 0;
+    let inFlight = 0;
+    const fill = (from: number) => {
+      if (!pool) return;
+      // Keep the parse thread a few files (at most 128 MB) ahead of the inserts.
+      while (next < behind.length && next - from < 32 && inFlight < 128 << 20) {
+        const row = behind[next];
+        const job = this.jobFor(row);
+        if (job) {
+          const bytes = Math.max(0, row.claimed - (job.resume?.byte ?? 0));
+          pool.send(job);
+          sent[next] = { key: progressKey(row), bytes };
+          inFlight += bytes;
         }
-      });
+        next++;
+      }
+    };
+    try {
+      let i = 0;
+      while (i < behind.length) {
+        const started = Date.now();
+        let bytes = 0;
+        this.tx(() => {
+          while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
+            fill(i);
+            let ahead: { key: string; result: ParseResult } | undefined;
+            const s = sent[i];
+            if (s && pool) {
+              const m = pool.next();
+              inFlight -= s.bytes;
+              // A job that failed there is parsed again here, where its error is reported.
+              if (m.ok && m.result) ahead = { key: s.key, result: m.result };
+            }
+            const r = this.indexFile(behind[i++], ahead);
+            bytes += r.bytes;
+            rep.bytes += r.bytes;
+            rep.turns += r.turns;
+            if (r.bytes > 0 || r.turns > 0) rep.files++;
+          }
+        });
+      }
+    } finally {
+      pool?.close();
     }
     if (offsets.length) {
       this.tx(() => {
@@ -357,6 +458,7 @@ export class TurnIndex {
         }
       });
     }
+    this.finishFresh();
     rep.ms = Date.now() - t0;
     return rep;
   }
@@ -416,59 +518,54 @@ export class TurnIndex {
     this.refreshSession(f);
   }
 
-  /** Reads a file's new bytes. Runs inside the batch's transaction, so `row` is read again here. */
-  private indexFile(stale: FileRow): { bytes: number; turns: number } {
-    const row = this.db.prepare(`SELECT * FROM files WHERE id = ?`).get(stale.id) as FileRow;
-    if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0 };
+  private jobFor(row: FileRow): ParseJob | null {
     const mf = this.root.machines.find((m) => m.machine === row.machine);
-    if (!mf) return { bytes: 0, turns: 0 };
-    const abs = path.join(mf.dir, row.lake_path);
-    const { rel } = laneRel(row.lake_path);
-    const resume = row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined;
-    let r;
-    try {
-      r = readTurns(abs, row.lane, rel, { full: false, resume, to: row.claimed, tail: !!row.unterminated });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: 0, turns: 0 }; // not synced yet
-      throw e;
-    }
-    if (!r) {
+    if (!mf) return null;
+    return {
+      file: path.join(mf.dir, row.lake_path),
+      lane: row.lane,
+      rel: laneRel(row.lake_path).rel,
+      resume: row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined,
+      to: row.claimed,
+      tail: !!row.unterminated,
+    };
+  }
+
+  /** Reads a file's new bytes. Runs inside the batch's transaction, so `row` is read again here;
+   * a result parsed ahead (by the parse thread) is used only if the row has not moved since. */
+  private indexFile(stale: FileRow, ahead?: { key: string; result: ParseResult }): { bytes: number; turns: number } {
+    const row = this.st.fileById.get(stale.id) as FileRow;
+    if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0 };
+    const job = this.jobFor(row);
+    if (!job) return { bytes: 0, turns: 0 };
+    const r = ahead && ahead.key === progressKey(row) ? ahead.result : runParseJob(job);
+    if (r.kind === 'missing') return { bytes: 0, turns: 0 }; // not synced yet
+    if (r.kind === 'none') {
       // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
       this.st.progress.run(row.claimed, null, null, 0, 0, row.id);
       return { bytes: 0, turns: 0 };
     }
-    const fromLine = resume ? resume.line : 0;
+    const resume = job.resume;
     if (resume) {
-      for (const [id, text] of this.st.turnsFrom.all(row.id, fromLine) as [number, string][]) {
+      for (const [id, text] of this.st.turnsFrom.all(row.id, resume.line) as [number, string][]) {
         if (text) this.st.delFts.run(id, fold(text));
       }
-      this.st.delTurnsFrom.run(row.id, fromLine);
+      this.st.delTurnsFrom.run(row.id, resume.line);
     }
-    let n = 0;
+    const base = row.sess_id * SPAN;
+    let seq = ((this.st.lastSeq.get(base, base + SPAN) as number | null) ?? base) - base;
     for (const t of r.turns) {
-      if (t.role !== 'user' && t.role !== 'assistant') continue;
-      const info = this.st.insTurn.run(
-        row.id,
-        row.sess_id,
-        t.n,
-        t.role === 'user' ? 'u' : 'a',
-        t.sidechain ? 1 : 0,
-        t.ts,
-        t.span.line_from,
-        t.span.line_to,
-        t.span.byte_from,
-        t.span.byte_to,
-        t.text,
-      );
-      if (t.text) this.st.insFts.run(info.lastInsertRowid, fold(t.text));
-      n++;
+      if (++seq >= SPAN) throw new Error(`session ${row.sess_id} has more than ${SPAN - 1} turns`);
+      const id = base + seq;
+      this.st.insTurn.run(id, row.id, row.sess_id, ...t);
+      if (t[8]) this.st.insFts.run(id, fold(t[8]));
     }
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
     const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
     this.refreshSession(row.sess_id, r.facts, row);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: n };
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length };
   }
 
   private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
@@ -481,9 +578,9 @@ export class TurnIndex {
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
-    const first = this.st.firstPrompt.get(sid) as string | undefined;
+    const first = this.st.firstPrompt.get(sid * SPAN, (sid + 1) * SPAN) as string | undefined;
     const title = first ? titleOf(first) : ff?.title_hint ? titleOf(ff.title_hint) : null;
-    const turns = this.st.countTurns.get(sid) as number;
+    const turns = this.st.countTurns.get(sid * SPAN, (sid + 1) * SPAN) as number;
     this.st.updSess.run(
       ff?.native_session ?? null,
       ff?.parent_session ?? null,
@@ -502,17 +599,17 @@ export class TurnIndex {
   // ---------------------------------------------------------------- queries
 
   /** Sessions whose user or assistant turns contain `term` (case-insensitive, literal), with the
-   * number of such turns and the first one's number. */
-  match(term: string): { sess_id: number; count: number; first_n: number }[] {
-    const rows = this.st.match.all(phrase(term)) as { s: number; c: number; n1: number }[];
-    return rows.map((r) => ({ sess_id: r.s, count: r.c, first_n: r.n1 }));
+   * number of such turns and the id of the first. */
+  match(term: string): { sess_id: number; count: number; first: number }[] {
+    const rows = this.st.match.all(phrase(term)) as { s: number; c: number; first: number }[];
+    return rows.map((r) => ({ sess_id: r.s, count: r.c, first: r.first }));
   }
 
-  /** Up to `max` turns of a session from turn `fromN` on whose text contains `term`. */
-  matchingTurns(sessId: number, fromN: number, term: string, max: number): TurnRow[] {
+  /** Up to `max` turns of a session, from turn id `fromId` on, whose text contains `term`. */
+  matchingTurns(sessId: number, fromId: number, term: string, max: number): TurnRow[] {
     const q = fold(term);
     const out: TurnRow[] = [];
-    for (const t of this.st.sessTurnsFrom.iterate(sessId, fromN) as IterableIterator<TurnRow>) {
+    for (const t of this.st.sessTurnsFrom.iterate(Math.max(fromId, sessId * SPAN), (sessId + 1) * SPAN) as IterableIterator<TurnRow>) {
       if (t.text && fold(t.text).includes(q)) {
         out.push(t);
         if (out.length >= max) break;

@@ -194,7 +194,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
       info,
       count: m.count,
       snip: () =>
-        idx.matchingTurns(row.id, m.first_n, term, SNIPPETS).map((t) => {
+        idx.matchingTurns(row.id, m.first, term, SNIPPETS).map((t) => {
           const file = idx.file(t.file_id)!;
           const mf = root.machines.find((x) => x.machine === file.machine)!;
           return {

@@ -21,7 +21,8 @@ export interface SecretFinding {
   preview: string;
   /** Salted fingerprint: equal for the same credential wherever it appears. */
   secret_id: string;
-  /** The one line holding it: `sed -n 'Np' <BRAIN_HOME>/<lake_path> | sha256sum` = sha256. */
+  /** The line holding it (lines A..B only for a PEM block pasted as plain text):
+   * `sed -n 'Np' <BRAIN_HOME>/<lake_path> | sha256sum` = sha256. */
   citation: Citation;
   lane: Lane;
   agent: string;

@@ -11,6 +11,7 @@ import { ruleInfo, type SecretKind } from './kinds';
 import { extraHits, EXTRA_RULE_PREFIX } from './extra';
 import { anchorLines, hasAnchor } from './prefilter';
 import { fingerprint, mask } from './mask';
+import { countNewlines } from '../floor/ranges';
 
 export interface Hit {
   rule: string;
@@ -19,8 +20,10 @@ export interface Hit {
   label: string;
   preview: string;
   secret_id: string;
-  /** 0-based line index within the buffer, and the line's bytes [from, to) (newline included). */
+  /** 0-based line index within the buffer, and the line's bytes [from, to) (newline included).
+   * line_last > line only for a PEM block pasted as plain text lines (BEGIN to END). */
   line: number;
+  line_last: number;
   from: number;
   to: number;
   /** The line's own timestamp field when it is a JSON line that has one. */
@@ -77,18 +80,27 @@ interface Text {
 
 interface Candidate {
   index: number; // 0-based line in the buffer
+  last: number; // index of its last line (a plain-text PEM block spans several)
+  skip?: boolean;
   from: number;
   to: number;
   ts: string | null;
 }
 
 const MAX_DEPTH = 3;
+/** Shorter strings cannot hold a finding (the shortest is a name, "=" and an 8-character password). */
+const MIN_TEXT = 12;
 
 /** Pushes every string in a parsed JSON value that holds a prefilter anchor; parses nested JSON. */
 function collectStrings(v: unknown, out: string[], depth: number, every: boolean): void {
   if (typeof v === 'string') {
-    if (!every && !hasAnchor(v)) return;
-    out.push(v);
+    if (every) out.push(v);
+    else {
+      if (v.length < MIN_TEXT) return;
+      const w = windows(v);
+      if (w.length === 0) return;
+      out.push(...w);
+    }
     const t = v.trimStart();
     if (depth < MAX_DEPTH && (t.startsWith('{') || t.startsWith('['))) {
       try {
@@ -108,7 +120,7 @@ function collectStrings(v: unknown, out: string[], depth: number, every: boolean
   }
 }
 
-function decodeLine(text: string, every: boolean): { texts: string[]; ts: string | null } {
+function decodeLine(text: string, every: boolean): { texts: string[]; ts: string | null; raw: boolean } {
   const t = text.trimStart();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
@@ -116,12 +128,27 @@ function decodeLine(text: string, every: boolean): { texts: string[]; ts: string
       const texts: string[] = [];
       collectStrings(j, texts, 0, every);
       const ts = j && typeof j === 'object' && typeof (j as { timestamp?: unknown }).timestamp === 'string' ? (j as { timestamp: string }).timestamp : null;
-      return { texts, ts };
+      return { texts, ts, raw: false };
     } catch {
       /* a line that is not JSON (cursor .txt, a torn line): scanned as text */
     }
   }
-  return { texts: [text], ts: null };
+  return { texts: every ? [text] : windows(text), ts: null, raw: true };
+}
+
+/** A plain-text line opening a PEM block whose END is on a later line: extends the candidate to the
+ * END line, so the block is read whole and cited as lines A..B. */
+function extendPem(buf: Buffer, c: Candidate): boolean {
+  const bi = buf.indexOf('-----BEGIN', c.from, 'latin1');
+  if (bi < 0 || bi >= c.to) return false;
+  const own = buf.indexOf('-----END', bi, 'latin1');
+  if (own >= 0 && own < c.to) return false;
+  const fin = own < 0 ? -1 : own;
+  if (fin < 0 || fin - bi > PEM_MAX) return false;
+  const nl = buf.indexOf(10, fin);
+  c.last = c.index + countNewlines(buf, c.from, fin);
+  c.to = nl < 0 ? buf.length : nl + 1;
+  return true;
 }
 
 /** Candidate lines: every line holding a prefilter anchor, found in one pass over the buffer. */
@@ -132,7 +159,41 @@ export function candidateLines(buf: Buffer): Candidate[] {
   anchorLines(buf, (from, to) => {
     for (let i = buf.indexOf(10, counted); i >= 0 && i < from; i = buf.indexOf(10, i + 1)) lineNo++;
     counted = from;
-    out.push({ index: lineNo, from, to, ts: null });
+    out.push({ index: lineNo, last: lineNo, from, to, ts: null });
+  });
+  return out;
+}
+
+/** Texts longer than this are cut down to their anchored lines before secretlint reads them. */
+const WINDOW_MIN = 4096;
+/** A PEM block is followed to its END line at most this far. */
+const PEM_MAX = 16384;
+
+/**
+ * The parts of a decoded text that can hold a finding ([] if none): a short text whole if it holds
+ * an anchor; of a long one, its lines (split on \n) that hold an anchor, a PEM block from its BEGIN
+ * line to its END line. Every rule used reads within one line
+ * except PEM blocks, so this finds the same as the whole text (checked in prefilter.test.ts), while
+ * secretlint reads a few hundred bytes instead of a whole tool output.
+ */
+function windows(text: string): string[] {
+  if (text.length < WINDOW_MIN) return hasAnchor(text) ? [text] : [];
+  const b = Buffer.from(text, 'utf8');
+  const out: string[] = [];
+  let upTo = 0; // bytes before this are in a window already
+  anchorLines(b, (from, to) => {
+    if (from < upTo) return;
+    let end = to;
+    const begin = b.indexOf('-----BEGIN', from, 'latin1');
+    if (begin >= 0 && begin < to) {
+      const fin = b.indexOf('-----END', begin, 'latin1');
+      if (fin >= 0 && fin - begin < PEM_MAX) {
+        const nl = b.indexOf(10, fin);
+        end = nl < 0 ? b.length : nl + 1;
+      }
+    }
+    out.push(b.toString('utf8', from, end));
+    upTo = end;
   });
   return out;
 }
@@ -179,7 +240,7 @@ function everyLine(buf: Buffer): Candidate[] {
   for (let index = 0; from < buf.length; index++) {
     const nl = buf.indexOf(10, from);
     const to = nl < 0 ? buf.length : nl + 1;
-    out.push({ index, from, to, ts: null });
+    out.push({ index, last: index, from, to, ts: null });
     from = to;
   }
   return out;
@@ -202,10 +263,18 @@ export async function detect(buf: Buffer, salt: string, stats?: DetectStats, opt
   const texts: Text[] = [];
   for (let i = 0; i < cands.length; i++) {
     const c = cands[i];
-    let end = c.to;
-    if (end > c.from && buf[end - 1] === 10) end--;
-    if (end > c.from && buf[end - 1] === 13) end--;
-    const d = decodeLine(buf.toString('utf8', c.from, end), every);
+    if (c.skip) continue;
+    const trim = (to: number) => {
+      let end = to;
+      if (end > c.from && buf[end - 1] === 10) end--;
+      if (end > c.from && buf[end - 1] === 13) end--;
+      return end;
+    };
+    let d = decodeLine(buf.toString('utf8', c.from, trim(c.to)), every);
+    if (d.raw && extendPem(buf, c)) {
+      d = { texts: [buf.toString('utf8', c.from, trim(c.to))], ts: null, raw: true };
+      for (let j = i + 1; j < cands.length && cands[j].from < c.to; j++) cands[j].skip = true;
+    }
     c.ts = d.ts;
     for (const s of d.texts) texts.push({ line: i, s });
   }
@@ -295,6 +364,7 @@ export async function detect(buf: Buffer, salt: string, stats?: DetectStats, opt
         preview: mask(r.value),
         secret_id: fingerprint(salt, r.value),
         line: c.index,
+        line_last: c.last,
         from: c.from,
         to: c.to,
         line_ts: c.ts,

@@ -74,9 +74,10 @@ const PATTERNS: Pattern[] = [
 
 export const EXTRA_RULE_PREFIX = 'brain/';
 
-/** Names that hold secrets, matched on the name's last segments (snake_case, camelCase folded). */
+/** Names that hold secrets, matched on the name's end (snake_case, camelCase folded). Glued names
+ * count too (PGPASSWORD, csrftoken), except "pass", which ends too many words (bypass). */
 const SECRET_NAME =
-  /(?:^|_)(?:api_?key|apikey|secret|secret_?key|client_?secret|access_?key|private_?key|signing_?key|encryption_?key|master_?key|(?:auth|access|refresh|bearer|api|bot|session|id)?_?token|password|passwd|pwd|pass|passphrase|credentials?)$/;
+  /(?:(?:^|_)(?:api_?key|apikey|secret_?key|client_?secret|access_?key|private_?key|signing_?key|encryption_?key|master_?key|pass)|secret|token|password|passwd|pwd|passphrase|credentials?)$/;
 
 /** `NAME=value`, `NAME: value`, `"name": "value"`, `export NAME="value"`, `name := value`. */
 const ASSIGN_RE = /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})(["']?)[ \t]*(?::=|=|:)[ \t]*(["'`]?)([^\s"'`,;()<>[\]{}\\]{8,256})/g;

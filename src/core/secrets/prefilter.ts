@@ -51,15 +51,16 @@ function startsAt(b: Uint8Array, at: number, p: Uint8Array): boolean {
 /** Is the alphanumeric word ending just before `i` (at most `max` bytes, leading digits dropped) in `set`? */
 function wordIn(b: Buffer, i: number, max: number, set: Set<number>): boolean {
   let s = i;
-  while (s > 0 && i - s < max + 1 && ALNUM[b[s - 1]] === 1) s--;
-  if (s === i || i - s > max) return false;
+  // Up to 16 bytes back: room for digits glued before the word ("2github_pat_…" is still a token).
+  while (s > 0 && i - s < 17 && ALNUM[b[s - 1]] === 1) s--;
+  if (s === i) return false;
   // Inside JSON text "\nghp_…" is an escape then "ghp_…": an odd run of backslashes before the
   // word makes its first letter part of the escape.
   let bs = 0;
   while (s - bs > 0 && b[s - bs - 1] === 92) bs++;
   if (bs % 2 === 1) s++;
   while (s < i && b[s] >= 48 && b[s] <= 57) s++;
-  return s < i && set.has(pack(b, s, i));
+  return s < i && i - s <= max && set.has(pack(b, s, i));
 }
 
 /** A secret-sounding name ends just before the "=" or ":" at i (blanks, quotes, backslashes between). */

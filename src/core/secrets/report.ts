@@ -105,7 +105,7 @@ export function listSecrets(home: string, env: Env): SecretGroup[] {
       ...f,
       lake_file: lakeFile,
       store_copies: sc,
-      check: `sed -n '${f.citation.line_from}p' ${shellQuote(lakeFile)} | sha256sum`,
+      check: `sed -n '${f.citation.line_from === f.citation.line_to ? f.citation.line_from : `${f.citation.line_from},${f.citation.line_to}`}p' ${shellQuote(lakeFile)} | sha256sum`,
     };
     let g = groups.get(f.secret_id);
     if (!g) {

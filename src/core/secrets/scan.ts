@@ -20,6 +20,8 @@ export interface ScanReport {
   chunks: number;
   bytes: number;
   ms: number;
+  /** CPU time of the pass (user + system), apart from waiting for the disk or other processes. */
+  cpu_ms: number;
   /** Findings added by this pass (not counting ones already known). */
   added: SecretFinding[];
   total: number;
@@ -48,13 +50,15 @@ interface Pass {
   stats: DetectStats;
   now: string;
   sinceSave: number;
+  cpu0: NodeJS.CpuUsage;
 }
 
 function newPass(cache: SecretsCache): Pass {
   return {
     cache,
     known: new Set(cache.findings.map((f) => f.id)),
-    report: { ran: true, chunks: 0, bytes: 0, ms: 0, added: [], total: 0, candidate_lines: 0, errors: 0 },
+    report: { ran: true, chunks: 0, bytes: 0, ms: 0, cpu_ms: 0, added: [], total: 0, candidate_lines: 0, errors: 0 },
+    cpu0: process.cpuUsage(),
     stats: { bytes: 0, candidate_lines: 0, texts: 0, text_chars: 0 },
     now: new Date().toISOString(),
     sinceSave: 0,
@@ -114,7 +118,7 @@ async function scanChunk(home: string, m: ManifestLine, p: Pass, firstSeen: Map<
             lake_path: m.lake_path,
             gen: m.gen,
             line_from: line,
-            line_to: line,
+            line_to: lineNo + h.line_last,
             byte_from: pos + h.from,
             byte_to: pos + h.to,
             sha256: createHash('sha256').update(part.subarray(h.from, h.to)).digest('hex'),
@@ -147,6 +151,8 @@ async function scanChunk(home: string, m: ManifestLine, p: Pass, firstSeen: Map<
 function finish(home: string, p: Pass, t0: number): ScanReport {
   const ms = performance.now() - t0;
   p.report.ms = ms;
+  const cpu = process.cpuUsage(p.cpu0);
+  p.report.cpu_ms = (cpu.user + cpu.system) / 1000;
   p.report.total = p.cache.findings.length;
   p.report.candidate_lines = p.stats.candidate_lines;
   p.cache.errors = p.cache.errors.slice(-50);
@@ -160,8 +166,13 @@ function finish(home: string, p: Pass, t0: number): ScanReport {
   return p.report;
 }
 
-async function locked<T>(home: string, fn: () => Promise<T>, busy: () => T): Promise<T> {
-  const lock = await waitLock(layout(home).locks, 'secrets', LOCK_WAIT_MS);
+export interface ScanOptions {
+  /** How long to wait for another scan to finish (ms); 0 tries once. Default 15 s. */
+  waitMs?: number;
+}
+
+async function locked<T>(home: string, fn: () => Promise<T>, busy: () => T, waitMs = LOCK_WAIT_MS): Promise<T> {
+  const lock = await waitLock(layout(home).locks, 'secrets', waitMs);
   if (!lock) return busy();
   try {
     return await fn();
@@ -170,10 +181,10 @@ async function locked<T>(home: string, fn: () => Promise<T>, busy: () => T): Pro
   }
 }
 
-const notRun = (): ScanReport => ({ ran: false, chunks: 0, bytes: 0, ms: 0, added: [], total: 0, candidate_lines: 0, errors: 0 });
+const notRun = (): ScanReport => ({ ran: false, chunks: 0, bytes: 0, ms: 0, cpu_ms: 0, added: [], total: 0, candidate_lines: 0, errors: 0 });
 
 /** Scans exactly the chunks of these manifest lines (as a capture pass returns them). */
-export async function scanNewChunks(home: string, lines: ManifestLine[]): Promise<ScanReport> {
+export async function scanNewChunks(home: string, lines: ManifestLine[], opts: ScanOptions = {}): Promise<ScanReport> {
   if (lines.length === 0) return notRun();
   return locked(
     home,
@@ -192,6 +203,7 @@ export async function scanNewChunks(home: string, lines: ManifestLine[]): Promis
       return finish(home, p, t0);
     },
     notRun,
+    opts.waitMs,
   );
 }
 
@@ -220,7 +232,7 @@ async function scanFrom(home: string, cache: SecretsCache, firstSeen: Map<string
 }
 
 /** Scans every manifest line past the last scanned position. Cheap when nothing is new. */
-export async function scanPending(home: string): Promise<ScanReport> {
+export async function scanPending(home: string, opts: ScanOptions = {}): Promise<ScanReport> {
   return locked(
     home,
     async () => {
@@ -241,12 +253,13 @@ export async function scanPending(home: string): Promise<ScanReport> {
       return scanFrom(home, cache, new Map(), t0);
     },
     notRun,
+    opts.waitMs,
   );
 }
 
 /** Drops every finding and scans the whole manifest again (`brain secrets --rescan`). The first
  * time each finding was seen is kept. */
-export async function rescanAll(home: string): Promise<ScanReport> {
+export async function rescanAll(home: string, opts: ScanOptions = {}): Promise<ScanReport> {
   return locked(
     home,
     async () => {
@@ -256,5 +269,6 @@ export async function rescanAll(home: string): Promise<ScanReport> {
       return scanFrom(home, emptyCache(cache.salt), firstSeen, t0);
     },
     notRun,
+    opts.waitMs,
   );
 }

@@ -21,6 +21,8 @@ export interface SyncPaths {
   locks: string;
   /** A `brain sync --now` that found the lock held leaves this; the holder syncs again. */
   pending: string;
+  /** A sync cleared a problem and wants the next sync to push the file again. */
+  recheck: string;
 }
 
 export const SYNCED_DIRS = ['lake', 'manifest', 'meta'] as const;
@@ -39,5 +41,6 @@ export function syncPaths(home: string): SyncPaths {
     state: l.state,
     locks: l.locks,
     pending: path.join(l.locks, 'sync.pending'),
+    recheck: path.join(dir, 'recheck'),
   };
 }

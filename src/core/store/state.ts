@@ -123,7 +123,12 @@ export function effectiveWarning(home: string, env: Env = process.env, now = Dat
   const state = readState(home);
   const cfg = readConfig(home, env);
   if (cfg.kind === 'missing') return { warning: 'backup not set up', message: 'no config.toml', hint: 'run `brain init --store PATH` or `--store HOST:PATH`', state };
-  if (cfg.kind === 'invalid') return { warning: 'config invalid', message: cfg.error.message, hint: cfg.error.hint, state };
+  if (cfg.kind === 'invalid') {
+    // An unmounted store disk reads as a config error (the folder must exist), but to the user it is
+    // a backup that is failing.
+    const label = cfg.error.code === 'config-store-missing' ? 'backup failing: store folder missing' : 'config invalid';
+    return { warning: label, message: cfg.error.message, hint: cfg.error.hint, state };
+  }
   if (!cfg.config.store) return { warning: 'backup not set up', message: 'config.toml has no [store]', hint: 'run `brain init --store PATH` or `--store HOST:PATH`', state };
   if (state && state.warning) return { warning: state.warning, message: state.message, hint: state.hint, state };
   const pending = pendingChanges(home, now);

@@ -62,6 +62,7 @@ function touch(file: string, atMs: number): void {
  * A last-ok in the future (the clock went back) makes everything due. */
 export function isDue(home: string, now = Date.now()): boolean {
   const p = syncPaths(home);
+  if (fs.existsSync(p.recheck)) return true;
   const lastOk = mtimeOf(p.lastOk);
   if (lastOk === null || lastOk > now) {
     let any = false;
@@ -304,7 +305,9 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
     }
   }
 
+  let recheck = false;
   const clearProblem = (rel: string, prob: Finding) => {
+    recheck = true;
     const e = ledger.files[rel];
     // seen_size -1: the next sync looks at the file afresh (checks and pushes it).
     if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: undefined, seen_size: -1 } });
@@ -411,6 +414,8 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
     writeLedger(p.ledger, newLedger);
     touch(p.lastOk, start);
     fs.rmSync(p.unsyncedSince, { force: true });
+    if (recheck) touch(p.recheck, Date.now());
+    else fs.rmSync(p.recheck, { force: true });
     const st = run.stats;
     const sentFiles = run.transferred.length;
     const label = findingsLabel(findings);

@@ -17,7 +17,9 @@ import { ingest } from '../../../src/core/cache/ingest';
   await db.conn.run(schema);
   const t0 = performance.now();
   let t = t0;
-  const s = await ingest(db.conn, home, { offset: 0 }, { fromScratch: true, trace: (m) => { const n = performance.now(); console.log(variant, m, Math.round(n - t)); t = n; } });
+  let cpu = process.cpuUsage();
+  if (process.env.PROFILE) { await db.conn.run("PRAGMA enable_profiling='json'"); await db.conn.run(`PRAGMA profiling_output='/work/tmp-cache/prof-${variant}.json'`); }
+  const s = await ingest(db.conn, home, { offset: 0 }, { fromScratch: true, trace: (m) => { const n = performance.now(); const c = process.cpuUsage(cpu); console.log(variant, m, 'wall', Math.round(n - t), 'cpu', Math.round((c.user + c.system) / 1000)); t = n; cpu = process.cpuUsage(); } });
   await db.conn.run('CHECKPOINT');
   console.log(variant, 'total', Math.round(performance.now() - t0), 'rss', Math.round(process.memoryUsage().rss / 1e6), 'size MB', Math.round(fs.statSync(file).size / 1e6));
   db.close();

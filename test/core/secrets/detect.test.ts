@@ -67,9 +67,20 @@ describe('secret detection', () => {
     assert.equal(hits[1].to, Buffer.byteLength(`${k} first\nmiddle line\nlast ${byName(keys, 'huggingface').secret}`));
   });
 
+  it('reads a PEM block pasted as plain-text lines whole, as lines BEGIN..END', async () => {
+    const k = byName(keys, 'openssh-private-key');
+    const text = `before\n${k.secret}after\n`;
+    const hits = await detect(Buffer.from(text), SALT);
+    assert.equal(hits.length, 1);
+    const pemLines = k.secret.split('\n').length - 1;
+    assert.deepEqual([hits[0].line, hits[0].line_last], [1, pemLines]);
+    assert.equal(text.slice(hits[0].from, hits[0].to), k.secret);
+    assert.equal(hits[0].preview, mask(k.masked));
+  });
+
   it('reads the line timestamp of JSON lines', async () => {
-    const hits = await detect(Buffer.from(toFile(ccSession(keys, 's')) ), SALT);
-    assert.match(hits[0].line_ts ?? '', /^2026-01-05T10:00:0\dZ$/);
+    const hits = await detect(Buffer.from(toFile(ccSession(keys, 's'))), SALT);
+    assert.match(hits[0].line_ts ?? '', /^2026-01-05T10:00:0\d\.000Z$/);
   });
 
   it('does not report placeholders, references, code and transcript fields', async () => {

@@ -1,0 +1,57 @@
+// The search bench's in-process half (bundled by bench/search.mjs): a full turn-index build, and
+// in-index query timings. Run as `node search-worker.cjs build|terms|query ...` with BRAIN_HOME set.
+import * as fs from 'node:fs';
+import { openIndex, fold } from '../src/core/index/turnindex';
+import { homeRoot } from '../src/core/index/roots';
+
+function open() {
+  const o = openIndex(homeRoot(process.env));
+  if (!o.ok) throw new Error(o.reason);
+  return o.index;
+}
+
+const [mode, ...args] = process.argv.slice(2);
+
+if (mode === 'build') {
+  const idx = open();
+  const t0 = process.hrtime.bigint();
+  const r = idx.update();
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const text = Number(idx.db.prepare(`SELECT coalesce(sum(length(CAST(text AS BLOB))), 0) FROM turns`).pluck().get());
+  const stats = idx.stats();
+  idx.close();
+  console.log(JSON.stringify({ ...r, ...stats, ms, text_bytes: text }));
+} else if (mode === 'terms') {
+  // A common word and a middling one, from a sample of indexed turns (the corpus is random).
+  const idx = open();
+  const rows = idx.db.prepare(`SELECT text FROM turns WHERE text <> '' ORDER BY (id * 2654435761) % 1000003 LIMIT 3000`).pluck().all() as string[];
+  const df = new Map<string, number>();
+  for (const t of rows) {
+    for (const w of new Set(fold(t).match(/[a-z][a-z_]{5,19}/g) ?? [])) if (new Set(w).size >= 4) df.set(w, (df.get(w) ?? 0) + 1);
+  }
+  const byDf = [...df].sort((a, b) => b[1] - a[1]);
+  const common = byDf[0][0];
+  const mid = byDf.find(([, n]) => n <= rows.length * 0.01)?.[0] ?? byDf[Math.floor(byDf.length / 2)][0];
+  idx.close();
+  console.log(JSON.stringify({ common, mid }));
+} else if (mode === 'query') {
+  const idx = open();
+  const n = Number(args[0]);
+  const out: Record<string, { p50: number; p99: number; sessions: number }> = {};
+  for (const term of args.slice(1)) {
+    const times: number[] = [];
+    let sessions = 0;
+    for (let i = 0; i < n; i++) {
+      const t0 = process.hrtime.bigint();
+      sessions = idx.match(term).length;
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    out[term] = { p50: times[Math.floor(n * 0.5)], p99: times[Math.min(n - 1, Math.floor(n * 0.99))], sessions };
+  }
+  idx.close();
+  console.log(JSON.stringify(out));
+} else {
+  fs.writeSync(2, 'usage: search-worker build | terms | query N TERM...\n');
+  process.exit(2);
+}

@@ -1,0 +1,122 @@
+// Search section of `npm run bench` (bench/run.mjs calls run()); alone:
+//   node bench/run.mjs --only search [--size 4.2G]
+// Measures, on the floor the floor section captured from the generated corpus:
+//   turn index build from nothing (time, peak RSS, size against the store and against its text),
+//   in-index query p50/p99, `brain search` end to end against `rg -uu -l -i -F` over the same lake
+//   (page cache warm), and how long one appended turn takes to become searchable.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { build } from 'esbuild';
+
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
+const mb = (b) => `${(b / 1048576).toFixed(0)} MB`;
+
+function du(dir) {
+  const r = spawnSync('du', ['-sb', dir], { encoding: 'utf8' });
+  return Number(r.stdout.split(/\s/)[0]) || 0;
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export async function run({ root, info, home, brainHome, env, outRoot, measure, CLI }) {
+  const node = process.execPath;
+  const manifest = path.join(brainHome, 'manifest', 'manifest.jsonl');
+  if (!fs.existsSync(manifest)) {
+    console.log('(no floor yet: capturing it first)');
+    const r = await measure(node, [CLI, 'record'], env);
+    if (r.code !== 0) throw new Error(`brain record failed: ${r.err}`);
+  }
+  const worker = path.join(outRoot, 'search-worker.cjs');
+  await build({
+    entryPoints: [path.join(root, 'bench', 'search-worker.ts')],
+    outfile: worker,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['better-sqlite3'],
+    logLevel: 'warning',
+    nodePaths: [path.join(root, 'node_modules')],
+  });
+  const lake = path.join(brainHome, 'lake');
+  const store = du(lake);
+  const res = { store_bytes: store };
+
+  // 1. Build from nothing.
+  for (const f of ['turns.sqlite', 'turns.sqlite-wal', 'turns.sqlite-shm']) fs.rmSync(path.join(brainHome, f), { force: true });
+  const b = await measure(node, [worker, 'build'], env, { cwd: root });
+  if (b.code !== 0) throw new Error(`index build failed: ${b.err}`);
+  const bj = JSON.parse(b.out.trim().split('\n').pop());
+  const size = ['turns.sqlite', 'turns.sqlite-wal'].reduce((a, f) => a + (fs.existsSync(path.join(brainHome, f)) ? fs.statSync(path.join(brainHome, f)).size : 0), 0);
+  console.log(`store (lake):       ${mb(store)}, ${info.sessions} sessions; user/assistant text ${mb(bj.text_bytes)} (${((100 * bj.text_bytes) / store).toFixed(1)}% of the store; the notes' store: 1.6%)`);
+  console.log(`index build:        ${fmt(b.ms)} wall (update ${fmt(bj.ms)}), ${bj.turns} turns from ${bj.files} files (goal ≤ 20 s at 4.2 GB); peak RSS ${mb(b.rss)} (goal ≤ 300 MB)`);
+  console.log(`index size:         ${mb(size)} = ${((100 * size) / store).toFixed(1)}% of the store (goal ≤ 7%), ${(size / bj.text_bytes).toFixed(2)}× its text`);
+  res.build = { ms: b.ms, update_ms: bj.ms, rss: b.rss, turns: bj.turns, files: bj.files, text_bytes: bj.text_bytes, index_bytes: size };
+
+  // 2. Terms: a common word, a middling one, the planted rare ones.
+  const t = await measure(node, [worker, 'terms'], env, { cwd: root });
+  const { common, mid } = JSON.parse(t.out.trim());
+  const rareTurn = info.planted?.rare_turn ?? 'quixotic-zebra-lantern';
+  const rareTool = info.planted?.rare_tool ?? 'obsidian-walrus-ledger';
+  const q = await measure(node, [worker, 'query', '200', common, mid, rareTurn, 'zzqxjvwkq'], env, { cwd: root });
+  if (q.code !== 0) throw new Error(`query failed: ${q.err}`);
+  const qj = JSON.parse(q.out.trim());
+  console.log('in-index query (200 runs each; goal p50 ≤ 1 ms):');
+  for (const [term, v] of Object.entries(qj)) console.log(`  ${JSON.stringify(term).padEnd(26)} p50 ${fmt(v.p50)}  p99 ${fmt(v.p99)}  (${v.sessions} sessions)`);
+  res.query = qj;
+
+  // 3. brain search end to end vs rg over the same lake, page cache warm (each run once first).
+  console.log('brain search end to end vs rg -uu -l -i -F over the lake (median of 5; goal ≤ 0.25):');
+  res.e2e = {};
+  const nodeStart = median(await Promise.all([0, 1, 2].map(() => measure(node, ['-e', '0'], env))).then((r) => r.map((x) => x.ms)));
+  for (const [label, term] of [
+    ['common', common],
+    ['middling', mid],
+    ['rare (said)', rareTurn],
+    ['rare (tool only)', rareTool],
+  ]) {
+    const rgArgs = ['-uu', '-l', '-i', '-F', term, lake];
+    const sArgs = [CLI, 'search', term, '--json'];
+    await measure('rg', rgArgs, env);
+    await measure(node, sArgs, env);
+    const rg = [];
+    const br = [];
+    let last;
+    for (let i = 0; i < 5; i++) {
+      rg.push((await measure('rg', rgArgs, env)).ms);
+      last = await measure(node, sArgs, env);
+      br.push(last.ms);
+    }
+    const j = JSON.parse(last.out);
+    const ratio = median(br) / median(rg);
+    console.log(
+      `  ${label.padEnd(17)} ${JSON.stringify(term).padEnd(26)} brain ${fmt(median(br)).padStart(9)}  rg ${fmt(median(rg)).padStart(9)}  ratio ${ratio.toFixed(2)}  (${j.total} sessions, ${j.source}${j.tool_output_searched ? ', tool output scanned' : ''})`,
+    );
+    res.e2e[label] = { term, brain_ms: median(br), rg_ms: median(rg), ratio, total: j.total, tools: j.tool_output_searched };
+  }
+  console.log(`  (node -e 0 alone: ${fmt(nodeStart)})`);
+
+  // 4. One appended turn: capture it, then search for it.
+  const sessDir = path.join(home, '.claude', 'projects', '-bench-search');
+  fs.mkdirSync(sessDir, { recursive: true });
+  const file = path.join(sessDir, '0b5e0000-0000-4000-8000-000000000001.jsonl');
+  const line = (text, i) =>
+    `${JSON.stringify({ type: 'user', sessionId: '0b5e0000-0000-4000-8000-000000000001', cwd: '/bench/search', timestamp: new Date(Date.UTC(2026, 5, 1, 0, 0, i)).toISOString(), uuid: `u${i}`, message: { role: 'user', content: text } })}\n`;
+  fs.writeFileSync(file, line('a session the bench appends to', 0));
+  await measure(node, [CLI, 'record'], env);
+  await measure(node, [CLI, 'search', 'appends to', '--json'], env);
+  const term = `appended-turn-${Date.now().toString(36)}`;
+  fs.appendFileSync(file, line(`one more turn: ${term}`, 1));
+  const rec = await measure(node, [CLI, 'record'], env);
+  const s = await measure(node, [CLI, 'search', term, '--json'], env);
+  const found = JSON.parse(s.out).hits.length === 1;
+  console.log(
+    `append one turn:    searchable after ${fmt(rec.ms + s.ms)} (brain record ${fmt(rec.ms)} + brain search ${fmt(s.ms)}, found: ${found}; goal ≤ 1 s)`,
+  );
+  res.append = { record_ms: rec.ms, search_ms: s.ms, found };
+  return res;
+}

@@ -1,0 +1,81 @@
+// `brain init` steps for the harnesses (register brain mcp, link the skill) and the matching
+// `brain doctor` checks. Both run the same plans, so doctor says exactly what init would change.
+import type { DoctorCheck } from '../store/doctor';
+import type { InitStep, StepResult } from '../store/init';
+import type { Env } from '../home';
+import { HARNESS_LABEL } from './detect';
+import { applyClaude, applyCodex, mcpSpec, planClaude, planCodex, shQuote, type RegPlan } from './mcp-register';
+import { applySkill, planSkill, skillSource, type SkillPlan } from './skill';
+
+function regStep(p: RegPlan, applied: { outcome: string; message?: string } | null): StepResult {
+  const step = `mcp ${p.harness}`;
+  const where = `${HARNESS_LABEL[p.harness]} (${p.file})`;
+  switch (p.action) {
+    case 'absent':
+      return { step, status: 'skipped', detail: p.detail };
+    case 'ok':
+      return { step, status: 'unchanged', detail: `${where}: ${p.detail}` };
+    case 'foreign':
+    case 'unparsable':
+      return { step, status: 'failed', detail: `${where}: ${p.detail}`, fix: p.action === 'unparsable' ? `fix ${p.file} by hand, then brain init` : `rename or remove that "brain" entry, then brain init` };
+    default:
+      if (applied?.outcome === 'printed') {
+        return { step, status: 'note', detail: `${where}: claude is not on PATH, so brain mcp is not registered; run this where it is:`, fix: applied.message };
+      }
+      if (applied?.outcome === 'failed') return { step, status: 'failed', detail: `${where}: ${applied.message}` };
+      return { step, status: 'changed', detail: `${where}: ${p.detail}` };
+  }
+}
+
+export const mcpStep: InitStep = {
+  name: 'mcp',
+  async run(ctx) {
+    const spec = mcpSpec(ctx.brainCmd, ctx.env);
+    const cc = planClaude(spec, ctx.env);
+    const codex = planCodex(spec, ctx.env);
+    return [regStep(cc, applyClaude(cc, ctx.env, spec)), regStep(codex, applyCodex(codex))];
+  },
+};
+
+function skillStepResult(p: SkillPlan): StepResult {
+  const step = `skill ${p.harness}`;
+  const where = `${HARNESS_LABEL[p.harness]} (${p.link})`;
+  if (p.action === 'absent') return { step, status: 'skipped', detail: `${HARNESS_LABEL[p.harness]} not found` };
+  if (p.action === 'ok') return { step, status: 'unchanged', detail: `${where}: ${p.detail}` };
+  if (p.action === 'foreign') return { step, status: 'failed', detail: `${where}: ${p.detail}`, fix: `move ${p.link} away, then brain init` };
+  return { step, status: 'changed', detail: `${where}: ${p.detail}` };
+}
+
+export const skillStep: InitStep = {
+  name: 'skill',
+  async run(ctx) {
+    return applySkill(planSkill(skillSource(ctx.brainCmd), ctx.env)).map(skillStepResult);
+  },
+};
+
+/** init's harness steps, after the store's (config, hooks, timer). */
+export const HARNESS_INIT_STEPS: InitStep[] = [mcpStep, skillStep];
+
+/** doctor's view of the same: read-only. */
+export function harnessChecks(brainCmd: string[], env: Env): DoctorCheck[] {
+  const out: DoctorCheck[] = [];
+  const spec = mcpSpec(brainCmd, env);
+  for (const p of [planClaude(spec, env), planCodex(spec, env)]) {
+    const name = `mcp ${p.harness}`;
+    if (p.action === 'absent') out.push({ name, level: 'info', detail: p.detail });
+    else if (p.action === 'ok') out.push({ name, level: 'ok', detail: `${p.file}: ${p.detail}` });
+    else if (p.action === 'foreign' || p.action === 'unparsable') out.push({ name, level: 'fail', detail: `${p.file}: ${p.detail}`, fix: p.action === 'unparsable' ? `fix ${p.file} by hand, then brain init` : 'rename or remove that "brain" entry, then brain init' });
+    else {
+      const printed = p.harness === 'cc' && p.commands ? p.commands.map((c) => c.map(shQuote).join(' ')).join(' && ') : undefined;
+      out.push({ name, level: 'warn', detail: `${p.file}: brain mcp is not registered as this brain runs it (${p.action}: ${p.detail})`, fix: printed ? `brain init   (or: ${printed})` : 'brain init' });
+    }
+  }
+  for (const p of planSkill(skillSource(brainCmd), env)) {
+    const name = `skill ${p.harness}`;
+    if (p.action === 'absent') out.push({ name, level: 'info', detail: `${HARNESS_LABEL[p.harness]} not found` });
+    else if (p.action === 'ok') out.push({ name, level: 'ok', detail: `${p.link}: ${p.detail}` });
+    else if (p.action === 'foreign') out.push({ name, level: 'fail', detail: `${p.link}: ${p.detail}`, fix: `move ${p.link} away, then brain init` });
+    else out.push({ name, level: 'warn', detail: `${p.link}: ${p.action === 'create' ? 'not linked' : p.detail}`, fix: 'brain init' });
+  }
+  return out;
+}

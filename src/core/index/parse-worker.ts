@@ -1,0 +1,22 @@
+// The index's parse thread: reads files (JSON, dialects) while the main thread writes SQLite, so
+// a first build uses two cores. Bundled as dist/index-worker.js; under tsx it runs as this file.
+// Each result is posted on the port, then the shared counter is bumped so the main thread, which
+// waits on it synchronously (Atomics.wait), knows to take it (receiveMessageOnPort).
+import { isMainThread, workerData, type MessagePort } from 'node:worker_threads';
+import { runParseJob, type ParseJob } from './parse-job';
+
+if (!isMainThread && workerData?.brainParseWorker) {
+  const port = workerData.port as MessagePort;
+  const sig = new Int32Array(workerData.sig as SharedArrayBuffer);
+  port.on('message', (job: ParseJob & { seq: number }) => {
+    let msg: unknown;
+    try {
+      msg = { seq: job.seq, ok: true, result: runParseJob(job) };
+    } catch (e) {
+      msg = { seq: job.seq, ok: false, error: (e as Error).message, code: (e as NodeJS.ErrnoException).code };
+    }
+    port.postMessage(msg);
+    Atomics.add(sig, 0, 1);
+    Atomics.notify(sig, 0);
+  });
+}

@@ -1,0 +1,74 @@
+// A parse thread for the index (see parse-worker.ts), driven synchronously: jobs are posted ahead,
+// and results are taken in order with receiveMessageOnPort, waiting on a shared counter in
+// between. update() stays synchronous, which every caller (CLI, MCP, extension worker) relies on.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import type { ParseJob, ParseResult } from './parse-job';
+
+export interface PoolReply {
+  seq: number;
+  ok: boolean;
+  result?: ParseResult;
+  error?: string;
+}
+
+/** The worker script: dist/index-worker.js beside a bundle, or the source under tsx. */
+function workerScript(): string | null {
+  if (process.env.BRAIN_INDEX_WORKER === '0') return null;
+  for (const f of [path.join(__dirname, 'index-worker.js'), path.join(__dirname, 'parse-worker.ts')]) {
+    if (fs.existsSync(f)) return f;
+  }
+  return null;
+}
+
+export class ParsePool {
+  private seq = 0;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly sig: Int32Array,
+  ) {}
+
+  /** A started pool, or null when no worker script is there (parse in this thread then). */
+  static start(): ParsePool | null {
+    const script = workerScript();
+    if (!script) return null;
+    try {
+      const sab = new SharedArrayBuffer(4);
+      const { port1, port2 } = new MessageChannel();
+      const w = new Worker(script, { workerData: { brainParseWorker: true, port: port2, sig: sab }, transferList: [port2] });
+      w.unref();
+      w.on('error', () => {
+        /* a job that never answers times out in next() */
+      });
+      return new ParsePool(w, port1, new Int32Array(sab));
+    } catch {
+      return null;
+    }
+  }
+
+  send(job: ParseJob): number {
+    const seq = ++this.seq;
+    this.port.postMessage({ ...job, seq });
+    return seq;
+  }
+
+  /** The next reply, in the order jobs were sent; blocks until it is there. */
+  next(timeoutMs = 600_000): PoolReply {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const seen = Atomics.load(this.sig, 0);
+      const m = receiveMessageOnPort(this.port);
+      if (m) return m.message as PoolReply;
+      if (Date.now() > until) throw new Error('the turn index parse thread did not answer');
+      Atomics.wait(this.sig, 0, seen, 1000);
+    }
+  }
+
+  close(): void {
+    this.port.close();
+    void this.worker.terminate();
+  }
+}

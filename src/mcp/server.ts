@@ -1,0 +1,91 @@
+// `brain mcp`: the recall tools over MCP on stdio, on the official SDK's low-level Server, so each
+// tool's JSON Schema goes out exactly as the core declares it (the high-level McpServer wants zod).
+// It reads only: the floor, the manifest and, for SQL, the cache as it is. It never brings a cache
+// up to date (that would write), so search and read_session read the files (BRAIN_NO_INDEX=1) and
+// SQL opens brain.duckdb read-only without updating it. Stdio only: no socket is ever opened.
+import type { Readable, Writable } from 'node:stream';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { BrainError } from '../core/errors';
+import { brainHome, type Env } from '../core/home';
+import { ANNOTATIONS, DEFAULT_BUDGET, TOOLS, isUsage, toolByName, type ToolContext } from './tools';
+
+export interface McpOptions {
+  env: Env;
+  /** Default store folder (every machine's floor) for calls that name none. */
+  store?: string;
+  /** Largest answer in characters (default DEFAULT_BUDGET). */
+  budget?: number;
+  version: string;
+  /** Where diagnostics go (never stdout: that is the protocol). */
+  log?: (line: string) => void;
+}
+
+const INSTRUCTIONS = `Agent Brain: every recorded coding-agent session (Claude Code, Codex, Pi, cursor-agent) on this machine, or on every machine in a store.
+Use search to find what was said or decided before (a literal phrase, case-insensitive), read_session to read a session's turns (paged: pass "next" as turns), and quote facts with their citation. verify_citation re-hashes a citation; anyone can also check one with: sed -n 'line_from,line_to p' <floor>/<lake_path> | sha256sum. sql answers counts over the cache. Everything is read-only.`;
+
+/** A JSON-RPC error as the SDK sends it (code, message). McpError would prefix its message with
+ * "MCP error -32602:", and the client's McpError prefixes it again. */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function errorResult(e: unknown): CallToolResult {
+  const err =
+    e instanceof BrainError
+      ? { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) }
+      : { code: 'internal', message: e instanceof Error ? e.message : String(e) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: err }) }] };
+}
+
+export function createServer(opts: McpOptions): Server {
+  const budget = opts.budget ?? DEFAULT_BUDGET;
+  // The core reads with the index off: updating turns.sqlite is a write.
+  const env: Env = { ...opts.env, BRAIN_NO_INDEX: '1' };
+  const home = brainHome(opts.env);
+  const server = new Server({ name: 'agent-brain', title: 'Agent Brain', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as never, annotations: { title: t.title, ...ANNOTATIONS } })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const tool = toolByName(req.params.name);
+    if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `unknown tool "${req.params.name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}`);
+    const ctx: ToolContext = { env, callerEnv: opts.env, store: opts.store, home, budget, meta: req.params._meta as Record<string, unknown> | undefined };
+    try {
+      const out = await tool.run(req.params.arguments ?? {}, ctx);
+      return { content: [{ type: 'text', text: JSON.stringify(out) }] };
+    } catch (e) {
+      // Arguments that do not fit the declared schema are the caller's error: an MCP error that
+      // names the field. Anything else the tool met (no such session, a refused write, a missing
+      // cache) is the tool's answer, with what to do.
+      if (isUsage(e)) throw new ProtocolError(ErrorCode.InvalidParams, `${tool.name}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
+      if (!(e instanceof BrainError)) opts.log?.(`brain mcp: ${tool.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return errorResult(e);
+    }
+  });
+  return server;
+}
+
+/** Serves on the given streams until the client closes them. */
+export async function serveStdio(opts: McpOptions, stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<void> {
+  const server = createServer(opts);
+  const transport = new StdioServerTransport(stdin, stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    // A client that goes away ends the server, whatever state the transport is in.
+    stdin.once('end', () => resolve());
+    stdin.once('close', () => resolve());
+  });
+  server.onerror = (e) => opts.log?.(`brain mcp: ${e.message}`);
+  await server.connect(transport);
+  await closed;
+  await server.close().catch(() => undefined);
+}

@@ -1,0 +1,248 @@
+// The MCP tools: the recall core's functions under the names an agent sees, with the core's own
+// declared input schemas handed over unchanged (STYLE.md 2), and results cut to what fits in a
+// model's context, each fact still carrying its citation. Everything here reads.
+import type { Env } from '../core/home';
+import { BrainError } from '../core/errors';
+import {
+  CITE_INPUT_SCHEMA,
+  READ_INPUT_SCHEMA,
+  RECALL_TOOLS,
+  SEARCH_INPUT_SCHEMA,
+  VERIFY_INPUT_SCHEMA,
+  cite,
+  readSession,
+  search,
+  validateInput,
+  verify,
+  type CiteInput,
+  type JsonSchema,
+  type ReadInput,
+  type ReadOutput,
+  type SearchInput,
+  type SearchOutput,
+  type TurnView,
+  type VerifyInput,
+} from '../core/recall';
+// The SQL tool's input is declared beside the LM tools until the core declares one; importing it
+// keeps a single declaration (src/extension/recall.ts imports nothing from vscode).
+import { SQL_INPUT_SCHEMA } from '../extension/recall';
+import { callerSession } from '../core/harness/caller';
+import type * as CacheModule from '../core/cache';
+import type * as ReadonlyModule from '../core/cache/readonly';
+
+/** About 10k tokens of JSON: well under what Claude Code (25k tokens) and Codex accept from one tool. */
+export const DEFAULT_BUDGET = 40_000;
+
+export interface ToolContext {
+  /** The environment the core reads with: BRAIN_HOME, and BRAIN_NO_INDEX=1 so nothing is written. */
+  env: Env;
+  /** The environment the server was started with (where the harness names its session). */
+  callerEnv: Env;
+  /** --store: the default store folder for every call that names none. */
+  store?: string;
+  /** BRAIN_HOME, for the SQL cache. */
+  home: string;
+  /** Largest result text, in characters. */
+  budget: number;
+  /** The request's _meta (Codex sends the calling thread there). */
+  meta?: Record<string, unknown>;
+}
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema | typeof SQL_INPUT_SCHEMA;
+  run(input: unknown, ctx: ToolContext): Promise<unknown>;
+}
+
+/** Every tool only reads, touches nothing outside the floor and its caches, and returns the same
+ * answer for the same floor. Codex runs tools marked so without asking (checked with 0.171). */
+export const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+function core(name: string): { title: string; description: string } {
+  const t = RECALL_TOOLS.find((x) => x.name === name);
+  if (!t) throw new Error(`the recall core declares no ${name}`);
+  return { title: t.title, description: t.description };
+}
+
+const withStore = <T extends { store?: string }>(i: T, ctx: ToolContext): T => (i.store === undefined && ctx.store ? { ...i, store: ctx.store } : i);
+
+const size = (v: unknown) => JSON.stringify(v).length;
+
+// ---------------------------------------------------------------- search
+
+export interface McpSearchOutput extends SearchOutput {
+  /** The session left out as the caller's own, and how it was known. */
+  skipped: { session: string; source: string } | null;
+  /** Set when hits were dropped to fit the answer in a model's context. */
+  note?: string;
+}
+
+async function runSearch(input: unknown, ctx: ToolContext): Promise<McpSearchOutput> {
+  const i = validateInput<SearchInput>(input, SEARCH_INPUT_SCHEMA);
+  let skipped: McpSearchOutput['skipped'] = null;
+  const q: SearchInput = withStore({ ...i }, ctx);
+  if (i.skip !== undefined) {
+    // An explicit skip wins; an empty one asks to leave nothing out.
+    if (i.skip.trim()) skipped = { session: i.skip.trim(), source: 'argument skip' };
+    else delete q.skip;
+  } else {
+    const c = callerSession(ctx.callerEnv, ctx.meta);
+    if (c) {
+      q.skip = c.session;
+      skipped = c;
+    }
+  }
+  const r: McpSearchOutput = { ...search(q, ctx.env), skipped };
+  if (size(r) > ctx.budget) {
+    // Keep the best hits whole; a model asks again with filters or a narrower term.
+    const all = r.hits.length;
+    while (r.hits.length > 1 && size(r) > ctx.budget) r.hits.pop();
+    r.note = `showing ${r.hits.length} of ${all} listed sessions to fit the answer; narrow the term, or filter by agent, project, machine or since`;
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- read_session
+
+export interface McpReadOutput extends ReadOutput {
+  /** The turns in this answer ("A..B"), or null when the range held none. */
+  range: string | null;
+  /** Pass as `turns` to read on; null when the asked range is done. */
+  next: string | null;
+  note?: string;
+}
+
+function cutText(t: TurnView, keep: number): TurnView {
+  if (t.text.length <= keep) return t;
+  return { ...t, text: `${t.text.slice(0, keep)}… (${t.text.length - keep} more characters; the citation covers the whole turn)` };
+}
+
+async function runRead(input: unknown, ctx: ToolContext): Promise<McpReadOutput> {
+  const i = validateInput<ReadInput>(input, READ_INPUT_SCHEMA);
+  const r = readSession(withStore(i, ctx), ctx.env);
+  const asked = r.turns;
+  const out: McpReadOutput = { ...r, turns: [], range: null, next: null };
+  // Whole turns, in order, while they fit; the first one always goes in (cut if it alone is too big).
+  let used = size(out) + 200;
+  for (const t of asked) {
+    const s = size(t) + 1;
+    if (out.turns.length > 0 && used + s > ctx.budget) break;
+    if (out.turns.length === 0 && used + s > ctx.budget) {
+      const cut = cutText(t, Math.max(1000, ctx.budget - used - (s - t.text.length) - 200));
+      out.turns.push(cut);
+      used += size(cut) + 1;
+      if (cut !== t) out.note = `turn ${t.n}'s text was cut to fit; read the cited lines for all of it`;
+      continue;
+    }
+    out.turns.push(t);
+    used += s;
+  }
+  if (out.turns.length > 0) {
+    const first = out.turns[0].n;
+    const last = out.turns[out.turns.length - 1].n;
+    out.range = `${first}..${last}`;
+    const rest = asked.slice(out.turns.length);
+    if (rest.length > 0) {
+      const end = asked[asked.length - 1].n;
+      out.next = end >= r.total ? `${rest[0].n}..` : `${rest[0].n}..${end}`;
+    }
+  } else out.note = `no turns in that range: the session has ${r.total} turns`;
+  return out;
+}
+
+// ---------------------------------------------------------------- sql
+
+export interface McpSqlOutput {
+  columns: { name: string; type: string }[];
+  rows: Record<string, unknown>[];
+  truncated: boolean;
+  limit: number;
+  /** The cache that answered (this machine's BRAIN_HOME, also with --store). */
+  cache: string;
+  note?: string;
+}
+
+async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
+  const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
+  // Loaded on first use: DuckDB is a native module, and only this tool needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const cache = require('../core/cache') as typeof CacheModule;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { precheck } = require('../core/cache/readonly') as typeof ReadonlyModule;
+  precheck(q.query);
+  // ensure: false — bringing the cache up to date would write it; a recall tool writes nothing.
+  const h = await cache.openCache(ctx.home, { readOnly: true, ensure: false });
+  let r: Awaited<ReturnType<typeof cache.readOnlyQuery>>;
+  try {
+    r = await cache.readOnlyQuery(h.conn, q.query, q.limit ?? 100);
+  } finally {
+    h.close();
+  }
+  const out: McpSqlOutput = {
+    columns: r.columns,
+    rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))),
+    truncated: r.truncated,
+    limit: r.limit,
+    cache: h.path,
+  };
+  const notes: string[] = [];
+  if (ctx.store) notes.push('SQL reads this machine\'s cache; search and read_session read the store');
+  if (size(out) > ctx.budget) {
+    const all = out.rows.length;
+    while (out.rows.length > 1 && size(out) > ctx.budget) out.rows.pop();
+    out.truncated = true;
+    notes.push(`showing ${out.rows.length} of ${all} rows to fit the answer; select fewer columns, aggregate, or lower limit`);
+  }
+  if (notes.length) out.note = notes.join('; ');
+  return out;
+}
+
+// ---------------------------------------------------------------- the table
+
+export const TOOLS: ToolDef[] = [
+  {
+    name: 'search',
+    ...core('brain_search'),
+    description: `${core('brain_search').description} The calling session is left out when the harness names it (or pass skip).`,
+    inputSchema: SEARCH_INPUT_SCHEMA,
+    run: runSearch,
+  },
+  {
+    name: 'read_session',
+    ...core('brain_read'),
+    description: `${core('brain_read').description} Long sessions come in pages: pass the answer's "next" as turns to read on.`,
+    inputSchema: READ_INPUT_SCHEMA,
+    run: runRead,
+  },
+  {
+    name: 'cite',
+    ...core('brain_cite'),
+    inputSchema: CITE_INPUT_SCHEMA,
+    run: async (input, ctx) => cite(withStore(validateInput<CiteInput>(input, CITE_INPUT_SCHEMA), ctx), ctx.env),
+  },
+  {
+    name: 'verify_citation',
+    ...core('brain_verify'),
+    inputSchema: VERIFY_INPUT_SCHEMA,
+    run: async (input, ctx) => verify(withStore(validateInput<VerifyInput>(input, VERIFY_INPUT_SCHEMA), ctx), ctx.env),
+  },
+  {
+    name: 'sql',
+    title: 'Query the session cache (SQL)',
+    description:
+      'Run one read-only DuckDB SELECT over this machine\'s session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, …), derived.sessions, derived.tool_calls, derived.usage, the dialect views dialects.v_cc, v_codex, v_pi, v_cursor, and floor.* (raw lines with their citation columns). Rows are capped; a statement that writes is refused. Use it for counts per day, project, model or machine.',
+    inputSchema: SQL_INPUT_SCHEMA,
+    run: runSql,
+  },
+];
+
+export function toolByName(name: string): ToolDef | undefined {
+  return TOOLS.find((t) => t.name === name);
+}
+
+/** A BrainError of the 'usage' kind is the caller's mistake (a bad argument), not the tool's. */
+export function isUsage(e: unknown): e is BrainError {
+  return e instanceof BrainError && e.code === 'usage';
+}
