@@ -59,8 +59,8 @@ WITH
   -- One pass over the live lines of each file, reading only what locates the session.
   l AS (
     SELECT r.file_id, r.witness_gen, r.line_no, r.lane, r.event_time, r.captured_at,
-           TRY(from_json(r.raw_line, '{"type":"VARCHAR","cwd":"VARCHAR","sessionId":"VARCHAR",
-             "payload":{"type":"VARCHAR","cwd":"VARCHAR","source":"JSON"}}')) AS j
+           unnest([TRY(from_json(r.raw_line, '{"type":"VARCHAR","cwd":"VARCHAR","sessionId":"VARCHAR",
+             "payload":{"type":"VARCHAR","cwd":"VARCHAR","source":"JSON"}}'))]) AS j
     FROM dialects.v_live r),
   gen AS (
     SELECT file_id, any_value(witness_gen) AS witness_gen,
@@ -336,8 +336,8 @@ WITH
     FROM dialects.v_cc),
   -- The fields ccusage's schema checks, as JSON (null and absent differ there), for usage lines.
   cc_v AS (
-    SELECT *, json_extract(raw_line, ['$.timestamp', '$.costUSD', '$.isApiErrorMessage', '$.message.content',
-             '$.message.model', '$.message.id', '$.requestId', '$.sessionId', '$.version', '$.cwd']) AS v
+    SELECT *, unnest([json_extract(raw_line, ['$.timestamp', '$.costUSD', '$.isApiErrorMessage', '$.message.content',
+             '$.message.model', '$.message.id', '$.requestId', '$.sessionId', '$.version', '$.cwd'])]) AS v
     FROM cc_all WHERE usage IS NOT NULL),
   cc AS (
     SELECT 'claude-code' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,

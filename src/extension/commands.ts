@@ -165,7 +165,11 @@ async function showActivity(c: Ctx): Promise<void> {
   try {
     const r = await c.backend.call<{ rows: unknown[] }>('recall', {
       tool: 'brain_sql',
-      input: { query: "SELECT strftime(min(event_time), '%Y-%m-%d') AS day, agent, count(DISTINCT session_id) AS sessions FROM derived.messages GROUP BY session_id, agent" },
+      input: {
+        query:
+          "SELECT day, agent, count(*) AS sessions FROM (SELECT session_id, agent, strftime(min(event_time), '%Y-%m-%d') AS day FROM derived.messages WHERE event_time IS NOT NULL GROUP BY session_id, agent) GROUP BY day, agent ORDER BY day DESC",
+        limit: 500,
+      },
     });
     sqlRows = r.rows;
   } catch {

@@ -4,6 +4,7 @@
 // runs the catch-up with progress, the watcher and the tick, and answers the views' questions.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { BrainError, describe } from '../core/errors';
@@ -19,6 +20,7 @@ import { retentionGuard, retentionWarning } from '../core/store/retention';
 import { runSync } from '../core/store/sync';
 import type { BuildResult, SqlResult } from '../core/cache';
 import { tick as tickCore } from '../core/store/tick';
+import { scanPending } from '../core/secrets/scan';
 import { FloorView } from './floorview';
 import type { BackupInfo, InitParams, Role, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
 import { recall } from './recall';
@@ -51,7 +53,7 @@ function setRole(r: Role, reason?: string): void {
 }
 
 /** Runs the CLI (the same core) as a child: used for sync, status, doctor, backup, tick. */
-export function runCli(args: string[], timeoutMs = 10 * 60_000, started?: (c: ChildProcess) => void): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(args: string[], timeoutMs = 10 * 60_000, started?: (c: ChildProcess) => void, background = false): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // In desktop VS Code process.execPath is Electron; this makes it behave as plain Node.
     const child = spawn(process.execPath, [params.cli, ...args], {
@@ -59,6 +61,14 @@ export function runCli(args: string[], timeoutMs = 10 * 60_000, started?: (c: Ch
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     started?.(child);
+    // Background work yields the CPU to the editor (its main thread shares the machine's cores).
+    if (background && child.pid) {
+      try {
+        os.setPriority(child.pid, 10);
+      } catch {
+        /* not permitted here: it runs at normal priority */
+      }
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -208,7 +218,7 @@ function updateCacheSoon(delay: number): void {
     // In a process of its own (the CLI, the same core): a large ingest keeps its thread busy for
     // seconds, and a DuckDB call cut short inside a thread would take the editor down with it; a
     // child can simply be stopped when the window closes.
-    cacheRunning = runCli(['rebuild', '--update', '--json'], 30 * 60_000, (c) => (cacheChild = c))
+    cacheRunning = runCli(['rebuild', '--update', '--json'], 30 * 60_000, (c) => (cacheChild = c), true)
       .then((r) => {
         cacheChild = undefined;
         if (r.code !== 0 && r.code !== 1) throw new Error(r.stderr.trim().split('\n').pop() || `exit ${r.code}`);
@@ -225,29 +235,63 @@ function updateCacheSoon(delay: number): void {
   }, delay);
 }
 
+/** After a pass that captured something, the core's pipeline (core/pipeline.ts) step by step:
+ * the secret scan and the turn index in this thread, DuckDB in its child process a little later.
+ * (Not afterCapture itself: it would load DuckDB into the editor's process.) */
+let following: Promise<void> = Promise.resolve();
+function followCaches(duckDelay: number): void {
+  following = following.then(async () => {
+    if (closing) return;
+    try {
+      const r = await scanPending(home, { waitMs: 0 });
+      if (r.ran && r.added.length > 0) log('warn', `${r.added.length} new secret(s) found in captured sessions: run \`brain secrets\` and rotate them`);
+    } catch (e) {
+      log('warn', `secret scan: ${describe(e)}`);
+    }
+    // The turn index is brought up by the Sessions view's refresh (FloorView.refresh).
+    refreshSoon(0);
+    updateCacheSoon(duckDelay);
+  });
+}
+
+/** One full capture pass (a walk of every agent's folders), as the timer's tick does. */
+async function passNow(): Promise<void> {
+  if (closing || role !== 'writer') return;
+  try {
+    const r = await capture({ home, env: params.env, source: 'watch', lockWaitMs: 30_000, shouldStop: () => closing });
+    if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) followCaches(10_000);
+  } catch (e) {
+    log('warn', `capture: ${describe(e)}`);
+  }
+}
+
 async function becomeWriter(): Promise<void> {
   setRole('writer');
   await catchUp();
   if (closing) return;
-  updateCacheSoon(0);
+  followCaches(0);
   watcher = startWatch({
     home,
     env: params.env,
+    // The caches are followed here instead: the secret scan and the turn index in this thread,
+    // DuckDB in a child process (see updateCacheSoon).
+    caches: false,
     onPass: (r) => {
-      if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) {
-        refreshSoon(0);
-        updateCacheSoon(10_000);
-      }
+      if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) followCaches(10_000);
     },
     onError: (e) => log('warn', `recorder: ${describe(e)}`),
   });
   await watcher.ready;
+  // The watcher's own scan of the folders finishes after its first pass; a file written in
+  // between is seen by this second pass (and by every tick's pass after that).
+  const settle = setTimeout(() => void passNow(), 5000);
+  timers.push(settle);
   // The tick syncs only when something changed since the last sync that worked (core decides).
   const tick = async () => {
     if (closing || role !== 'writer') return;
     try {
       // The same tick the timer runs: it walks at most once per interval and syncs only on change.
-      const r = await tickCore(home, { env: params.env });
+      const r = await tickCore(home, { env: params.env, capture: async () => void (await passNow()) });
       if (r.kind === 'synced' || r.kind === 'captured-error') refreshSoon(0);
     } catch (e) {
       log('warn', `tick: ${describe(e)}`);

@@ -1,7 +1,8 @@
 // The MCP tools: the recall core's functions under the names an agent sees, with the core's own
 // declared input schemas handed over unchanged (STYLE.md 2), and results cut to what fits in a
 // model's context, each fact still carrying its citation. Everything here reads.
-import type { Env } from '../core/home';
+import * as fs from 'node:fs';
+import { layout, type Env } from '../core/home';
 import { BrainError } from '../core/errors';
 import {
   CITE_INPUT_SCHEMA,
@@ -188,6 +189,9 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
     cache: h.path,
   };
   const notes: string[] = [];
+  // The cache is not brought up to date here (that writes); say when the floor has grown since.
+  const mtime = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  if (mtime(layout(ctx.home).manifest) > mtime(h.path) + 1000) notes.push('the floor has grown since the cache was last updated, so the newest sessions may be missing: `brain sql` or `brain rebuild` updates it');
   if (ctx.store) notes.push('SQL reads this machine\'s cache; search and read_session read the store');
   if (size(out) > ctx.budget) {
     const all = out.rows.length;

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { RECALL_TOOLS } from '../../src/core/recall/types';
 import { CORE_TOOL, SQL_INPUT_SCHEMA } from '../../src/extension/recall';
 import { sandbox, type Sandbox } from '../helpers/env';
-import { ARTIFACTS, bulk, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
+import { ARTIFACTS, bulk, openWindow, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
 
 const PI_SESSION = '.pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
 
@@ -24,13 +24,13 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
   let outDir: string;
   const timings: Record<string, number> = {};
 
-  const command = async <T>(title: string, file: string, timeoutMs = 20_000): Promise<T> => {
+  const command = async <T>(title: string, file: string, timeoutMs = 20_000, on: Page = page): Promise<T> => {
     const f = path.join(outDir, `${file}.json`);
     fs.rmSync(f, { force: true });
-    await runCommand(page, title);
+    await runCommand(on, title);
     return until(`${file}.json from "${title}"`, () => fs.existsSync(f) && (JSON.parse(fs.readFileSync(f, 'utf8')) as T), timeoutMs);
   };
-  const ping = () => command<{ node: string; activationMs: number; role: string; sessions: number; status: string; loop?: { max: number; p99: number; mean: number; samples: number; during: string }; reader?: { key: string; turn?: number } }>('Agent Brain: Test: Ping', 'ping');
+  const ping = (on: Page = page) => command<{ node: string; activationMs: number; role: string; sessions: number; status: string; loop?: { max: number; p99: number; mean: number; samples: number; during: string }; reader?: { key: string; turn?: number } }>('Agent Brain: Test: Ping', 'ping', 20_000, on);
   const sessionsPane = () => page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Sessions/ }) }).first();
   const row = (text: string | RegExp) => sessionsPane().locator('.monaco-list-row', { hasText: text }).first();
 
@@ -212,5 +212,30 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const sh = spawnSync('sh', ['-c', `sed -n '${cited.line_from},${cited.line_to}p' "$1" | sha256sum`, 'sh', path.join(sb.brain, lake)], { encoding: 'utf8' });
     assert.equal(sh.stdout.split(' ')[0], cited.sha256);
     assert.ok(sql.rows?.[0]?.n > 0, `brain_sql counts Claude Code sessions: ${JSON.stringify(sql)}`);
+  });
+
+  it('draws the activity picture from the DuckDB cache', async () => {
+    await runCommand(page, 'Agent Brain: Show Activity');
+    const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    const bars = frame.locator('svg[aria-label="sessions per day per agent"] rect');
+    await until('bars in the activity picture', async () => (await bars.count()) > 3, 60_000);
+    assert.match(await frame.locator('body').innerText(), /From the DuckDB cache/);
+    await screenshot(page, 'activity');
+  });
+
+  it('with a second window open, one records and the other follows, then takes over', async () => {
+    const second = await openWindow(cs, wb);
+    await second.locator(STATUS_ITEM).waitFor({ state: 'visible', timeout: 30_000 });
+    const p2 = await until('the second window to report', async () => {
+      const r = await ping(second);
+      return r.role !== 'off' ? r : undefined;
+    }, 30_000);
+    assert.equal(p2.role, 'follower');
+    assert.equal((await ping(page)).role, 'writer');
+    // The first window closes: its extension host ends and the lock with it.
+    const first = page;
+    page = second;
+    await first.close();
+    await until('the second window to take over the recorder', async () => (await ping(second)).role === 'writer', 60_000);
   });
 });

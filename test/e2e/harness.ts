@@ -2,6 +2,7 @@
 // workbench to Debian Chromium driven by playwright-core. code-server runs in its own process
 // group (setsid) so stopping it ends its extension hosts and watchers too.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -120,7 +121,9 @@ export async function startCodeServer(sb: Sandbox, opts: { vsix: string; env?: N
   const out = fs.openSync(logFile, 'a');
   const proc = spawn(
     'setsid',
-    [rt.node, rt.codeServerEntry, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', dirs.workspace],
+    // A closed tab's extension host ends after the grace time (default 3 hours): short here, so a
+    // second window can be seen taking over the recorder.
+    [rt.node, rt.codeServerEntry, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--reconnection-grace-time', '3', dirs.workspace],
     { env, stdio: ['ignore', out, out], detached: false },
   );
   fs.closeSync(out);
@@ -178,6 +181,14 @@ export interface Workbench {
   page: Page;
   loadMs: number;
   close(): Promise<void>;
+}
+
+/** Another window on the same code-server: its own extension host, like a second VS Code window. */
+export async function openWindow(cs: CodeServer, wb: Workbench): Promise<Page> {
+  const page = await wb.context.newPage();
+  await page.goto(`${cs.url}/?folder=${encodeURIComponent(cs.dirs.workspace)}`);
+  await page.waitForSelector('.monaco-workbench .part.statusbar', { timeout: 60_000 });
+  return page;
 }
 
 export async function openWorkbench(cs: CodeServer, sb: Sandbox): Promise<Workbench> {
@@ -251,6 +262,8 @@ export function bulk(sb: Sandbox, n: number, folder = '--bulk-history--'): numbe
   const dir = path.join(sb.home, '.pi', 'agent', 'sessions', folder);
   fs.mkdirSync(dir, { recursive: true });
   const body = fs.readFileSync(BULK_SOURCE);
-  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `2025-01-01T00-00-00-000Z_${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), body);
+  // The session id is the UUID in the name: one per file and per folder, so batches never merge.
+  const tag = createHash('sha256').update(folder).digest('hex').slice(0, 12);
+  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `2025-01-01T00-00-00-000Z_${String(i).padStart(8, '0')}-0000-4000-8000-${tag}.jsonl`), body);
   return n * body.length;
 }

@@ -49,7 +49,7 @@ function tracer(): (step: string) => void {
   let t = performance.now();
   return (step) => {
     const n = performance.now();
-    process.stderr.write(`cache: ${step} ${Math.round(n - t)} ms\n`);
+    process.stderr.write(`cache: ${step} ${Math.round(n - t)} ms, rss ${Math.round(process.memoryUsage().rss / 1048576)} MB\n`);
     t = n;
   };
 }

@@ -139,7 +139,10 @@ export async function ingest(
     lineApp.rows = 0;
   };
 
-  for (const g of gens.values()) {
+  // In file_id order: rows of neighbouring file_ids then sit in the same row groups, so the
+  // per-batch refresh below (a semi-join on file_id) skips the others by their min/max.
+  const ordered = [...gens.values()].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : a.gen - b.gen));
+  for (const g of ordered) {
     const abs = path.join(home, g.lakePath);
     const st = state.get(g.fileId);
     let start = 0;
@@ -196,7 +199,22 @@ export async function ingest(
   }
   await flushLines();
   lineApp.close();
+  stateApp.close();
+  // The state first: the views (v_live) read a file's generation from it.
+  await conn.run(loadSql('ops', 'ingest_state'));
   lap(`scan + staged lines (${stats.stagedLines})`);
+
+  const refreshSql = loadSql('ops', 'refresh_derived');
+  const refreshed = new Set<string>();
+  const refresh = async (ids: string[]) => {
+    if (ids.length === 0) return;
+    const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
+    for (const f of ids) touched.push([f]);
+    touched.close();
+    await conn.run(refreshSql);
+    await conn.run('DELETE FROM touched_files');
+    for (const f of ids) refreshed.add(f);
+  };
 
   // Bulk: DuckDB reads and splits whole files, a batch at a time; the program gives each line's
   // offset, length, sha256 (Node's is several times faster than DuckDB's) and captured_at, in a
@@ -232,17 +250,26 @@ export async function ingest(
       lap('bulk batch: sql');
       await conn.run('DELETE FROM bulk_files; DELETE FROM bulk_lines;');
       stats.bulkFiles += batch.length;
+      // Derive while the batch's rows are still in memory; a file whose newest generation comes
+      // in a later batch is derived again then.
+      await refresh([...new Set(batch.map((b) => b.g.fileId))]);
+      lap('bulk batch: derived');
     }
   }
   lap(`bulk (${bulk.length} files)`);
-  stateApp.close();
-  await conn.run(loadSql('ops', 'ingest_state'));
 
-  // 4. Derived tables of the touched files.
-  const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
-  for (const f of fileIds) touched.push([f]);
-  touched.close();
-  await conn.run(loadSql('ops', 'refresh_derived'));
+  // 4. Derived tables of the other touched files, in batches of about the same size.
+  const rest = ordered.filter((g) => !refreshed.has(g.fileId));
+  const batchBytesRest = opts.bulkBatchBytes ?? 64 << 20;
+  for (let i = 0; i < rest.length; ) {
+    const ids = new Set<string>();
+    let size = 0;
+    while (i < rest.length && (ids.size === 0 || size + rest[i].claimedEnd <= batchBytesRest)) {
+      size += rest[i].claimedEnd;
+      ids.add(rest[i++].fileId);
+    }
+    await refresh([...ids]);
+  }
   lap('derived');
 
   await setMeta(conn, 'manifest_offset', String(scan.end));
