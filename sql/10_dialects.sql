@@ -13,9 +13,15 @@ CREATE SCHEMA IF NOT EXISTS dialects;
 CREATE SCHEMA IF NOT EXISTS derived;
 
 -- latest-generation floor rows only
+-- (Addition: while the program re-derives some files it sets the variable brain_refresh_files to
+-- their file_ids, so every view above reads only those files' lines; DuckDB cannot push such a
+-- filter given from outside through the views' windows and unnests. Unset, as in every query a
+-- user can run, the filter passes every file.)
 CREATE OR REPLACE VIEW dialects.v_live AS
 SELECT r.* FROM floor.raw_lines r
-JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen;
+JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen
+WHERE r.file_id IN (SELECT unnest(coalesce(getvariable('brain_refresh_files'),
+                                          (SELECT list(file_id) FROM floor.ingest_state))));
 
 -- Claude Code: one content block per line; the lines of one reply share message.id + requestId
 -- and repeat the same usage.

@@ -189,7 +189,7 @@ export function registerCommands(c: Ctx): vscode.Disposable[] {
       );
       c.out.appendLine(`sync: ${r.ok ? 'ok' : 'failed'}: ${r.message}${r.hint ? ` (${r.hint})` : ''}`);
       if (r.ok) void vscode.window.showInformationMessage(`Agent Brain: ${r.message || 'synced'}`);
-      else void vscode.window.showErrorMessage(`Agent Brain: sync failed: ${r.warning || r.message}${r.hint ? ` — ${r.hint}` : ''}`, 'Run Doctor').then((a) => a && vscode.commands.executeCommand('agentBrain.runDoctor'));
+      else void vscode.window.showErrorMessage(`Agent Brain: backup failed: ${r.message || r.warning}${r.hint ? ` (${r.hint})` : ''}`, 'Run Doctor').then((a) => a && vscode.commands.executeCommand('agentBrain.runDoctor'));
     }),
     reg('agentBrain.showStatus', async () => {
       await cli(c, 'status', ['status'], { show: true });

@@ -42,7 +42,19 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
     return items.reduce((m, s) => ((s.updated ?? '') > m ? (s.updated ?? '') : m), '');
   }
 
+  /** Told how long each getChildren took (the e2e suite reports the longest). */
+  onWork?: (ms: number) => void;
+
   getChildren(n?: Node): Node[] {
+    const t = performance.now();
+    try {
+      return this.children(n);
+    } finally {
+      this.onWork?.(performance.now() - t);
+    }
+  }
+
+  private children(n?: Node): Node[] {
     const L = this.list;
     if (!n) {
       const machines = [...new Set(L.map((s) => s.machine))];

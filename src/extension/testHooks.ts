@@ -2,7 +2,7 @@
 // They let the suite reach inside the extension host: vscode.lm.invokeTool is callable only there.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { Ctx } from './commands';
 import type { Live } from './extension';
@@ -17,17 +17,23 @@ export function registerTestCommands(live: Live, ctx: Ctx): vscode.Disposable[] 
   };
   void vscode.commands.executeCommand('setContext', 'agentBrain.testMode', true);
   let loop: IntervalHistogram | undefined;
+  let elu: EventLoopUtilization | undefined;
   return [
     // A window of measurement chosen by the test: on, then off, which writes the figures.
     vscode.commands.registerCommand('agentBrain.test.loop', () => {
       if (!loop) {
+        live.mainWorkMaxMs = 0;
         loop = monitorEventLoopDelay({ resolution: 10 });
         loop.enable();
+        elu = performance.eventLoopUtilization();
         write('loop', { running: true });
         return;
       }
       loop.disable();
-      write('loop', { running: false, max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, p50: loop.percentile(50) / 1e6, mean: loop.mean / 1e6, samples: loop.count });
+      // Utilization tells a busy main thread (our code running) from a starved one (the machine's
+      // cores busy elsewhere): high delay with low utilization is the second.
+      const u = performance.eventLoopUtilization(elu);
+      write('loop', { running: false, max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, p50: loop.percentile(50) / 1e6, mean: loop.mean / 1e6, samples: loop.count, utilization: u.utilization, activeMs: u.active, ownWorkMaxMs: live.mainWorkMaxMs });
       loop = undefined;
     }),
     vscode.commands.registerCommand('agentBrain.test.ping', () => {
@@ -41,7 +47,11 @@ export function registerTestCommands(live: Live, ctx: Ctx): vscode.Disposable[] 
         sessions: live.tree.all().length,
         status: live.status.item.text,
         reader: live.reader.last,
+        mainWorkMaxMs: live.mainWorkMaxMs,
       });
+    }),
+    vscode.commands.registerCommand('agentBrain.test.clipboard', async () => {
+      write('clipboard', { text: await vscode.env.clipboard.readText() });
     }),
     vscode.commands.registerCommand('agentBrain.test.invokeTools', async () => {
       const input = JSON.parse(fs.readFileSync(path.join(dir, 'invoke-in.json'), 'utf8')) as { calls: { tool: string; input: object }[] };

@@ -86,6 +86,8 @@ export function runCli(args: string[], timeoutMs = 10 * 60_000, started?: (c: Ch
 }
 
 async function sqlViaCli(query: string, limit: number): Promise<SqlResult> {
+  // The cache's own update is running: wait for it rather than be refused its lock.
+  await cacheRunning?.catch(() => undefined);
   const r = await runCli(['sql', '--json', '--limit', String(limit), query], 10 * 60_000);
   if (r.code === 0) return JSON.parse(r.stdout) as SqlResult;
   // The CLI's error is the core's BrainError, printed as "brain sql: message\n  hint".

@@ -45,7 +45,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     fs.mkdirSync(sb.brain, { recursive: true, mode: 0o700 });
     // Months of history: the first catch-up is large, and the editor's main thread is measured
     // through it (the extension's own event-loop-delay monitor).
-    timings.bulkBytes = bulk(sb, 200);
+    timings.bulkBytes = bulk(sb, 150);
     fs.writeFileSync(path.join(sb.brain, 'config.toml'), `machine = "testbox"\n\n[store]\npath = ${JSON.stringify(store)}\n`, { mode: 0o600 });
     t = Date.now();
     // The quiet period is short so a line appended without a newline is captured during the test.
@@ -80,7 +80,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await page.locator(STATUS_ITEM).waitFor({ state: 'visible', timeout: 30_000 });
     const p = await until('the recorder to finish its catch-up', async () => {
       const r = await ping();
-      return r.role === 'writer' && r.sessions > 200 && r.loop ? r : undefined;
+      return r.role === 'writer' && r.sessions > 150 && r.loop ? r : undefined;
     }, 120_000);
     assert.match(p.node, /^v24\./);
     console.log(`activation ${p.activationMs.toFixed(1)} ms; extension host event-loop delay during ${p.loop!.during}: max ${p.loop!.max.toFixed(1)} ms, p99 ${p.loop!.p99.toFixed(1)} ms, mean ${p.loop!.mean.toFixed(1)} ms (${p.loop!.samples} samples)`);
@@ -124,12 +124,14 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const before = (await ping()).sessions;
     await command('Agent Brain: Test: Loop Monitor', 'loop');
     const t = Date.now();
-    timings.laterBulkBytes = bulk(sb, 200, '--bulk-later--');
-    await until('the 200 new sessions in the tree', async () => (await ping()).sessions >= before + 200, 120_000);
+    timings.laterBulkBytes = bulk(sb, 150, '--bulk-later--');
+    await until('the 150 new sessions in the tree', async () => (await ping()).sessions >= before + 150, 120_000);
     timings.laterBulkToTreeMs = Date.now() - t;
-    const l = await command<{ max: number; p99: number; p50: number; mean: number; samples: number }>('Agent Brain: Test: Loop Monitor', 'loop');
-    console.log(`extension host event-loop delay while recording and indexing ${(timings.laterBulkBytes / 1e6).toFixed(0)} MB: max ${l.max.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, p50 ${l.p50.toFixed(1)} ms over ${l.samples} samples`);
-    Object.assign(timings, { laterLoopMaxMs: l.max, laterLoopP99Ms: l.p99 });
+    const l = await command<{ max: number; p99: number; p50: number; mean: number; samples: number; utilization: number; activeMs: number; ownWorkMaxMs: number }>('Agent Brain: Test: Loop Monitor', 'loop');
+    console.log(
+      `extension host event-loop delay while recording and indexing ${(timings.laterBulkBytes / 1e6).toFixed(0)} MB: max ${l.max.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, p50 ${l.p50.toFixed(1)} ms over ${l.samples} samples; main thread busy ${(l.utilization * 100).toFixed(1)}% (${l.activeMs.toFixed(0)} ms), longest piece of the extension's own work on it ${l.ownWorkMaxMs.toFixed(1)} ms`,
+    );
+    Object.assign(timings, { laterLoopMaxMs: l.max, laterLoopP99Ms: l.p99, laterMainUtilization: l.utilization, laterOwnWorkMaxMs: l.ownWorkMaxMs });
     assert.ok(l.samples > 0, 'the monitor sampled the main thread');
   });
 
@@ -149,6 +151,18 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const p = await ping();
     assert.equal(p.reader?.turn, 16);
     await screenshot(page, 'reader');
+    // The turn's Copy citation button puts a citation on the clipboard that checks by hand.
+    await turn.locator('button.cite').click();
+    const clip = await until('the citation on the clipboard', async () => {
+      const c = await command<{ text: string }>('Agent Brain: Test: Read Clipboard', 'clipboard');
+      return c.text.startsWith('{') ? c.text : undefined;
+    });
+    const cit = JSON.parse(clip.split('\n')[0]);
+    assert.equal(cit.line_from, 48);
+    const check = /sed -n '(\d+),(\d+)p' '([^']+)' \| sha256sum/.exec(clip);
+    assert.ok(check, clip);
+    const sh = spawnSync('sh', ['-c', `sed -n '${check[1]},${check[2]}p' "$1" | sha256sum`, 'sh', check[3]], { encoding: 'utf8' });
+    assert.equal(sh.stdout.split(' ')[0], cit.sha256);
   });
 
   it('reads ok in the status bar after a sync, and failing once the store is gone', async () => {
@@ -157,6 +171,10 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await until('the status bar to read ok', async () => /backup ok/.test(await item.innerText()), 60_000);
     assert.ok(fs.existsSync(path.join(sb.dir, 'store', 'testbox', 'manifest', 'manifest.jsonl')), 'the store holds the floor');
     await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-ok.png') });
+    // Another machine syncs into the same store: it appears in the tree, read from the store.
+    fs.cpSync(path.join(sb.dir, 'store', 'testbox'), path.join(sb.dir, 'store', 'otherbox'), { recursive: true });
+    await row('otherbox').waitFor({ timeout: 30_000 });
+    assert.match(await row('otherbox').innerText(), /from the store/);
     // The store stops taking writes. Root ignores permission bits, so as root every file and
     // folder of this machine's store copy is made immutable instead (chattr, e2fsprogs).
     lockStore(true);

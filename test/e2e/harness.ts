@@ -201,6 +201,8 @@ export async function openWorkbench(cs: CodeServer, sb: Sandbox): Promise<Workbe
     viewport: { width: 1400, height: 900 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  // Copy Citation writes to the clipboard through the browser, which asks for permission.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cs.url });
   const page = context.pages()[0] ?? (await context.newPage());
   const t0 = Date.now();
   await page.goto(`${cs.url}/?folder=${encodeURIComponent(cs.dirs.workspace)}`);

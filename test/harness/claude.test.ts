@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { startDenyProxy } from '../agents/harness';
 import { REPO, sandbox, type Sandbox } from '../helpers/env';
 import { BIN, HARNESS_FIXTURES, doctor, init, pathWith, stamp } from './helpers';
 
@@ -51,6 +52,22 @@ test('registers brain mcp in the user scope beside the other servers; Claude Cod
     assert.equal(init(sb).step('mcp cc').status, 'unchanged');
     assert.equal(stamp(file), stamped, 'claude was not even run');
   } finally {
+    sb.cleanup();
+  }
+});
+
+test('registering makes no connection (claude mcp add on a first start would reach api.anthropic.com)', async () => {
+  const { sb, file } = ccSandbox('cc-offline', null);
+  const proxy = await startDenyProxy();
+  try {
+    const r = init(sb, { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, https_proxy: proxy.url, http_proxy: proxy.url });
+    assert.equal(r.step('mcp cc').status, 'changed', JSON.stringify(r.results));
+    assert.equal(read(file).mcpServers.brain.command, process.execPath);
+    // What it would send goes out just after it exits: give that time to arrive.
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.deepEqual(proxy.attempts, []);
+  } finally {
+    await proxy.close();
     sb.cleanup();
   }
 });

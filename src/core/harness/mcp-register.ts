@@ -137,8 +137,11 @@ export function applyClaude(plan: RegPlan, env: Env, spec: McpServerSpec): Apply
   if (!plan.commands || (plan.action !== 'add' && plan.action !== 'update')) return { plan, outcome: 'none' };
   const bin = which(HARNESS_BIN.cc, env);
   if (!bin) return { plan, outcome: 'printed', message: plan.commands.map((c) => c.map(shQuote).join(' ')).join(' && ') };
+  // Registering a server is no reason to phone home: without this, `claude mcp add` (2.1.197)
+  // connects to api.anthropic.com.
+  const runEnv = { ...env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } as NodeJS.ProcessEnv;
   for (const c of plan.commands) {
-    const r = spawnSync(bin, c.slice(1), { env: env as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(bin, c.slice(1), { env: runEnv, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
     if (r.status !== 0) {
       return { plan, outcome: 'failed', message: `${c.map(shQuote).join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || r.error?.message || '').trim().split('\n').pop()}` };
     }

@@ -1,5 +1,5 @@
 // The index's parse thread: reads files (JSON, dialects) while the main thread writes SQLite, so
-// a first build uses two cores. Bundled as dist/index-worker.js; under tsx it runs as this file.
+// a first build uses two cores. Bundled as dist/index-worker.js (see pool.ts for how it is found).
 // Each result is posted on the port, then the shared counter is bumped so the main thread, which
 // waits on it synchronously (Atomics.wait), knows to take it (receiveMessageOnPort).
 import { isMainThread, workerData, type MessagePort } from 'node:worker_threads';

@@ -13,10 +13,13 @@ export interface PoolReply {
   error?: string;
 }
 
-/** The worker script: dist/index-worker.js beside a bundle, or the source under tsx. */
+/** The worker script: index-worker.js beside the bundle (dist/), or the built one when running
+ * from source (tsx cannot load a .ts worker); BRAIN_INDEX_WORKER_SCRIPT names another. */
 function workerScript(): string | null {
   if (process.env.BRAIN_INDEX_WORKER === '0') return null;
-  for (const f of [path.join(__dirname, 'index-worker.js'), path.join(__dirname, 'parse-worker.ts')]) {
+  const env = process.env.BRAIN_INDEX_WORKER_SCRIPT;
+  if (env) return fs.existsSync(env) ? env : null;
+  for (const f of [path.join(__dirname, 'index-worker.js'), path.resolve(__dirname, '..', '..', '..', 'dist', 'index-worker.js')]) {
     if (fs.existsSync(f)) return f;
   }
   return null;
@@ -38,7 +41,12 @@ export class ParsePool {
     try {
       const sab = new SharedArrayBuffer(4);
       const { port1, port2 } = new MessageChannel();
-      const w = new Worker(script, { workerData: { brainParseWorker: true, port: port2, sig: sab }, transferList: [port2] });
+      // A small heap: the thread only parses, and the rebuild's whole RSS has a budget.
+      const w = new Worker(script, {
+        workerData: { brainParseWorker: true, port: port2, sig: sab },
+        transferList: [port2],
+        resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
+      });
       w.unref();
       w.on('error', () => {
         /* a job that never answers times out in next() */
@@ -55,14 +63,15 @@ export class ParsePool {
     return seq;
   }
 
-  /** The next reply, in the order jobs were sent; blocks until it is there. */
-  next(timeoutMs = 600_000): PoolReply {
+  /** The next reply, in the order jobs were sent; blocks until it is there. Null when the thread
+   * does not answer in time (it died): the caller parses the rest itself. */
+  next(timeoutMs: number): PoolReply | null {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const seen = Atomics.load(this.sig, 0);
       const m = receiveMessageOnPort(this.port);
       if (m) return m.message as PoolReply;
-      if (Date.now() > until) throw new Error('the turn index parse thread did not answer');
+      if (Date.now() > until) return null;
       Atomics.wait(this.sig, 0, seen, 1000);
     }
   }

@@ -1,6 +1,6 @@
 // A lake file through its dialect, whole or from a checkpoint: the one way turns are read, used by
 // the index (lean), and by show and the scan tier (full).
-import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
+import type { Checkpoint, DialectCounts, FileFacts, Span, Turn } from '../turns';
 import { dialectFor } from '../agents/dialects';
 import { forEachLine } from './jsonl';
 
@@ -53,4 +53,21 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
   p.finish();
   turns.sort((a, b) => a.n - b.n);
   return { turns, facts: p.facts, counts: p.counts, checkpoint: ck, end: { byte: end.byte, line: end.line, tail: end.tailBytes } };
+}
+
+/**
+ * The text of the user or assistant turn that starts at `span` (the index keeps no copy of turn
+ * text): its lines are read again and parsed on their own. A turn's lines hold all of its text,
+ * so this gives the text the index was built from; null when no such turn comes out.
+ */
+export function turnText(file: string, lane: string, rel: string, span: Span, role: 'user' | 'assistant'): string | null {
+  const d = dialectFor(lane);
+  if (!d || !d.reads(rel)) return null;
+  let found: string | null = null;
+  const p = d.open({ full: false, rel }, (t) => {
+    if (found === null && t.span.line_from === span.line_from && t.role === role) found = t.text;
+  });
+  forEachLine(file, { byte: span.byte_from, line: span.line_from }, span.byte_to, (l) => p.line(l), { tail: true });
+  p.finish();
+  return found;
 }

@@ -18,14 +18,14 @@ import { readManifest } from '../floor/manifest';
 import type { Checkpoint, FileFacts, Turn } from '../turns';
 import { titleOf } from '../turns';
 import { laneRel } from './read';
-import { runParseJob, type ParseJob, type ParseResult } from './parse-job';
+import { runParseJob, type IndexTurn, type ParseJob, type ParseResult } from './parse-job';
 import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
 
 type DB = BetterSqlite3.Database;
 
-const SCHEMA_VERSION = '2';
+const SCHEMA_VERSION = '3';
 
 /** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
  * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   project TEXT,
   repo TEXT,
   title TEXT,
+  title_key INTEGER,
   title_hint TEXT,
   started TEXT,
   ended TEXT,
@@ -85,10 +86,10 @@ CREATE TABLE IF NOT EXISTS turns (
   line_to INTEGER NOT NULL,
   byte_from INTEGER NOT NULL,
   byte_to INTEGER NOT NULL,
-  text TEXT NOT NULL
+  said INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
-CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '');
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
 `;
 
 export interface SessionRow {
@@ -140,13 +141,16 @@ export interface TurnRow {
   line_to: number;
   byte_from: number;
   byte_to: number;
-  text: string;
+  /** The turn has text (and a row in the FTS index). */
+  said: number;
 }
 
 export interface UpdateReport {
   files: number;
   bytes: number;
   turns: number;
+  /** Files whose parse came from the parse thread. */
+  parsed_ahead: number;
   ms: number;
 }
 
@@ -300,6 +304,16 @@ export class TurnIndex {
 
   private prepare() {
     const d = this.db;
+    // The first three matching turns of each session, from the same pass that counts them (FTS5
+    // does not seek on a rowid bound, so asking again per session would read every match again).
+    d.aggregate('brain_first3', {
+      start: () => [] as number[],
+      step: (a: number[], v: number) => {
+        if (a.length < 3) a.push(v);
+        return a;
+      },
+      result: (a: number[]) => a.join(','),
+    });
     return {
       getMeta: d.prepare(`SELECT v FROM meta WHERE k = ?`).pluck(),
       setMeta: d.prepare(`INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`),
@@ -318,24 +332,26 @@ export class TurnIndex {
       sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
       insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
       updSess: d.prepare(
-        `UPDATE sessions SET native = ?, parent = ?, subagent = ?, project = ?, repo = ?, title = ?, title_hint = ?, started = ?, ended = ?, turns = ? WHERE id = ?`,
+        `UPDATE sessions SET native = ?, parent = ?, subagent = ?, project = ?, repo = ?, title_hint = ?, started = ?, ended = ?, turns = ? WHERE id = ?`,
       ),
       sessById: d.prepare(`SELECT * FROM sessions WHERE id = ?`),
       fileById: d.prepare(`SELECT * FROM files WHERE id = ?`),
-      turnsFrom: d.prepare(`SELECT id, text FROM turns WHERE file_id = ? AND line_from >= ?`).raw(),
+      delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE file_id = ? AND line_from >= ? AND said = 1)`),
       delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
       insTurn: d.prepare(
-        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
-      delFts: d.prepare(`INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)`),
       countTurns: d.prepare(`SELECT count(*) FROM turns WHERE id >= ? AND id < ?`).pluck(),
-      firstPrompt: d.prepare(`SELECT text FROM turns WHERE id >= ? AND id < ? AND role = 'u' AND text <> '' ORDER BY side, n LIMIT 1`).pluck(),
+      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
+      setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
+
       lastSeq: d.prepare(`SELECT max(id) FROM turns WHERE id >= ? AND id < ?`).pluck(),
       liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
       match: d.prepare(
-        `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, min(rowid) AS first FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
+        `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, brain_first3(rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
       ),
+      turnById: d.prepare(`SELECT * FROM turns WHERE id = ?`),
       sessTurnsFrom: d.prepare(`SELECT * FROM turns WHERE id >= ? AND id < ? ORDER BY id`),
     };
   }
@@ -349,7 +365,7 @@ export class TurnIndex {
   /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
   update(): UpdateReport {
     const t0 = Date.now();
-    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, ms: 0 };
+    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, ms: 0 };
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     for (const mf of this.root.machines) {
@@ -404,14 +420,14 @@ export class TurnIndex {
     const behind = this.st.behind.all() as FileRow[];
     const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
     // A parse thread pays off on a first build or a big catch-up, not on a few appended lines.
-    const pool = pending >= Number(process.env.BRAIN_INDEX_WORKER_MIN ?? 64 << 20) ? ParsePool.start() : null;
+    let pool = pending >= Number(process.env.BRAIN_INDEX_WORKER_MIN ?? 64 << 20) ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
     let next = 0;
     let inFlight = 0;
     const fill = (from: number) => {
       if (!pool) return;
-      // Keep the parse thread a few files (at most 128 MB) ahead of the inserts.
-      while (next < behind.length && next - from < 32 && inFlight < 128 << 20) {
+      // Keep the parse thread a few files (at most 48 MB) ahead of the inserts.
+      while (next < behind.length && next - from < 16 && inFlight < 48 << 20) {
         const row = behind[next];
         const job = this.jobFor(row);
         if (job) {
@@ -434,12 +450,17 @@ export class TurnIndex {
             let ahead: { key: string; result: ParseResult } | undefined;
             const s = sent[i];
             if (s && pool) {
-              const m = pool.next();
+              // A minute, plus a second per MB: far more than a parse takes, unless the thread died.
+              const m = pool.next(60_000 + s.bytes / 1000);
               inFlight -= s.bytes;
+              if (!m) {
+                pool.close();
+                pool = null;
+              } else if (m.ok && m.result) ahead = { key: s.key, result: m.result };
               // A job that failed there is parsed again here, where its error is reported.
-              if (m.ok && m.result) ahead = { key: s.key, result: m.result };
             }
             const r = this.indexFile(behind[i++], ahead);
+            if (r.ahead) rep.parsed_ahead++;
             bytes += r.bytes;
             rep.bytes += r.bytes;
             rep.turns += r.turns;
@@ -508,9 +529,7 @@ export class TurnIndex {
   }
 
   private retire(fileId: number): void {
-    for (const [id, text] of this.st.turnsFrom.all(fileId, 0) as [number, string][]) {
-      if (text) this.st.delFts.run(id, fold(text));
-    }
+    this.st.delFtsFrom.run(fileId, 0);
     this.st.delTurnsFrom.run(fileId, 0);
     this.st.setDead.run(fileId);
     this.st.progress.run(0, null, null, 0, 0, fileId);
@@ -533,12 +552,13 @@ export class TurnIndex {
 
   /** Reads a file's new bytes. Runs inside the batch's transaction, so `row` is read again here;
    * a result parsed ahead (by the parse thread) is used only if the row has not moved since. */
-  private indexFile(stale: FileRow, ahead?: { key: string; result: ParseResult }): { bytes: number; turns: number } {
+  private indexFile(stale: FileRow, ahead?: { key: string; result: ParseResult }): { bytes: number; turns: number; ahead?: boolean } {
     const row = this.st.fileById.get(stale.id) as FileRow;
     if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0 };
     const job = this.jobFor(row);
     if (!job) return { bytes: 0, turns: 0 };
-    const r = ahead && ahead.key === progressKey(row) ? ahead.result : runParseJob(job);
+    const used = !!ahead && ahead.key === progressKey(row);
+    const r = used ? ahead.result : runParseJob(job);
     if (r.kind === 'missing') return { bytes: 0, turns: 0 }; // not synced yet
     if (r.kind === 'none') {
       // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
@@ -547,25 +567,36 @@ export class TurnIndex {
     }
     const resume = job.resume;
     if (resume) {
-      for (const [id, text] of this.st.turnsFrom.all(row.id, resume.line) as [number, string][]) {
-        if (text) this.st.delFts.run(id, fold(text));
-      }
+      this.st.delFtsFrom.run(row.id, resume.line);
       this.st.delTurnsFrom.run(row.id, resume.line);
+      // A title taken from a turn read again (a Codex user item may turn out to be context) is
+      // taken again from what this read finds.
+      this.st.untitle.run(row.sess_id, resume.n);
     }
     const base = row.sess_id * SPAN;
     let seq = ((this.st.lastSeq.get(base, base + SPAN) as number | null) ?? base) - base;
+    let title: IndexTurn | null = null;
     for (const t of r.turns) {
       if (++seq >= SPAN) throw new Error(`session ${row.sess_id} has more than ${SPAN - 1} turns`);
       const id = base + seq;
-      this.st.insTurn.run(id, row.id, row.sess_id, ...t);
-      if (t[8]) this.st.insFts.run(id, fold(t[8]));
+      const text = t[8];
+      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], text ? 1 : 0);
+      if (text) {
+        this.st.insFts.run(id, fold(text));
+        if (t[1] === 'u' && (!title || t[2] < title[2])) title = t;
+      }
+    }
+    // The title is the first prompt (the main conversation's before a sub-agent's).
+    if (title) {
+      const key = title[2] * 2 ** 31 + title[0];
+      this.st.setTitle.run(titleOf(title[8]), key, row.sess_id, key);
     }
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
     const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
     this.refreshSession(row.sess_id, r.facts, row);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length };
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, ahead: used };
   }
 
   private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
@@ -578,8 +609,6 @@ export class TurnIndex {
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
-    const first = this.st.firstPrompt.get(sid * SPAN, (sid + 1) * SPAN) as string | undefined;
-    const title = first ? titleOf(first) : ff?.title_hint ? titleOf(ff.title_hint) : null;
     const turns = this.st.countTurns.get(sid * SPAN, (sid + 1) * SPAN) as number;
     this.st.updSess.run(
       ff?.native_session ?? null,
@@ -587,8 +616,7 @@ export class TurnIndex {
       ff?.subagent ? 1 : 0,
       project,
       repo,
-      title,
-      ff?.title_hint ?? null,
+      ff?.title_hint ? titleOf(ff.title_hint) : null,
       ff?.started ?? f?.first_seen ?? null,
       ff?.ended ?? f?.last_seen ?? null,
       turns,
@@ -599,23 +627,14 @@ export class TurnIndex {
   // ---------------------------------------------------------------- queries
 
   /** Sessions whose user or assistant turns contain `term` (case-insensitive, literal), with the
-   * number of such turns and the id of the first. */
-  match(term: string): { sess_id: number; count: number; first: number }[] {
-    const rows = this.st.match.all(phrase(term)) as { s: number; c: number; first: number }[];
-    return rows.map((r) => ({ sess_id: r.s, count: r.c, first: r.first }));
+   * number of such turns and the ids of the first three. */
+  match(term: string): { sess_id: number; count: number; ids: number[] }[] {
+    const rows = this.st.match.all(phrase(term)) as { s: number; c: number; ids: string }[];
+    return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',').map(Number) }));
   }
 
-  /** Up to `max` turns of a session, from turn id `fromId` on, whose text contains `term`. */
-  matchingTurns(sessId: number, fromId: number, term: string, max: number): TurnRow[] {
-    const q = fold(term);
-    const out: TurnRow[] = [];
-    for (const t of this.st.sessTurnsFrom.iterate(Math.max(fromId, sessId * SPAN), (sessId + 1) * SPAN) as IterableIterator<TurnRow>) {
-      if (t.text && fold(t.text).includes(q)) {
-        out.push(t);
-        if (out.length >= max) break;
-      }
-    }
-    return out;
+  turn(id: number): TurnRow | undefined {
+    return this.st.turnById.get(id) as TurnRow | undefined;
   }
 
   session(id: number): SessionRow | undefined {

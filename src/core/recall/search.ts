@@ -7,12 +7,14 @@
 // header says tool output was not searched. A session where only recorded instructions (system
 // prompt, AGENTS.md, skills) mention it is dropped: every session of a project records the same
 // instructions, so they would otherwise match them all.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENTS } from '../agents';
 import { BrainError } from '../errors';
 import type { Env } from '../home';
 import { indexable, fold, openIndex, type TurnIndex, type SessionRow } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
+import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
 import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { infoFromFile, infoFromRow } from './session';
@@ -126,6 +128,19 @@ export function snippetText(text: string, term: string, width = 200): string {
   return `${start > 0 ? '…' : ''}${s}${end < text.length ? '…' : ''}`;
 }
 
+/** The raw lines of a span, when no dialect turn comes out of them (kept honest, not pretty). */
+function rawText(file: string, span: { byte_from: number; byte_to: number }): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const n = Math.min(span.byte_to - span.byte_from, 1 << 20);
+    const b = Buffer.allocUnsafe(n);
+    fs.readSync(fd, b, 0, n, span.byte_from);
+    return b.toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function mentionSnippet(f: FloorFile, m: Mention, term: string): Snippet {
   return {
     turn: m.turn?.n ?? 0,
@@ -194,14 +209,21 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
       info,
       count: m.count,
       snip: () =>
-        idx.matchingTurns(row.id, m.first, term, SNIPPETS).map((t) => {
+        m.ids
+          .slice(0, SNIPPETS)
+          .map((id) => idx.turn(id)!)
+          .map((t) => {
           const file = idx.file(t.file_id)!;
           const mf = root.machines.find((x) => x.machine === file.machine)!;
+          const role = t.role === 'u' ? ('user' as const) : ('assistant' as const);
+          const abs = path.join(mf.dir, file.lake_path);
+          // The index keeps no turn text: the snippet comes from the turn's own lines.
+          const text = turnText(abs, file.lane, laneRel(file.lake_path).rel, t, role) ?? rawText(abs, t);
           return {
             turn: t.n,
-            role: t.role === 'u' ? ('user' as const) : ('assistant' as const),
+            role,
             field: 'text' as const,
-            text: snippetText(t.text, term),
+            text: snippetText(text, term),
             citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen),
           };
         }),

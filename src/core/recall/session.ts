@@ -22,7 +22,7 @@ export function infoFromRow(r: SessionRow): SessionInfo {
     repo: r.repo,
     started: r.started,
     ended: r.ended,
-    title: r.title ?? '',
+    title: r.title ?? r.title_hint ?? '',
     turns: r.turns,
     native_session: r.native && r.native !== r.session ? r.native : null,
     parent_session: r.parent,

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES } from '../../helpers/env';
-import { readTurns } from '../../../src/core/index/read';
+import { readTurns, turnText } from '../../../src/core/index/read';
 import { forEachLine } from '../../../src/core/index/jsonl';
 import type { Turn } from '../../../src/core/turns';
 
@@ -241,6 +241,17 @@ test('resuming from the checkpoint at any line gives the same turns as one read'
         `${e.fixture} cut after line ${i + 1}`,
       );
       assert.deepEqual(rest.facts, read(e.fixture, false).facts, `${e.fixture} facts after a resume at line ${i + 1}`);
+    }
+  }
+});
+
+test('a turn\'s own lines, parsed alone, give its text (the index keeps no copy)', () => {
+  for (const e of EXPECTED) {
+    const { lane, rel } = laneOf(e.fixture);
+    const file = path.join(FIXTURES, e.fixture);
+    for (const t of read(e.fixture, false).turns) {
+      if (t.role !== 'user' && t.role !== 'assistant') continue;
+      assert.equal(turnText(file, lane, rel, t.span, t.role), t.text, `${e.fixture} turn ${t.n}`);
     }
   }
 });

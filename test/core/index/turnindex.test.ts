@@ -135,11 +135,17 @@ test('phrase query = literal case-insensitive scan, over every fixture and a gen
 function snapshot(idx: TurnIndex) {
   return {
     turns: idx.db
-      .prepare(`SELECT f.lake_path, t.n, t.role, t.side, t.text, t.line_from, t.line_to, t.byte_from, t.byte_to FROM turns t JOIN files f ON f.id = t.file_id ORDER BY f.lake_path, t.n`)
+      .prepare(`SELECT f.lake_path, t.n, t.role, t.side, t.said, t.line_from, t.line_to, t.byte_from, t.byte_to FROM turns t JOIN files f ON f.id = t.file_id ORDER BY f.lake_path, t.n`)
       .raw()
       .all(),
     sessions: idx.db.prepare(`SELECT machine, lane, session, native, project, title, started, ended, turns FROM sessions ORDER BY session`).raw().all(),
-    fts: idx.db.prepare(`SELECT count(*) FROM turns_fts WHERE turns_fts MATCH '"the"'`).pluck().get(),
+    // The same text is indexed: the same turns match, term by term.
+    fts: ['the', 'ファイル', 'todowrite', 'green and', 'ing ', '"double"'].map((t) =>
+      idx
+        .match(t)
+        .map((m) => [idx.session(m.sess_id)!.session, m.count])
+        .sort(),
+    ),
   };
 }
 
@@ -248,9 +254,14 @@ test('two processes updating at once add every turn exactly once', async () => {
   const dir = tmp('conc');
   try {
     const floor = new TestFloor(dir);
+    // The index exists already (a first build is one exclusive writer); then much arrives at once.
+    floor.addFixture('claude/projects/-misc-git-ai/example-claude-code.jsonl');
+    const first = open(rootOf(dir));
+    first.update();
+    first.close();
     const r = rng(13);
-    for (let i = 0; i < 30; i++) writeGen(floor, genClaude(r, 20));
-    for (const f of fixtureTranscripts()) floor.addFixture(f);
+    for (let i = 0; i < 30; i++) writeGen(floor, genClaude(r, 20), 9);
+    for (const f of fixtureTranscripts()) floor.addFixture(f, 11);
     const script = path.join(dir, 'update.ts');
     fs.writeFileSync(
       script,
@@ -279,14 +290,14 @@ o.index.close();
     try {
       const t = truth(rootOf(dir));
       const expect = [...t.values()].flat().length;
-      const got = idx.db.prepare(`SELECT count(*) FROM turns WHERE text <> ''`).pluck().get();
+      const got = idx.db.prepare(`SELECT count(*) FROM turns WHERE said = 1`).pluck().get();
       assert.equal(got, expect);
       const dup = idx.db.prepare(`SELECT count(*) FROM (SELECT file_id, n FROM turns GROUP BY file_id, n HAVING count(*) > 1)`).pluck().get();
       assert.equal(dup, 0);
       assert.equal(
-        reports.reduce((a, x) => a + x.turns, 0),
+        reports.reduce((a, x) => a + x.turns, 0) + 14,
         idx.stats().turns,
-        'the updates split the work between them',
+        'the updates split the work between them (14 turns were there before)',
       );
     } finally {
       idx.close();
@@ -323,5 +334,50 @@ test('sessions carry project, title, times and the meta record', () => {
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a first build with the parse thread gives the same index as one in this thread', async () => {
+  const a = tmp('thread-a');
+  const b = tmp('thread-b');
+  const saved = { s: process.env.BRAIN_INDEX_WORKER_SCRIPT, m: process.env.BRAIN_INDEX_WORKER_MIN, w: process.env.BRAIN_INDEX_WORKER };
+  try {
+    const script = path.join(a, 'index-worker.js');
+    const { build } = await import('esbuild');
+    await build({ entryPoints: [path.join(REPO, 'src/core/index/parse-worker.ts')], outfile: script, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+    for (const dir of [a, b]) {
+      const floor = new TestFloor(dir);
+      floor.fixedTime = '2026-01-01T00:00:00.000Z';
+      for (const f of fixtureTranscripts()) floor.addFixture(f, 7);
+      const r = rng(17);
+      for (let i = 0; i < 10; i++) writeGen(floor, genCodex(r, 5), 3);
+    }
+    process.env.BRAIN_INDEX_WORKER = '0';
+    const ia = open(rootOf(a));
+    ia.update();
+    process.env.BRAIN_INDEX_WORKER = '1';
+    process.env.BRAIN_INDEX_WORKER_SCRIPT = script;
+    process.env.BRAIN_INDEX_WORKER_MIN = '0';
+    const ib = open(rootOf(b));
+    const rep = ib.update();
+    try {
+      assert.ok(rep.files > 30);
+      assert.ok(rep.parsed_ahead > 30, `the parse thread read the files (${rep.parsed_ahead})`);
+      assert.deepEqual(snapshot(ib), snapshot(ia));
+    } finally {
+      ia.close();
+      ib.close();
+    }
+  } finally {
+    for (const [k, v] of [
+      ['BRAIN_INDEX_WORKER_SCRIPT', saved.s],
+      ['BRAIN_INDEX_WORKER_MIN', saved.m],
+      ['BRAIN_INDEX_WORKER', saved.w],
+    ] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    fs.rmSync(a, { recursive: true, force: true });
+    fs.rmSync(b, { recursive: true, force: true });
   }
 });
