@@ -15,7 +15,7 @@ const get = (k, d) => {
 };
 const size = parseSize(get('--size', '1G'));
 const seed = Number(get('--seed', '1'));
-const only = get('--only', 'floor,search,store,secrets').split(',');
+const only = get('--only', 'floor,search,store,secrets,cache').split(',');
 const outRoot = path.resolve(get('--out', path.join(root, 'bench', 'out')));
 const CLI = path.join(root, 'dist', 'cli.js');
 fs.mkdirSync(outRoot, { recursive: true });
@@ -128,7 +128,7 @@ if (only.includes('floor')) {
   results.hook = { hook_ms: hookMs, node_ms: nodeMs };
 }
 
-for (const section of ['search', 'store', 'secrets']) {
+for (const section of ['search', 'store', 'secrets', 'cache']) {
   if (!only.includes(section)) continue;
   const file = path.join(root, 'bench', `${section}.mjs`);
   if (!fs.existsSync(file)) continue;

@@ -1,8 +1,10 @@
 // The search bench's in-process half (bundled by bench/search.mjs): a full turn-index build, and
 // in-index query timings. Run as `node search-worker.cjs build|terms|query ...` with BRAIN_HOME set.
 import * as fs from 'node:fs';
-import { openIndex, fold } from '../src/core/index/turnindex';
+import * as path from 'node:path';
+import { openIndex, fold, type TurnRow } from '../src/core/index/turnindex';
 import { homeRoot } from '../src/core/index/roots';
+import { laneRel, turnText } from '../src/core/index/read';
 
 function open() {
   const o = openIndex(homeRoot(process.env));
@@ -17,14 +19,18 @@ if (mode === 'build') {
   const t0 = process.hrtime.bigint();
   const r = idx.update();
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const text = Number(idx.db.prepare(`SELECT coalesce(sum(length(CAST(text AS BLOB))), 0) FROM turns`).pluck().get());
   const stats = idx.stats();
   idx.close();
-  console.log(JSON.stringify({ ...r, ...stats, ms, text_bytes: text }));
+  console.log(JSON.stringify({ ...r, ...stats, ms }));
 } else if (mode === 'terms') {
   // A common word and a middling one, from a sample of indexed turns (the corpus is random).
   const idx = open();
-  const rows = idx.db.prepare(`SELECT text FROM turns WHERE text <> '' ORDER BY (id * 2654435761) % 1000003 LIMIT 3000`).pluck().all() as string[];
+  // The index keeps no text: read a sample of turns back from the floor.
+  const sample = idx.db
+    .prepare(`SELECT t.*, f.lake_path, f.lane FROM turns t JOIN files f ON f.id = t.file_id WHERE t.said = 1 ORDER BY (t.id * 2654435761) % 1000003 LIMIT 1500`)
+    .all() as (TurnRow & { lake_path: string; lane: string })[];
+  const home = homeRoot(process.env).machines[0].dir;
+  const rows = sample.map((t) => turnText(path.join(home, t.lake_path), t.lane, laneRel(t.lake_path).rel, t, t.role === 'u' ? 'user' : 'assistant') ?? '');
   const df = new Map<string, number>();
   for (const t of rows) {
     for (const w of new Set(fold(t).match(/[a-z][a-z_]{5,19}/g) ?? [])) if (new Set(w).size >= 4) df.set(w, (df.get(w) ?? 0) + 1);

@@ -31,24 +31,21 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
     if (r.code !== 0) throw new Error(`brain record failed: ${r.err}`);
   }
   const worker = path.join(outRoot, 'search-worker.cjs');
-  await build({
-    entryPoints: [path.join(root, 'bench', 'search-worker.ts')],
-    outfile: worker,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: ['better-sqlite3'],
-    logLevel: 'warning',
-    nodePaths: [path.join(root, 'node_modules')],
-  });
+  const opts = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['better-sqlite3'], logLevel: 'warning', nodePaths: [path.join(root, 'node_modules')] };
+  await build({ ...opts, entryPoints: [path.join(root, 'bench', 'search-worker.ts')], outfile: worker });
+  // The index's parse thread, found beside the bundle that uses it (as dist/index-worker.js is).
+  await build({ ...opts, entryPoints: [path.join(root, 'src', 'core', 'index', 'parse-worker.ts')], outfile: path.join(outRoot, 'index-worker.js') });
+  const hasWorker = fs.existsSync(path.join(root, 'dist', 'index-worker.js'));
+  if (!hasWorker) console.log('(dist/index-worker.js is not built: `brain` parses in one thread; the build below uses the parse thread)');
+  // The bundles sit in the output folder, which may be outside the repo: find node_modules anyway.
+  const wenv = { ...env, NODE_PATH: path.join(root, 'node_modules') };
   const lake = path.join(brainHome, 'lake');
   const store = du(lake);
   const res = { store_bytes: store };
 
   // 1. Build from nothing.
   for (const f of ['turns.sqlite', 'turns.sqlite-wal', 'turns.sqlite-shm']) fs.rmSync(path.join(brainHome, f), { force: true });
-  const b = await measure(node, [worker, 'build'], env, { cwd: root });
+  const b = await measure(node, [worker, 'build'], wenv, { cwd: root });
   if (b.code !== 0) throw new Error(`index build failed: ${b.err}`);
   const bj = JSON.parse(b.out.trim().split('\n').pop());
   const size = ['turns.sqlite', 'turns.sqlite-wal'].reduce((a, f) => a + (fs.existsSync(path.join(brainHome, f)) ? fs.statSync(path.join(brainHome, f)).size : 0), 0);
@@ -58,11 +55,11 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
   res.build = { ms: b.ms, update_ms: bj.ms, rss: b.rss, turns: bj.turns, files: bj.files, text_bytes: bj.text_bytes, index_bytes: size };
 
   // 2. Terms: a common word, a middling one, the planted rare ones.
-  const t = await measure(node, [worker, 'terms'], env, { cwd: root });
+  const t = await measure(node, [worker, 'terms'], wenv, { cwd: root });
   const { common, mid } = JSON.parse(t.out.trim());
   const rareTurn = info.planted?.rare_turn ?? 'quixotic-zebra-lantern';
   const rareTool = info.planted?.rare_tool ?? 'obsidian-walrus-ledger';
-  const q = await measure(node, [worker, 'query', '200', common, mid, rareTurn, 'zzqxjvwkq'], env, { cwd: root });
+  const q = await measure(node, [worker, 'query', '200', common, mid, rareTurn, 'zzqxjvwkq'], wenv, { cwd: root });
   if (q.code !== 0) throw new Error(`query failed: ${q.err}`);
   const qj = JSON.parse(q.out.trim());
   console.log('in-index query (200 runs each; goal p50 ≤ 1 ms):');

@@ -1,8 +1,8 @@
-import { capture } from '../core/floor/capture';
+/* eslint-disable @typescript-eslint/no-require-imports */
 import { brainHome } from '../core/home';
-import { tick as runTick } from '../core/store/tick';
-import { reportSync } from './sync';
 import { write, type Verb } from './args';
+import type { TickOutcome } from '../core/store/tick';
+import type { reportSync as ReportSync } from './sync';
 
 export const tick: Verb = {
   name: 'tick',
@@ -15,12 +15,17 @@ idle machine opens no connection. Exit 0 unless a sync ran and failed (1) or the
   async run(args, ctx) {
     const home = brainHome(ctx.env);
     const json = !!args.opts.json;
-    const o = await runTick(home, {
+    // The tick module alone decides "not due" (config + one stat); the capture engine and the sync
+    // load only once the interval has passed, so a timer or status line calling often stays cheap.
+    const { tick: runTick } = require('../core/store/tick') as typeof import('../core/store/tick');
+    const o: TickOutcome = await runTick(home, {
       env: ctx.env,
       capture: async () => {
+        const { capture } = require('../core/floor/capture') as typeof import('../core/floor/capture');
         await capture({ home, env: ctx.env, source: 'record', lockWaitMs: 0 });
       },
     });
+    const report = (): typeof ReportSync => (require('./sync') as typeof import('./sync')).reportSync;
     switch (o.kind) {
       case 'not-due':
         if (json) write(ctx.stdout, JSON.stringify(o));
@@ -34,9 +39,9 @@ idle machine opens no connection. Exit 0 unless a sync ran and failed (1) or the
         return 0;
       case 'captured-error':
         write(ctx.stderr, `capture failed: ${o.message}`);
-        return o.sync ? reportSync(o.sync, ctx, json) : 1;
+        return o.sync ? report()(o.sync, ctx, json) : 1;
       case 'synced':
-        return reportSync(o.sync, ctx, json);
+        return report()(o.sync, ctx, json);
     }
   },
 };

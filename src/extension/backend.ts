@@ -71,13 +71,19 @@ export class Backend {
     });
   }
 
-  /** Stops the recorder (releasing the writer lock for another window), then the thread. */
-  async dispose(): Promise<void> {
-    if (!this.worker || this.exited) return;
-    try {
-      await Promise.race([this.call('close'), new Promise((r) => setTimeout(r, 3000))]);
-    } finally {
-      await this.worker.terminate();
-    }
+  private disposing: Promise<void> | undefined;
+
+  /** Stops the recorder (releasing the writer lock for another window), then the thread. Safe to
+   * call twice (deactivate and the subscriptions both do). */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      if (!this.worker || this.exited) return;
+      try {
+        await Promise.race([this.call('close').catch(() => undefined), new Promise((r) => setTimeout(r, 3000))]);
+      } finally {
+        await this.worker.terminate();
+      }
+    })();
+    return this.disposing;
   }
 }

@@ -179,7 +179,8 @@ async function showActivity(c: Ctx): Promise<void> {
 }
 
 export function registerCommands(c: Ctx): vscode.Disposable[] {
-  const reg = (id: string, fn: (...a: any[]) => unknown) => vscode.commands.registerCommand(id, fn); // eslint-disable-line @typescript-eslint/no-explicit-any
+  // Command arguments come from VS Code untyped.
+  const reg = (id: string, fn: (...a: any[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return [
     reg('agentBrain.searchSessions', () => searchSessions(c)),
     reg('agentBrain.openSession', (arg?: { session: string; machine?: string; turn?: number }) => openSession(c, arg)),

@@ -69,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): Live {
       loop.enable();
       let resolve!: () => void;
       let last = { files: 0, bytes: 0 };
-      const cur = { resolve: () => resolve(), report: (_: Progress) => undefined as void, started: Date.now() };
+      const cur: { resolve(): void; report(p: Progress): void; started: number } = { resolve: () => resolve(), report: () => undefined, started: Date.now() };
       catchUp = cur;
       const shown = new Promise<void>((r) => (resolve = r));
       // A catch-up that ends within a second needs no notification.
@@ -145,7 +145,7 @@ export function activate(context: vscode.ExtensionContext): Live {
     { dispose: () => loop.disable() },
     { dispose: () => void backend.dispose() },
   );
-  if (process.env.BRAIN_E2E_OUT) context.subscriptions.push(...registerTestCommands(state, ctx));
+  if (process.env.BRAIN_E2E_OUT) context.subscriptions.push(...registerTestCommands(state));
 
   // Started after activation returns: the worker's own startup is not activation time.
   setImmediate(() => {

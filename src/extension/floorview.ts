@@ -207,6 +207,7 @@ export class FloorView {
       branch: meta?.git?.branch ?? undefined,
       repo: s.repo ?? undefined,
       subagent: !!s.subagent,
+      parent: s.parent ?? undefined,
     };
   }
 

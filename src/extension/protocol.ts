@@ -26,6 +26,8 @@ export interface SessionInfo {
   model?: string;
   repo?: string;
   subagent?: boolean;
+  /** The session a sub-agent's session belongs to (shown under it). */
+  parent?: string;
 }
 
 export type { TurnView } from '../core/recall/types';

@@ -29,6 +29,21 @@ async function markdown(text: string): Promise<string> {
 
 const MAX_TURNS = 3000;
 
+/** What a folded tool call was about, in a few words: its command, path or query. */
+function argHint(args: string): string {
+  let v: unknown;
+  try {
+    v = JSON.parse(args);
+  } catch {
+    return args ? ` <span class="arg">${esc(args.slice(0, 80))}</span>` : '';
+  }
+  if (!v || typeof v !== 'object') return '';
+  const o = v as Record<string, unknown>;
+  const key = ['command', 'cmd', 'file_path', 'path', 'pattern', 'query', 'url', 'description'].find((k) => typeof o[k] === 'string') ?? Object.keys(o).find((k) => typeof o[k] === 'string');
+  const text = key ? String(Array.isArray(o[key]) ? (o[key] as unknown[]).join(' ') : o[key]) : '';
+  return text ? ` <span class="arg">${esc(text.replace(/\s+/g, ' ').slice(0, 80))}</span>` : '';
+}
+
 export class Reader implements vscode.Disposable {
   private panels = new Map<string, { panel: vscode.WebviewPanel; view: SessionView }>();
   /** The last reader shown and the turn it was asked to show (for tests and Copy Citation). */
@@ -90,6 +105,7 @@ button.cite{margin-left:auto;background:var(--vscode-button-secondaryBackground)
 button.cite:hover{background:var(--vscode-button-secondaryHoverBackground)}
 details{margin:4px 0;border:1px solid var(--vscode-panel-border);border-radius:3px;padding:2px 8px}
 details summary{cursor:pointer;color:var(--vscode-descriptionForeground)}
+details summary .arg{font-family:var(--vscode-editor-font-family);opacity:.8;margin-left:6px}
 pre{white-space:pre-wrap;word-break:break-word;font-family:var(--vscode-editor-font-family);font-size:var(--vscode-editor-font-size);background:var(--vscode-textCodeBlock-background);padding:6px;margin:4px 0}
 code{font-family:var(--vscode-editor-font-family)}
 .md img{display:none}
@@ -116,7 +132,7 @@ ${turn ? `go(${Number(turn)});` : ''}
     if (t.text && t.role === 'system') parts.push(`<details class="system"><summary>${esc(t.kind)}</summary><pre>${esc(t.text)}</pre></details>`);
     else if (t.text) parts.push(`<div class="md">${await markdown(t.text)}</div>`);
     for (const tool of t.tools ?? []) {
-      parts.push(`<details class="tool"><summary>${esc(tool.name)}${tool.is_error ? ' (failed)' : ''}</summary><pre>${esc(tool.arguments)}</pre>${tool.output ? `<pre class="out">${esc(tool.output)}</pre>` : ''}</details>`);
+      parts.push(`<details class="tool"><summary>${esc(tool.name)}${argHint(tool.arguments)}${tool.is_error ? ' (failed)' : ''}</summary><pre>${esc(tool.arguments)}</pre>${tool.output ? `<pre class="out">${esc(tool.output)}</pre>` : ''}</details>`);
     }
     return `<section class="turn ${t.role}${t.sidechain ? ' side' : ''}" id="turn-${t.n}" data-lines="${c.line_from}-${c.line_to}">${parts.join('')}</section>`;
   }

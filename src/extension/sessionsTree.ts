@@ -29,8 +29,11 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
 
   constructor(private localMachine: () => string) {}
 
+  private parents = new Set<string>();
+
   set(list: SessionInfo[]): void {
     this.list = list;
+    this.parents = new Set(list.filter((s) => s.parent).map((s) => `${s.machine}/${s.lane}/${s.parent}`));
     this.emitter.fire(undefined);
   }
 
@@ -75,8 +78,17 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
         .map(([project]) => ({ kind: 'project', machine: n.machine, lane: n.lane, project }));
     }
     if (n.kind === 'project') {
-      return L.filter((s) => s.machine === n.machine && s.lane === n.lane && s.project === n.project)
+      const here = L.filter((s) => s.machine === n.machine && s.lane === n.lane && s.project === n.project);
+      const ids = new Set(here.map((s) => s.session));
+      // A sub-agent's session sits under its parent when the parent is listed here.
+      return here
+        .filter((s) => !s.parent || !ids.has(s.parent))
         .sort((a, b) => String(b.started).localeCompare(String(a.started)))
+        .map((info) => ({ kind: 'session', info }));
+    }
+    if (n.kind === 'session') {
+      return L.filter((s) => s.parent === n.info.session && s.machine === n.info.machine && s.lane === n.info.lane)
+        .sort((a, b) => String(a.started).localeCompare(String(b.started)))
         .map((info) => ({ kind: 'session', info }));
     }
     return [];
@@ -109,10 +121,11 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
       }
       case 'session': {
         const s = n.info;
-        const t = new vscode.TreeItem(s.title, C.None);
+        const subs = this.parents.has(`${s.machine}/${s.lane}/${s.session}`);
+        const t = new vscode.TreeItem(s.title, subs ? C.Collapsed : C.None);
         t.id = `s:${s.machine}/${s.lane}/${s.session}`;
         t.description = `${day(s.started)} · ${s.turns} turns`;
-        t.iconPath = new vscode.ThemeIcon('comment-discussion');
+        t.iconPath = new vscode.ThemeIcon(s.subagent ? 'hubot' : 'comment-discussion');
         t.contextValue = 'session';
         const md = new vscode.MarkdownString();
         md.appendMarkdown(`**${escapeMd(s.title)}**\n\n`);

@@ -4,10 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import type { Ctx } from './commands';
 import type { Live } from './extension';
 
-export function registerTestCommands(live: Live, ctx: Ctx): vscode.Disposable[] {
+export function registerTestCommands(live: Live): vscode.Disposable[] {
   const dir = process.env.BRAIN_E2E_OUT!;
   const write = (name: string, data: unknown) => {
     fs.mkdirSync(dir, { recursive: true });

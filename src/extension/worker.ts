@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { BrainError, describe } from '../core/errors';
 import { brainHome, ensureHome, layout } from '../core/home';
@@ -55,8 +54,11 @@ function setRole(r: Role, reason?: string): void {
 /** Runs the CLI (the same core) as a child: used for sync, status, doctor, backup, tick. */
 export function runCli(args: string[], timeoutMs = 10 * 60_000, started?: (c: ChildProcess) => void, background = false): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    // In desktop VS Code process.execPath is Electron; this makes it behave as plain Node.
-    const child = spawn(process.execPath, [params.cli, ...args], {
+    // The bundled cli.js runs on the editor's own Node: in desktop VS Code process.execPath is
+    // Electron, and ELECTRON_RUN_AS_NODE makes it plain Node. agentBrain.cliPath may name any
+    // other `brain` executable.
+    const js = /\.[cm]?js$/.test(params.cli);
+    const child = spawn(js ? process.execPath : params.cli, js ? [params.cli, ...args] : args, {
       env: { ...process.env, ...params.env, ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -305,13 +307,18 @@ async function becomeWriter(): Promise<void> {
   void tick();
 }
 
+let electing = false;
 async function elect(): Promise<void> {
-  if (closing || role === 'writer' || !params.record) return;
+  // One attempt at a time: a second one while the first holds the lock would see it taken.
+  if (electing || closing || role === 'writer' || !params.record) return;
+  electing = true;
   try {
     recorderLock = await tryLock(layout(home).locks, 'recorder');
   } catch (e) {
     log('error', `cannot take the recorder lock: ${describe(e)}`);
     return;
+  } finally {
+    electing = false;
   }
   if (recorderLock) await becomeWriter();
   else setRole('follower', 'another window or process records this machine');
@@ -319,8 +326,8 @@ async function elect(): Promise<void> {
 
 // ---- requests -------------------------------------------------------------------------------
 
+// Each method takes its own params shape.
 const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   async init(p: InitParams) {
     params = p;
     if (p.cancel) cancelFlag = new Int32Array(p.cancel);

@@ -127,3 +127,33 @@ test('cite: a citation for lines of a floor file, and cite --verify checks one',
   const u = brain(sb, ['cite', lp]);
   assert.equal(u.status, 2);
 });
+
+test('a store: search and verify there after the origin and the home are gone', () => {
+  const other = sandbox({ fixtures: true, name: 'cli-store' });
+  try {
+    assert.equal(brain(other, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+    const c = JSON.parse(brain(other, ['search', 'green and yellow', '--json']).stdout).hits[0].snippets[0].citation;
+    // The store holds <machine>/ laid out like BRAIN_HOME (what the sync copies).
+    const store = path.join(other.dir, 'store');
+    fs.mkdirSync(store);
+    for (const d of ['lake', 'manifest', 'meta']) {
+      if (fs.existsSync(path.join(other.brain, d))) fs.cpSync(path.join(other.brain, d), path.join(store, 'testbox', d), { recursive: true });
+    }
+    fs.rmSync(other.home, { recursive: true, force: true });
+    const env = { HOME: path.join(other.dir, 'gone'), BRAIN_HOME: path.join(other.dir, 'gone', '.brain') };
+    const v = brain(other, ['cite', '--verify', '--store', store, JSON.stringify(c)], { env });
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    assert.match(v.stdout, /^ok: .*store\/testbox\/lake\/cc\//);
+    const s = brain(other, ['search', 'green and yellow', '--store', store, '--json'], { env });
+    assert.equal(s.status, 0, s.stderr);
+    const j = JSON.parse(s.stdout);
+    assert.equal(j.source, 'index');
+    assert.equal(j.hits[0].machine, 'testbox');
+    assert.deepEqual(j.hits[0].snippets[0].citation, c, 'the same citation, found at the store');
+    const md = brain(other, ['show', 'example-claude-code', '--store', store, '--turns', '1'], { env });
+    assert.equal(md.status, 0, md.stderr);
+    assert.match(md.stdout, /Make the colors green and yellow/);
+  } finally {
+    other.cleanup();
+  }
+});

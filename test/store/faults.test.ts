@@ -88,9 +88,10 @@ describe('fault: sync killed mid-transfer, then resumed', () => {
   it('loses nothing and duplicates nothing', async () => {
     // One 24 MB session so a bandwidth-limited transfer is still running when it is killed.
     const big: Buffer[] = [];
-    for (let i = 0; big.length === 0 || Buffer.concat(big).length < 24 << 20; i++) {
-      big.push(Buffer.from(JSON.stringify({ type: 'assistant', n: i, text: 'x'.repeat(900 + (i % 97)) }) + '\n'));
-      if (i % 1000 === 999 && Buffer.concat(big).length >= 24 << 20) break;
+    for (let i = 0, n = 0; n < 24 << 20; i++) {
+      const b = Buffer.from(JSON.stringify({ type: 'assistant', n: i, text: 'x'.repeat(900 + (i % 97)) }) + '\n');
+      big.push(b);
+      n += b.length;
     }
     const specs: FloorFileSpec[] = [...fixtureFiles(4), { lane: 'pi', rel: 'big/session.jsonl', bytes: Buffer.concat(big) }];
     const s = await setupStore('f-kill', { ssh: true, specs });

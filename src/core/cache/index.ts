@@ -218,7 +218,7 @@ async function updateLocked(home: string, opts: CacheOptions): Promise<BuildResu
     }
     await db.conn.run('BEGIN TRANSACTION');
     try {
-      stats = await ingest(db.conn, home, { offset: f.offset }, { fromScratch: false });
+      stats = await ingest(db.conn, home, { offset: f.offset }, { fromScratch: false, trace: tracer() });
       await db.conn.run('COMMIT');
     } catch (e) {
       await db.conn.run('ROLLBACK').catch(() => undefined);

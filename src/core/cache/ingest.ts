@@ -272,6 +272,7 @@ export async function ingest(
   }
   lap('derived');
 
+  lap('derived done');
   await setMeta(conn, 'manifest_offset', String(scan.end));
   await setMeta(conn, 'manifest_check', manifestCheck(manifest, scan.lastStart, scan.end));
   await setMeta(conn, 'manifest_check_from', String(scan.lastStart));

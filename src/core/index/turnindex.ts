@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS files (
 );
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
 CREATE INDEX IF NOT EXISTS files_sess ON files (sess_id);
+CREATE INDEX IF NOT EXISTS files_behind ON files (id) WHERE live = 1 AND done < claimed;
 CREATE TABLE IF NOT EXISTS turns (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
@@ -151,6 +152,8 @@ export interface UpdateReport {
   turns: number;
   /** Files whose parse came from the parse thread. */
   parsed_ahead: number;
+  /** UTF-8 bytes of turn text indexed. */
+  text_bytes: number;
   ms: number;
 }
 
@@ -205,6 +208,10 @@ export function openIndex(root: Root): IndexOpen {
       db.pragma('cache_size = -16384');
       const idx = new TurnIndex(db, root);
       const state = idx.ensureSchema(fresh);
+      if (state === 'newer') {
+        db.close();
+        return { ok: false, reason: `the turn index ${root.index} was built by a newer brain` };
+      }
       if (state === 'reopen' || state === 'abandoned') {
         db.close();
         db = null;
@@ -259,8 +266,11 @@ export class TurnIndex {
 
   /** Creates or checks the schema. 'reopen': a fresh open found another process's finished build;
    * 'abandoned': a build that never finished (its process died). */
-  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' {
+  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' | 'newer' {
     const v = this.tableExists('meta') ? (this.db.prepare(`SELECT v FROM meta WHERE k = 'schema'`).get() as { v: string } | undefined)?.v : undefined;
+    // An index a newer brain built (a store several machines share) is left alone: rebuilding it
+    // here would make the newer one rebuild it in turn.
+    if (v !== undefined && Number(v) > Number(SCHEMA_VERSION)) return 'newer';
     if (v !== undefined) {
       if (fresh) return 'reopen';
       if ((this.db.prepare(`SELECT v FROM meta WHERE k = 'building'`).get() as { v: string } | undefined)?.v === '1') return 'abandoned';
@@ -328,7 +338,7 @@ export class TurnIndex {
       newerGen: d.prepare(`SELECT max(gen) FROM files WHERE machine = ? AND base = ?`).pluck(),
       olderLive: d.prepare(`SELECT id FROM files WHERE machine = ? AND base = ? AND gen < ? AND live = 1`).pluck(),
       setDead: d.prepare(`UPDATE files SET live = 0 WHERE id = ?`),
-      behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed`),
+      behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed ORDER BY id`),
       sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
       insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
       updSess: d.prepare(
@@ -352,7 +362,6 @@ export class TurnIndex {
         `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, brain_first3(rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
       ),
       turnById: d.prepare(`SELECT * FROM turns WHERE id = ?`),
-      sessTurnsFrom: d.prepare(`SELECT * FROM turns WHERE id >= ? AND id < ? ORDER BY id`),
     };
   }
 
@@ -365,7 +374,7 @@ export class TurnIndex {
   /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
   update(): UpdateReport {
     const t0 = Date.now();
-    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, ms: 0 };
+    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0 };
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     for (const mf of this.root.machines) {
@@ -461,6 +470,7 @@ export class TurnIndex {
             }
             const r = this.indexFile(behind[i++], ahead);
             if (r.ahead) rep.parsed_ahead++;
+            rep.text_bytes += r.text;
             bytes += r.bytes;
             rep.bytes += r.bytes;
             rep.turns += r.turns;
@@ -552,18 +562,18 @@ export class TurnIndex {
 
   /** Reads a file's new bytes. Runs inside the batch's transaction, so `row` is read again here;
    * a result parsed ahead (by the parse thread) is used only if the row has not moved since. */
-  private indexFile(stale: FileRow, ahead?: { key: string; result: ParseResult }): { bytes: number; turns: number; ahead?: boolean } {
+  private indexFile(stale: FileRow, ahead?: { key: string; result: ParseResult }): { bytes: number; turns: number; text: number; ahead?: boolean } {
     const row = this.st.fileById.get(stale.id) as FileRow;
-    if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0 };
+    if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0, text: 0 };
     const job = this.jobFor(row);
-    if (!job) return { bytes: 0, turns: 0 };
+    if (!job) return { bytes: 0, turns: 0, text: 0 };
     const used = !!ahead && ahead.key === progressKey(row);
     const r = used ? ahead.result : runParseJob(job);
-    if (r.kind === 'missing') return { bytes: 0, turns: 0 }; // not synced yet
+    if (r.kind === 'missing') return { bytes: 0, turns: 0, text: 0 }; // not synced yet
     if (r.kind === 'none') {
       // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
       this.st.progress.run(row.claimed, null, null, 0, 0, row.id);
-      return { bytes: 0, turns: 0 };
+      return { bytes: 0, turns: 0, text: 0 };
     }
     const resume = job.resume;
     if (resume) {
@@ -576,12 +586,14 @@ export class TurnIndex {
     const base = row.sess_id * SPAN;
     let seq = ((this.st.lastSeq.get(base, base + SPAN) as number | null) ?? base) - base;
     let title: IndexTurn | null = null;
+    let textBytes = 0;
     for (const t of r.turns) {
       if (++seq >= SPAN) throw new Error(`session ${row.sess_id} has more than ${SPAN - 1} turns`);
       const id = base + seq;
       const text = t[8];
       this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], text ? 1 : 0);
       if (text) {
+        textBytes += Buffer.byteLength(text);
         this.st.insFts.run(id, fold(text));
         if (t[1] === 'u' && (!title || t[2] < title[2])) title = t;
       }
@@ -596,7 +608,7 @@ export class TurnIndex {
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
     this.refreshSession(row.sess_id, r.facts, row);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, ahead: used };
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, text: textBytes, ahead: used };
   }
 
   private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {

@@ -242,7 +242,7 @@ function toolMention(t: Turn, q: string): Mention | null {
   if (t.thinking && fold(t.thinking).includes(q)) return { turn: t, field: 'thinking', text: t.thinking, span: t.span };
   for (const u of t.tools) {
     if (u.arguments && fold(u.arguments).includes(q)) return { turn: t, field: 'tool_arguments', text: `${u.name}: ${u.arguments}`, span: t.span };
-    if (fold(u.name).includes(q)) return { turn: t, field: 'tool_arguments', text: u.name, span: t.span };
+    if (fold(u.name).includes(q)) return { turn: t, field: 'tool_arguments', text: `${u.name}: ${u.arguments}`, span: t.span };
     if (u.output && fold(u.output).includes(q)) return { turn: t, field: 'tool_output', text: u.output, span: t.span };
   }
   if (t.role === 'tool' && fold(t.text).includes(q)) return { turn: t, field: 'tool_output', text: t.text, span: t.span };

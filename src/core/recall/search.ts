@@ -107,14 +107,11 @@ interface Ranked {
   snip: () => Snippet[];
 }
 
-function byDate(a: SessionInfo, b: SessionInfo): number {
-  const ta = Date.parse(a.started ?? '') || 0;
-  const tb = Date.parse(b.started ?? '') || 0;
-  return tb - ta;
-}
-
 function rank(list: Ranked[], newest: boolean): Ranked[] {
-  return list.sort((a, b) => (newest ? byDate(a.info, b.info) || b.count - a.count : b.count - a.count || byDate(a.info, b.info)) || a.info.session.localeCompare(b.info.session));
+  // Start times parsed once, not in every comparison.
+  const t = new Map(list.map((r) => [r, Date.parse(r.info.started ?? '') || 0]));
+  const byDate = (a: Ranked, b: Ranked) => t.get(b)! - t.get(a)!;
+  return list.sort((a, b) => (newest ? byDate(a, b) || b.count - a.count : b.count - a.count || byDate(a, b)) || a.info.session.localeCompare(b.info.session));
 }
 
 /** About 200 characters around the first mention, on one line. */
@@ -197,13 +194,14 @@ function out(term: string, source: 'index' | 'scan', fallback: string | null, to
 function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Filter, newest: boolean): SearchOutput {
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
-  const rows = new Map<number, SessionRow>();
-  for (const m of idx.match(term)) {
-    const row = idx.session(m.sess_id);
+  const matches = idx.match(term);
+  // Many sessions: one read of the table beats a lookup each.
+  const all = matches.length > 200 ? new Map(idx.sessions().map((r) => [r.id, r])) : null;
+  for (const m of matches) {
+    const row = all ? all.get(m.sess_id) : idx.session(m.sess_id);
     if (!row) continue;
     const info = infoFromRow(row);
     if (!passes(f, info)) continue;
-    rows.set(row.id, row);
     inTier1.add(row.id);
     tier1.push({
       info,
@@ -211,21 +209,28 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
       snip: () =>
         m.ids
           .slice(0, SNIPPETS)
-          .map((id) => idx.turn(id)!)
-          .map((t) => {
+          .map((id) => idx.turn(id))
+          .filter((t) => t !== undefined)
+          .flatMap((t) => {
           const file = idx.file(t.file_id)!;
           const mf = root.machines.find((x) => x.machine === file.machine)!;
           const role = t.role === 'u' ? ('user' as const) : ('assistant' as const);
           const abs = path.join(mf.dir, file.lake_path);
-          // The index keeps no turn text: the snippet comes from the turn's own lines.
-          const text = turnText(abs, file.lane, laneRel(file.lake_path).rel, t, role) ?? rawText(abs, t);
-          return {
-            turn: t.n,
-            role,
-            field: 'text' as const,
-            text: snippetText(text, term),
-            citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen),
-          };
+          try {
+            // The index keeps no turn text: the snippet comes from the turn's own lines.
+            const text = turnText(abs, file.lane, laneRel(file.lake_path).rel, t, role) ?? rawText(abs, t);
+            return [
+              {
+                turn: t.n,
+                role,
+                field: 'text' as const,
+                text: snippetText(text, term),
+                citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen),
+              },
+            ];
+          } catch {
+            return []; // the file went away under the index (a store being changed): no snippet
+          }
         }),
     });
   }

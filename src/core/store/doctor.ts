@@ -134,14 +134,12 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
     });
   }
 
-  // Lock: probe without waiting. The lock file may not exist yet; a probe takes and drops it.
-  if (loadSqlite()) {
-    const held = await tryLock(p.locks, 'sync');
-    if (held) {
-      held.release();
-      out.push({ name: 'lock', level: 'ok', detail: `${p.locks}/sync.lock is free${fs.existsSync(p.pending) ? ' (a pending --now mark is left: the next sync takes it)' : ''}` });
-    } else out.push({ name: 'lock', level: 'info', detail: 'a sync is running right now (it holds locks/sync.lock)' });
-  } else out.push({ name: 'lock', level: 'info', detail: 'better-sqlite3 cannot load here; the lock falls back to flock(1)' });
+  // Lock: probe without waiting (taking it for an instant creates locks/sync.lock if missing).
+  const held = await tryLock(p.locks, 'sync');
+  if (held) {
+    held.release();
+    out.push({ name: 'lock', level: 'ok', detail: `${p.locks}/sync.lock is free${fs.existsSync(p.pending) ? ' (a pending --now mark is left: the next sync takes it)' : ''}${loadSqlite() ? '' : ' (flock(1) fallback: better-sqlite3 cannot load here)'}` });
+  } else out.push({ name: 'lock', level: 'info', detail: 'a sync is running right now (it holds locks/sync.lock)' });
 
   const ret = retentionGuard(home, env, now);
   const rw = retentionWarning(ret, now);

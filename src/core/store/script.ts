@@ -36,6 +36,9 @@ export type CheckStatus = 'ok' | 'longer' | 'short' | 'missing' | 'moved' | 'dif
 
 const SAFE = /^[^'"\\`$\n\r]+$/;
 
+/** Bytes of script, under the kernel's 128 KiB limit for one argument with room to spare. */
+export const MAX_SCRIPT = 100_000;
+
 export function scriptSafe(s: string): boolean {
   return SAFE.test(s) && !s.startsWith('-');
 }
@@ -49,6 +52,9 @@ export function storeScript(store: StoreConfig, machine: string, checks: StoreCh
   // wrong path) fails instead of being created and filled.
   L.push('[ -d "$P" ] || { echo "brain-store-missing $P" >&2; exit 3; }');
   L.push('mkdir -p "$P/$M/.brain" && cd "$P/$M" || { echo "brain-store-unwritable $P/$M" >&2; exit 3; }');
+  // Free space at the store (KiB), so a failure whose message was lost on the way back (rsync
+  // exits 11 and the receiver's "No space left" never arrives) can still be named.
+  L.push('d() { echo "brain-df $4" >&2; }; d $(df -Pk . 2>/dev/null | tail -n 1)');
   if (checks.length > 0) {
     L.push('if command -v sha256sum >/dev/null 2>&1; then S=sha256sum; else S="shasum -a 256"; fi');
     L.push(
@@ -67,9 +73,15 @@ export function storeScript(store: StoreConfig, machine: string, checks: StoreCh
         '}',
       ].join(' '),
     );
+    let len = L.join('\n').length;
     for (const c of checks) {
       if (!scriptSafe(c.rel) || !/^[0-9a-f]{64}$/.test(c.sha256)) continue;
-      L.push(`c "${c.rel}" ${c.size} ${c.sha256} ${c.localSize} ${c.repair ? 'r' : 'k'}`);
+      const line = `c "${c.rel}" ${c.size} ${c.sha256} ${c.localSize} ${c.repair ? 'r' : 'k'}`;
+      // The script is one argument of `sh -c`, and Linux caps one argument at 128 KiB. Checks are
+      // in priority order (files about to grow first); the rest wait for a later sync.
+      if (len + line.length + 1 > MAX_SCRIPT) break;
+      L.push(line);
+      len += line.length + 1;
     }
   }
   L.push('exec "$@"');
@@ -82,11 +94,17 @@ export interface ParsedCheck {
 }
 
 /** Reads the script's report lines from rsync's stderr. */
-export function parseChecks(stderr: string): { checks: Map<string, ParsedCheck>; storeMissing?: string; unwritable?: string } {
+export function parseChecks(stderr: string): { checks: Map<string, ParsedCheck>; storeMissing?: string; unwritable?: string; freeKiB?: number } {
   const checks = new Map<string, ParsedCheck>();
   let storeMissing: string | undefined;
   let unwritable: string | undefined;
+  let freeKiB: number | undefined;
   for (const line of stderr.split('\n')) {
+    const df = /^brain-df (\d+)$/.exec(line);
+    if (df) {
+      freeKiB = Number(df[1]);
+      continue;
+    }
     let m = /^brain-check (ok|longer|short|missing|moved|differs) (\d+) (.+)$/.exec(line);
     if (m) {
       checks.set(m[3], { status: m[1] as CheckStatus, size: Number(m[2]) });
@@ -97,5 +115,5 @@ export function parseChecks(stderr: string): { checks: Map<string, ParsedCheck>;
     m = /^brain-store-unwritable (.*)$/.exec(line);
     if (m) unwritable = m[1];
   }
-  return { checks, storeMissing, unwritable };
+  return { checks, storeMissing, unwritable, freeKiB };
 }

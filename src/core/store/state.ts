@@ -53,7 +53,8 @@ export function findingsLabel(findings: Finding[]): string {
   if (count('local-corrupt')) parts.push(`local floor corrupt: ${n(count('local-corrupt'), 'file')} (store copy kept)`);
   if (count('store-differs')) parts.push(`store copy differs: ${n(count('store-differs'), 'file')}`);
   if (count('store-longer')) parts.push(`store copy longer than ours: ${n(count('store-longer'), 'file')}`);
-  if (count('store-repaired')) parts.push(`store copy repaired: ${n(count('store-repaired'), 'file')}`);
+  const repaired = count('store-repaired') + count('store-replaced');
+  if (repaired) parts.push(`store copy repaired: ${n(repaired, 'file')}`);
   return parts.join('; ');
 }
 

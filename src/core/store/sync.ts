@@ -259,7 +259,7 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
 
   // 2. A rotating slice of unchanged files: their local copy is re-verified (a flipped bit does not
   // change an mtime) and their store copy checked, so every file is looked at again over time.
-  const budget = envNumber(env, 'BRAIN_SCRUB_BYTES', 256 * 1024 * 1024);
+  const budget = envNumber(env, 'BRAIN_SCRUB_BYTES', 64 * 1024 * 1024);
   const maxFiles = envNumber(env, 'BRAIN_SCRUB_FILES', 200);
   let startIdx = 0;
   if (ledger.scrub_after) {
@@ -294,14 +294,19 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   const sources = SYNCED_DIRS.map((d) => path.join(home, d)).filter((d) => fs.existsSync(d));
   sources.push(stageDir);
   const stamp = stampOf(start);
+  let toSend = 0;
+  for (const [rel, f] of files) {
+    if (planned.get(rel)?.excluded) continue;
+    toSend += Math.max(0, f.size - (ledger.files[rel]?.size ?? 0));
+  }
 
-  let run = await push({ cfg, env, sources, excludeFrom: p.excludes, checks, stamp, extra: opts.extraRsync });
+  let run = await push({ cfg, env, sources, excludeFrom: p.excludes, checks, stamp, extra: opts.extraRsync, toSend });
   if (run.failure && store.ssh_mux_only && (await muxCheck(cfg, env))) {
     // Over a live master a retry costs no prompt and no touch: one, after a delay.
     await new Promise((res) => setTimeout(res, envNumber(env, 'BRAIN_RETRY_DELAY', 30) * 1000));
     if (await muxCheck(cfg, env)) {
       // The checks already ran (and any move aside happened): the retry re-checks the same files.
-      run = await push({ cfg, env, sources, excludeFrom: p.excludes, checks, stamp: stampOf(Date.now()), extra: opts.extraRsync });
+      run = await push({ cfg, env, sources, excludeFrom: p.excludes, checks, stamp: stampOf(Date.now()), extra: opts.extraRsync, toSend });
     }
   }
 

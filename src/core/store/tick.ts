@@ -9,7 +9,7 @@ import { DEFAULT_INTERVAL, readConfig } from '../config';
 import { mkdirPrivate, type Env } from '../home';
 import { syncPaths } from './paths';
 import { mtimeOf } from './state';
-import { isDue, noteUnsynced, runSync, type SyncOutcome } from './sync';
+import type { SyncOutcome } from './sync';
 
 export type TickOutcome =
   | { kind: 'not-due'; nextInMs: number }
@@ -52,6 +52,9 @@ export async function tick(home: string, opts: TickOptions = {}): Promise<TickOu
       captureError = (e as Error).message;
     }
   }
+  // Loaded past the interval only: the lock, the transport and the checks are not needed before.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { isDue, noteUnsynced, runSync } = require('./sync') as typeof import('./sync');
   if (!isDue(home)) {
     return captureError ? { kind: 'captured-error', message: captureError, sync: null } : { kind: 'unchanged' };
   }

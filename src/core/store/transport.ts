@@ -89,6 +89,8 @@ export interface PushOptions {
   stamp: string;
   /** Extra rsync arguments (tests: --bwlimit to make a transfer slow enough to interrupt). */
   extra?: string[];
+  /** About how many bytes this push has to write (for naming a full disk). */
+  toSend?: number;
 }
 
 /** BRAIN_RSYNC_ARGS: extra rsync arguments (e.g. --bwlimit=2m). Anything that could delete or
@@ -145,7 +147,15 @@ function parseStats(out: string): TransferStats | undefined {
 }
 
 /** Reads what went wrong from rsync's and ssh's own words. */
-export function classifyFailure(cfg: Config, code: number | null, stderr: string, timedOut: boolean, storeMissing?: string, unwritable?: string): RsyncRun['failure'] {
+export function classifyFailure(
+  cfg: Config,
+  code: number | null,
+  stderr: string,
+  timedOut: boolean,
+  storeMissing?: string,
+  unwritable?: string,
+  space?: { freeKiB?: number; toSend?: number },
+): RsyncRun['failure'] {
   const where = storeLabel(cfg);
   const host = cfg.store?.host;
   if (storeMissing !== undefined) {
@@ -158,7 +168,10 @@ export function classifyFailure(cfg: Config, code: number | null, stderr: string
   if (unwritable !== undefined) {
     return { label: 'store not writable', message: `cannot create ${unwritable}`, hint: 'check the store folder\'s owner and permissions' };
   }
-  if (/No space left on device|\(28\)|disk quota exceeded/i.test(stderr)) {
+  // rsync exits 11 (file I/O) or 12 (stream) when the receiver dies on a full disk, sometimes
+  // before its message makes it back: the free space the store-side step reported then decides.
+  const lowSpace = space?.freeKiB !== undefined && space.toSend !== undefined && (code === 11 || code === 12 || code === 23) && space.freeKiB * 1024 < space.toSend + (1 << 20);
+  if (/No space left on device|\(28\)|disk quota exceeded/i.test(stderr) || lowSpace) {
     return { label: 'store disk full', message: `the store at ${where} is out of space; what was sent so far is kept and the next sync resumes`, hint: 'free space at the store (nothing there may be deleted by brain), then run `brain sync --now`' };
   }
   if (timedOut || /timed out|timeout/i.test(stderr) || code === 30 || code === 35) {
@@ -241,7 +254,7 @@ export function push(o: PushOptions): Promise<RsyncRun> {
       } else if (code === 127 && cmd === 'sh') {
         run.failure = { label: 'rsync missing', message: `cannot run ${o.cfg.rsync_path}: not found`, hint: 'install rsync 3 and set rsync_path in config.toml (`brain init` pins it)' };
       } else if (code !== 0) {
-        run.failure = classifyFailure(o.cfg, code, stderr, timedOut, parsed.storeMissing, parsed.unwritable);
+        run.failure = classifyFailure(o.cfg, code, stderr, timedOut, parsed.storeMissing, parsed.unwritable, { freeKiB: parsed.freeKiB, toSend: o.toSend });
       }
       resolve(run);
     };

@@ -1,0 +1,100 @@
+// DuckDB cache section of `npm run bench` (bench/run.mjs calls run()); alone:
+//   node bench/run.mjs --only cache [--size 1G]
+// On the floor the floor section captured from the generated corpus, measures: `brain rebuild`
+// from nothing (wall time, peak RSS, cache size against the lake, time per step from
+// BRAIN_CACHE_TRACE), `brain rebuild --update` after one appended line (in a small and in the
+// largest session), and `brain sql` / `brain stats` on a current cache.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`);
+const mb = (b) => `${(b / 1048576).toFixed(0)} MB`;
+
+function du(p) {
+  const r = spawnSync('du', ['-sbL', p], { encoding: 'utf8' });
+  return Number(r.stdout.split(/\s/)[0]) || 0;
+}
+
+function sessionFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.jsonl')) out.push({ p, size: fs.statSync(p).size });
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+  return out.sort((a, b) => a.size - b.size);
+}
+
+export async function run({ home, brainHome, env, measure, CLI }) {
+  const node = process.execPath;
+  if (!fs.existsSync(path.join(brainHome, 'manifest', 'manifest.jsonl'))) {
+    console.log('(no floor yet: capturing it first)');
+    const r = await measure(node, [CLI, 'record'], env);
+    if (r.code !== 0) throw new Error(`brain record failed: ${r.err}`);
+  }
+  const db = path.join(brainHome, 'brain.duckdb');
+  fs.rmSync(db, { force: true });
+  const lake = du(path.join(brainHome, 'lake'));
+  spawnSync('sh', ['-c', `find "${path.join(brainHome, 'lake')}" -type f -exec cat {} + > /dev/null`]);
+  // CPU time too: on a shared machine the wall time says more about the neighbours than about us.
+  const cpuFile = path.join(brainHome, '.rebuild-cpu');
+  const gnuTime = fs.existsSync('/usr/bin/time'); // apt-get install time
+  const argv = [CLI, 'rebuild', '--json'];
+  const rb = gnuTime
+    ? await measure('/usr/bin/time', ['-f', '%U %S %M', '-o', cpuFile, node, ...argv], { ...env, BRAIN_CACHE_TRACE: '1' })
+    : await measure(node, argv, { ...env, BRAIN_CACHE_TRACE: '1' });
+  if (rb.code !== 0) throw new Error(`brain rebuild failed: ${rb.err}`);
+  let cpuMs = NaN;
+  if (gnuTime) {
+    // measure() polls the wrapper's RSS; GNU time reports the child's peak (KB).
+    const [u, sys, kb] = fs.readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
+    fs.rmSync(cpuFile, { force: true });
+    cpuMs = (u + sys) * 1000;
+    rb.rss = kb * 1024;
+  }
+  const res = JSON.parse(rb.out);
+  const size = fs.statSync(db).size;
+  const steps = {};
+  for (const m of rb.err.matchAll(/^cache: (.+?) (\d+) ms/gm)) {
+    const k = m[1].replace(/ \d+ files, \d+ bytes/, '').replace(/\(.*\)/, '').trim();
+    steps[k] = (steps[k] ?? 0) + Number(m[2]);
+  }
+  console.log(`brain rebuild:      ${fmt(rb.ms)} wall, ${fmt(cpuMs)} CPU for ${mb(lake)} of lake (${res.files} files, ${res.manifestLines} manifest lines); peak RSS ${mb(rb.rss)}; brain.duckdb ${mb(size)} (${(size / lake).toFixed(2)}× the lake)`);
+  console.log(`  steps: ${Object.entries(steps).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}`);
+
+  // One appended line, then record + update: small session and the largest one.
+  const files = sessionFiles(path.join(home, '.claude', 'projects'));
+  const update = async (f) => {
+    fs.appendFileSync(f.p, JSON.stringify({ type: 'user', timestamp: new Date().toISOString(), message: { role: 'user', content: 'bench append' } }) + '\n');
+    const rec = await measure(node, [CLI, 'record'], env);
+    if (rec.code !== 0) throw new Error(rec.err);
+    const u = await measure(node, [CLI, 'rebuild', '--update', '--json'], env);
+    if (u.code !== 0) throw new Error(u.err);
+    return u;
+  };
+  const small = files.length ? await update(files[Math.floor(files.length / 2)]) : null;
+  const big = files.length ? await update(files[files.length - 1]) : null;
+  if (small && big) {
+    console.log(`update, one line:   median-size session (${mb(files[Math.floor(files.length / 2)].size)}) ${fmt(small.ms)}, largest (${mb(files[files.length - 1].size)}) ${fmt(big.ms)} (whole process; the file's derived rows are re-derived)`);
+  }
+  const q = await measure(node, [CLI, 'sql', '--json', 'SELECT agent, count(DISTINCT turn_id) FROM derived.messages GROUP BY agent'], env);
+  const st = await measure(node, [CLI, 'stats', '--json'], env);
+  const n0 = await measure(node, ['-e', '0'], env);
+  console.log(`brain sql (current cache): ${fmt(q.ms)}; brain stats: ${fmt(st.ms)} (node -e 0: ${fmt(n0.ms)})`);
+  return {
+    lake_bytes: lake,
+    rebuild_ms: rb.ms,
+    rebuild_cpu_ms: cpuMs,
+    rebuild_rss: rb.rss,
+    cache_bytes: size,
+    steps,
+    update_small_ms: small?.ms,
+    update_largest_ms: big?.ms,
+    sql_ms: q.ms,
+    stats_ms: st.ms,
+  };
+}
