@@ -24,7 +24,8 @@ export const stats: Verb = {
   usage: 'stats [--by agent|day|project|machine] [--agent NAME] [--since DATE] [--json]',
   details: `From the DuckDB cache (brought up to the manifest first). Tokens are counted once per reply: input
 (not from cache), output, cache creation (cc:write) and cache read; Claude Code's equal \`ccusage daily\`.
-A session counts in each group where it has messages; days are in the local time zone (TZ).
+A session counts in each group where it has messages; days are in the local time zone (TZ); a line
+without its own clock (cursor-agent transcripts) counts on the day it was captured.
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'by', type: 'string', help: `group by ${STATS_BY.join('|')} (default agent)` },

@@ -10,7 +10,7 @@ test('brain rebuild and rebuild --update', () => {
   const sb = sandbox({ fixtures: true, name: 'cli-rebuild' });
   try {
     const env = { BRAIN_QUIET_SECONDS: '0' };
-    assert.equal(brain(sb, ['record'], { env }).status, 0);
+    assert.equal(brain(sb, ['record', '--no-caches'], { env }).status, 0);
     const r = brain(sb, ['rebuild', '--json']);
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout);
@@ -26,7 +26,7 @@ test('brain rebuild and rebuild --update', () => {
     const f = path.join(sb.home, '.pi', 'agent', 'sessions', '--tmp-new--', '2026-01-01T00-00-00-000Z_77777777-7777-4777-8777-777777777777.jsonl');
     fs.mkdirSync(path.dirname(f), { recursive: true });
     fs.writeFileSync(f, '{"type":"session","version":3,"id":"77777777-7777-4777-8777-777777777777","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/new"}\n');
-    assert.equal(brain(sb, ['record'], { env }).status, 0);
+    assert.equal(brain(sb, ['record', '--no-caches'], { env }).status, 0);
     const up = brain(sb, ['rebuild', '--update']);
     assert.equal(up.status, 0, up.stderr);
     assert.match(up.stdout, /^Updated .*brain\.duckdb in [\d.]+ s: 1 manifest lines, 1 files/);

@@ -9,7 +9,7 @@ import { brain, sandbox, type Sandbox } from '../helpers/env';
 let sb: Sandbox;
 before(() => {
   sb = sandbox({ fixtures: true, name: 'cli-sql' });
-  const r = brain(sb, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } });
+  const r = brain(sb, ['record', '--no-caches'], { env: { BRAIN_QUIET_SECONDS: '0' } });
   assert.equal(r.status, 0, r.stderr);
 });
 after(() => sb.cleanup());

@@ -56,13 +56,28 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     timings.workbenchMs = wb.loadMs;
   });
 
+  // The store stops taking writes. Root ignores permission bits, so as root every file and folder
+  // of this machine's store copy is made immutable (chattr, e2fsprogs). A filesystem without that
+  // flag (overlayfs, tmpfs) gets the next best thing: the machine's folder replaced by a plain
+  // file, so nothing can be written under it either.
+  let displaced: string | undefined;
   const lockStore = (on: boolean) => {
     const dir = path.join(sb.dir, 'store', 'testbox');
+    if (!on && displaced) {
+      fs.rmSync(dir, { force: true });
+      fs.renameSync(displaced, dir);
+      displaced = undefined;
+      return;
+    }
     const r =
       process.getuid?.() === 0
         ? spawnSync('chattr', ['-R', on ? '+i' : '-i', dir], { encoding: 'utf8' })
         : spawnSync('chmod', ['-R', on ? 'a-w' : 'u+w', dir], { encoding: 'utf8' });
-    if (r.status !== 0 && on) throw new Error(`cannot make ${dir} unwritable: ${r.stderr || r.error} (chattr is in e2fsprogs: apt-get install -y e2fsprogs)`);
+    if (r.status !== 0 && on) {
+      displaced = `${dir}.away`;
+      fs.renameSync(dir, displaced);
+      fs.writeFileSync(dir, 'not a folder: the store is not taking writes\n');
+    }
   };
 
   after(async () => {
@@ -175,8 +190,6 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     fs.cpSync(path.join(sb.dir, 'store', 'testbox'), path.join(sb.dir, 'store', 'otherbox'), { recursive: true });
     await row('otherbox').waitFor({ timeout: 30_000 });
     assert.match(await row('otherbox').innerText(), /from the store/);
-    // The store stops taking writes. Root ignores permission bits, so as root every file and
-    // folder of this machine's store copy is made immutable instead (chattr, e2fsprogs).
     lockStore(true);
     fs.appendFileSync(path.join(sb.home, PI_SESSION), JSON.stringify({ type: 'message', id: 'entry-e2e2', parentId: 'entry-e2e', timestamp: '2025-01-01T10:02:00Z', message: { role: 'assistant', content: [{ type: 'text', text: 'noted' }] } }) + '\n');
     await runCommand(page, 'Agent Brain: Sync Now');
@@ -186,6 +199,10 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     }, 60_000);
     console.log(`failing label: ${text}`);
     await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-failing.png') });
+    // Clicking it shows `brain status` (this machine's last sync and every machine in the store).
+    await item.click();
+    const output = page.locator('.part.panel .monaco-editor .view-lines');
+    await until('brain status in the output panel', async () => /\$ brain status/.test(await output.innerText()), 30_000);
     lockStore(false);
   });
 

@@ -75,6 +75,7 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
   const lap = tracer();
   const target = dbPath(home);
   mkdirPrivate(home);
+  removeStaleRebuilds(home);
   const tmp = `${target}.rebuild-${process.pid}-${Date.now()}`;
   removeDbFiles(tmp);
   let stats: IngestStats;
@@ -111,6 +112,27 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
   await swapIn(tmp, target, opts);
   lap('swap');
   return { ...stats, mode: 'rebuild', reason, ms: Math.round(performance.now() - t0), path: target };
+}
+
+/** Leftovers of a rebuild whose process died (brain.duckdb.rebuild-<pid>-<ms>[.wal|.tmp]). */
+function removeStaleRebuilds(home: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(home);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = /^brain\.duckdb\.rebuild-(\d+)-\d+/.exec(n);
+    if (!m || Number(m[1]) === process.pid) continue;
+    let alive = true;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch (e) {
+      alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+    if (!alive) fs.rmSync(`${home}/${n}`, { recursive: true, force: true });
+  }
 }
 
 /** Renames the new file over the cache. Holding the old file's write lock while renaming means

@@ -12,12 +12,28 @@ export interface ParseJob {
   tail: boolean;
 }
 
+/** Lowercasing is the index's and the scan's one definition of "case-insensitive". */
+export function fold(s: string): string {
+  return s.toLowerCase();
+}
+
 /** A user or assistant turn as the index stores it:
- * [n, role ('u'|'a'), sidechain (0|1), ts, line_from, line_to, byte_from, byte_to, text]. */
+ * [n, role ('u'|'a'), sidechain (0|1), ts, line_from, line_to, byte_from, byte_to, folded text]. */
 export type IndexTurn = [number, 'u' | 'a', number, string | null, number, number, number, number, string];
 
 export type ParseResult =
-  | { kind: 'turns'; turns: IndexTurn[]; facts: FileFacts; counts: DialectCounts; checkpoint: Checkpoint; end: { byte: number; line: number; tail: number } }
+  | {
+      kind: 'turns';
+      turns: IndexTurn[];
+      /** The first prompt with text (main conversation first), as written: a session's title. */
+      title: { n: number; side: number; text: string } | null;
+      /** UTF-8 bytes of the turns' text. */
+      text_bytes: number;
+      facts: FileFacts;
+      counts: DialectCounts;
+      checkpoint: Checkpoint;
+      end: { byte: number; line: number; tail: number };
+    }
   /** No dialect reads this file (a sub-agent's .meta.json). */
   | { kind: 'none' }
   /** The file is not there (a store mid-sync). */
@@ -33,9 +49,16 @@ export function runParseJob(j: ParseJob): ParseResult {
   }
   if (!r) return { kind: 'none' };
   const turns: IndexTurn[] = [];
+  let title: { n: number; side: number; text: string } | null = null;
+  let bytes = 0;
   for (const t of r.turns) {
     if (t.role !== 'user' && t.role !== 'assistant') continue;
-    turns.push([t.n, t.role === 'user' ? 'u' : 'a', t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text]);
+    // Folded here, in the parse thread, so the thread that writes SQLite does not.
+    turns.push([t.n, t.role === 'user' ? 'u' : 'a', t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '']);
+    if (!t.text) continue;
+    bytes += Buffer.byteLength(t.text);
+    const side = t.sidechain ? 1 : 0;
+    if (t.role === 'user' && (!title || side < title.side)) title = { n: t.n, side, text: t.text };
   }
-  return { kind: 'turns', turns, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end };
+  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end };
 }

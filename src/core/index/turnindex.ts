@@ -18,7 +18,7 @@ import { readManifest } from '../floor/manifest';
 import type { Checkpoint, FileFacts, Turn } from '../turns';
 import { titleOf } from '../turns';
 import { laneRel } from './read';
-import { runParseJob, type IndexTurn, type ParseJob, type ParseResult } from './parse-job';
+import { fold, runParseJob, type ParseJob, type ParseResult } from './parse-job';
 import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
@@ -159,10 +159,7 @@ export interface UpdateReport {
 
 export type IndexOpen = { ok: true; index: TurnIndex } | { ok: false; reason: string };
 
-/** Lowercasing is the index's and the scan's one definition of "case-insensitive". */
-export function fold(s: string): string {
-  return s.toLowerCase();
-}
+export { fold };
 
 /** Can the index answer this term? The trigram tokenizer needs three characters (code points). */
 export function indexable(term: string): boolean {
@@ -377,6 +374,15 @@ export class TurnIndex {
     const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0 };
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
+    if (this.root.kind === 'home') {
+      // This machine's index is named after it: a renamed machine starts again under its new name.
+      const name = this.root.machines[0].machine;
+      const was = this.st.getMeta.get('home_machine') as string | undefined;
+      if (was !== name) {
+        if (was !== undefined) this.reset();
+        this.tx(() => this.st.setMeta.run('home_machine', name));
+      }
+    }
     for (const mf of this.root.machines) {
       const key = `manifest:${mf.machine}`;
       const from = Number(this.st.getMeta.get(key) ?? 0);
@@ -497,7 +503,7 @@ export class TurnIndex {
   /** Forgets everything (a replaced floor). */
   reset(): void {
     this.tx(() => {
-      this.db.exec(`DELETE FROM turns; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k <> 'schema';`);
+      this.db.exec(`DELETE FROM turns; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
     });
   }
@@ -585,30 +591,24 @@ export class TurnIndex {
     }
     const base = row.sess_id * SPAN;
     let seq = ((this.st.lastSeq.get(base, base + SPAN) as number | null) ?? base) - base;
-    let title: IndexTurn | null = null;
-    let textBytes = 0;
     for (const t of r.turns) {
       if (++seq >= SPAN) throw new Error(`session ${row.sess_id} has more than ${SPAN - 1} turns`);
       const id = base + seq;
-      const text = t[8];
-      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], text ? 1 : 0);
-      if (text) {
-        textBytes += Buffer.byteLength(text);
-        this.st.insFts.run(id, fold(text));
-        if (t[1] === 'u' && (!title || t[2] < title[2])) title = t;
-      }
+      const folded = t[8];
+      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0);
+      if (folded) this.st.insFts.run(id, folded);
     }
     // The title is the first prompt (the main conversation's before a sub-agent's).
-    if (title) {
-      const key = title[2] * 2 ** 31 + title[0];
-      this.st.setTitle.run(titleOf(title[8]), key, row.sess_id, key);
+    if (r.title) {
+      const key = r.title.side * 2 ** 31 + r.title.n;
+      this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
     }
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
     const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
     this.refreshSession(row.sess_id, r.facts, row);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, text: textBytes, ahead: used };
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, text: r.text_bytes, ahead: used };
   }
 
   private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {

@@ -212,8 +212,9 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           .map((id) => idx.turn(id))
           .filter((t) => t !== undefined)
           .flatMap((t) => {
-          const file = idx.file(t.file_id)!;
-          const mf = root.machines.find((x) => x.machine === file.machine)!;
+          const file = idx.file(t.file_id);
+          const mf = file && root.machines.find((x) => x.machine === file.machine);
+          if (!file || !mf) return [];
           const role = t.role === 'u' ? ('user' as const) : ('assistant' as const);
           const abs = path.join(mf.dir, file.lake_path);
           try {

@@ -198,3 +198,18 @@ test('the cache can be deleted at any time: the next query builds it again', asy
     sb.cleanup();
   }
 });
+
+test('leftovers of a rebuild whose process died are removed by the next rebuild', async () => {
+  const sb = await capturedSandbox('cache-stale');
+  try {
+    // A pid that cannot be running: above the kernel's pid_max.
+    const dead = path.join(sb.brain, 'brain.duckdb.rebuild-99999999-1');
+    fs.writeFileSync(dead, 'partial');
+    fs.mkdirSync(`${dead}.tmp`);
+    await rebuildCache(sb.brain);
+    assert.equal(fs.existsSync(dead), false);
+    assert.equal(fs.existsSync(`${dead}.tmp`), false);
+  } finally {
+    sb.cleanup();
+  }
+});

@@ -260,3 +260,17 @@ test('a store: every machine is searched, and citations verify there after the o
     fs.rmSync(store, { recursive: true, force: true });
   }
 });
+
+test('a renamed machine: the index starts again under the new name', () => {
+  const dir = tmp('rename');
+  try {
+    constructed(dir);
+    const a = search({ term: TERM }, envOf(dir, { BRAIN_MACHINE: 'old-name' }));
+    assert.ok(a.hits.every((h) => h.machine === 'old-name'));
+    const b = search({ term: TERM }, envOf(dir, { BRAIN_MACHINE: 'new-name' }));
+    assert.deepEqual(ids(b), ids(a));
+    assert.ok(b.hits.every((h) => h.machine === 'new-name' && h.snippets.every((s) => s.citation.machine === 'new-name')));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
