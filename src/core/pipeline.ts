@@ -1,6 +1,7 @@
 // After capture: bring the caches up to the floor. Each step is a cache (deletable, rebuilt from
 // the floor), so a failing step is reported and never undoes or blocks capture.
-import type { Env } from './home';
+import * as fs from 'node:fs';
+import { layout, type Env } from './home';
 import { describe } from './errors';
 import { scanPending } from './secrets/index';
 import { openIndex } from './index/turnindex';
@@ -52,7 +53,9 @@ export async function afterCapture(home: string, env: Env = process.env, opts: P
       }
     }),
   );
-  if (opts.duckdb !== false) {
+  // The first DuckDB build is the slow one (about a minute of CPU per GB of lake): it happens on the
+  // first query (brain sql, stats, the activity picture), not in the way of capture.
+  if (opts.duckdb !== false && fs.existsSync(layout(home).duckdb)) {
     out.push(
       await step('duckdb', async () => {
         const r = await updateCache(home);
