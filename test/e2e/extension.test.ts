@@ -202,7 +202,8 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     // Clicking it shows `brain status` (this machine's last sync and every machine in the store).
     await item.click();
     const output = page.locator('.part.panel .monaco-editor .view-lines');
-    await until('brain status in the output panel', async () => /\$ brain status/.test(await output.innerText()), 30_000);
+    await until('brain status in the output panel', async () => /This machine: testbox/.test(await output.innerText()), 30_000);
+    await screenshot(page, 'status');
     lockStore(false);
   });
 

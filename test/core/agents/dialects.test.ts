@@ -164,6 +164,7 @@ test('Codex: an event before its item (newer builds) still pairs; events without
       [4, 6],
       [71, 71],
       [85, 85],
+      [101, 101], // item_completed UserMessage (0.17x) counts as the event
     ],
   );
 });

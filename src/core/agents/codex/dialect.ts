@@ -7,7 +7,8 @@
 //
 // Which user items a person typed: the harness also writes context as user messages (AGENTS.md,
 // environment context, skills), and in redacted or older files their tags are gone. Newer builds
-// mark real input with an event_msg/user_message beside its response_item, so user items are held
+// mark real input with an event_msg/user_message (0.17x: item_completed UserMessage) beside its
+// response_item, so user items are held
 // until the model answers, then paired with those events: a paired item is a prompt, an event with
 // no item is a prompt on its own, and an unpaired item is context once the file has shown such
 // events (a file without any, as old builds write, has no other way to tell, so it is a prompt).
@@ -168,6 +169,12 @@ class CodexParser extends BaseParser<St> {
     if (p.type === 'user_message') {
       this.st.sawUserEvent = true;
       this.userItem(l, 'event', j.str(p.message), ts);
+      return;
+    }
+    // Newer builds (0.17x) mark typed input with item_completed UserMessage instead.
+    if (p.type === 'item_completed' && isObj(p.item) && p.item.type === 'UserMessage') {
+      this.st.sawUserEvent = true;
+      this.userItem(l, 'event', this.messageText(j, p.item.content), ts);
       return;
     }
     if (p.type === 'token_count' && isObj(p.info)) {

@@ -176,6 +176,10 @@ def codex(path):
                 st['saw_event'] = True
                 close_reply()
                 st['window'].append({'kind': 'event', 'line': no, 'text': (p.get('message') or '') if isinstance(p.get('message'), str) else ''})
+            elif t == 'event_msg' and p.get('type') == 'item_completed' and isinstance(p.get('item'), dict) and p['item'].get('type') == 'UserMessage':
+                st['saw_event'] = True
+                close_reply()
+                st['window'].append({'kind': 'event', 'line': no, 'text': msg_text(p['item'].get('content'))})
             elif t == 'compacted':
                 if isinstance(p.get('message'), str) and p['message'].strip():
                     sysitem(no)
