@@ -43,7 +43,7 @@ export function plantedFloor(name: string, seed = 7): PlantedFloor {
 }
 
 export function record(sb: Sandbox): void {
-  const r = brain(sb, ['record']);
+  const r = brain(sb, ['record', '--no-caches']);
   assert.equal(r.status, 0, `brain record failed: ${r.stderr}`);
 }
 
