@@ -60,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): Live {
 
   // The extension host's main thread must never stall: measure it while the worker catches up.
   const loop = monitorEventLoopDelay({ resolution: 10 });
+  let elu: ReturnType<typeof performance.eventLoopUtilization> | undefined;
   let catchUp: { resolve(): void; report(p: Progress): void; started: number } | undefined;
   const onProgress = (p: Progress) => {
     status.setProgress(p);
@@ -67,6 +68,8 @@ export function activate(context: vscode.ExtensionContext): Live {
     if (!p.done && !catchUp) {
       loop.reset();
       loop.enable();
+      elu = performance.eventLoopUtilization();
+      state.mainWorkMaxMs = 0;
       let resolve!: () => void;
       let last = { files: 0, bytes: 0 };
       const cur: { resolve(): void; report(p: Progress): void; started: number } = { resolve: () => resolve(), report: () => undefined, started: Date.now() };
@@ -89,11 +92,19 @@ export function activate(context: vscode.ExtensionContext): Live {
     if (catchUp && !p.done) catchUp.report(p);
     if (catchUp && p.done) {
       loop.disable();
-      const l: LoopDelay = { max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, mean: loop.mean / 1e6, samples: loop.count, during: `catch-up of ${p.files} files, ${bytes(p.bytes)}` };
+      const l: LoopDelay = {
+        max: loop.max / 1e6,
+        p99: loop.percentile(99) / 1e6,
+        mean: loop.mean / 1e6,
+        samples: loop.count,
+        during: `catch-up of ${p.files} files, ${bytes(p.bytes)}`,
+        utilization: elu ? performance.eventLoopUtilization(elu).utilization : undefined,
+        ownMaxMs: state.mainWorkMaxMs,
+      };
       state.loop = l;
       state.catchUps.push(p);
       status.setLoopDelay(l);
-      out.appendLine(`catch-up ${p.cancelled ? 'cancelled' : 'done'} in ${Date.now() - catchUp.started} ms: ${p.files} files, ${bytes(p.bytes)}; extension host event-loop delay max ${l.max.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, mean ${l.mean.toFixed(1)} ms over ${l.samples} samples`);
+      out.appendLine(`catch-up ${p.cancelled ? 'cancelled' : 'done'} in ${Date.now() - catchUp.started} ms: ${p.files} files, ${bytes(p.bytes)}; extension host event-loop delay max ${l.max.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, mean ${l.mean.toFixed(1)} ms over ${l.samples} samples; main thread busy ${((l.utilization ?? 0) * 100).toFixed(1)}%, longest piece of this extension's work on it ${(l.ownMaxMs ?? 0).toFixed(1)} ms`);
       catchUp.resolve();
       catchUp = undefined;
     }

@@ -66,6 +66,10 @@ export interface LoopDelay {
   mean: number;
   samples: number;
   during: string;
+  /** Share of the window the main thread was running at all (anything, not only this extension). */
+  utilization?: number;
+  /** The longest single piece of this extension's own work on the main thread, in ms. */
+  ownMaxMs?: number;
 }
 
 export type Role = 'writer' | 'follower' | 'off';
