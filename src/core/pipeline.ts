@@ -3,10 +3,7 @@
 import * as fs from 'node:fs';
 import { layout, type Env } from './home';
 import { describe } from './errors';
-import { scanPending } from './secrets/index';
-import { openIndex } from './index/turnindex';
-import { homeRoot } from './index/roots';
-import { updateCache } from './cache/index';
+
 
 export interface StepResult {
   step: 'secrets' | 'index' | 'duckdb';
@@ -34,6 +31,7 @@ export async function afterCapture(home: string, env: Env = process.env, opts: P
   const out: StepResult[] = [];
   out.push(
     await step('secrets', async () => {
+      const { scanPending } = await import('./secrets/index');
       const r = await scanPending(home, { waitMs: 0 });
       if (!r.ran) return 'another scan is running';
       return r.added.length > 0
@@ -43,6 +41,8 @@ export async function afterCapture(home: string, env: Env = process.env, opts: P
   );
   out.push(
     await step('index', async () => {
+      const { openIndex } = await import('./index/turnindex');
+      const { homeRoot } = await import('./index/roots');
       const o = openIndex(homeRoot(env, home));
       if (!o.ok) return `not updated: ${o.reason} (search falls back to a scan)`;
       try {
@@ -58,6 +58,8 @@ export async function afterCapture(home: string, env: Env = process.env, opts: P
   if (opts.duckdb !== false && fs.existsSync(layout(home).duckdb)) {
     out.push(
       await step('duckdb', async () => {
+        // Loaded only here: DuckDB's native module stays out of processes that never query it.
+        const { updateCache } = await import('./cache/index');
         const r = await updateCache(home);
         return r.mode === 'current' ? 'current' : `${r.mode}: ${r.manifestLines} manifest line(s)${r.problems.length ? `, ${r.problems.length} problem(s)` : ''}`;
       }),

@@ -17,6 +17,7 @@ async function until(what: string, fn: () => boolean, ms = 15000): Promise<void>
 
 test('watch captures appends and new files as they happen, does nothing while idle, stops on SIGTERM', async () => {
   const sb = sandbox({ fixtures: true, name: 'watch' });
+  fs.rmSync(path.join(sb.home, '.cursor'), { recursive: true });
   const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -37,6 +38,11 @@ test('watch captures appends and new files as they happen, does nothing while id
     fs.mkdirSync(path.dirname(fresh), { recursive: true });
     fs.writeFileSync(fresh, '{"type":"session","id":"n"}\n');
     await until('new file captured', () => fs.existsSync(path.join(sb.brain, 'lake', 'pi', '--new--', 'n.jsonl')));
+    // An agent installed after the watcher started: its sessions folder appears later.
+    const late = path.join(sb.home, '.cursor', 'projects', 'p', 'agent-transcripts', 't.jsonl');
+    fs.mkdirSync(path.dirname(late), { recursive: true });
+    fs.writeFileSync(late, '{"role":"user","message":{"content":[{"type":"text","text":"hi"}]}}\n');
+    await until('late folder captured', () => fs.existsSync(path.join(sb.brain, 'lake', 'cursor', 'p', 'agent-transcripts', 't.jsonl')));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
   } finally {

@@ -7,7 +7,7 @@ import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { AGENTS } from '../agents';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
-import { afterCapture, type StepResult } from '../pipeline';
+import type { StepResult } from '../pipeline';
 
 export interface Watcher {
   close(): Promise<void>;
@@ -58,7 +58,7 @@ export function startWatch(opts: WatchOptions): Watcher {
           const duckdb = Date.now() - lastDuck >= DUCKDB_EVERY_MS;
           if (duckdb) lastDuck = Date.now();
           cachesOnce = true;
-          opts.onCaches?.(await afterCapture(opts.home, env, { duckdb }));
+          opts.onCaches?.(await caches(opts.home, env, duckdb));
           if (!duckdb) duckPending = true;
         }
       } catch (e) {
@@ -74,7 +74,7 @@ export function startWatch(opts: WatchOptions): Watcher {
     lastDuck = Date.now();
     running = running.then(async () => {
       if (closed) return;
-      opts.onCaches?.(await afterCapture(opts.home, env, { duckdb: true }));
+      opts.onCaches?.(await caches(opts.home, env, true));
     });
   }, 5_000);
   duckTimer.unref?.();
@@ -105,7 +105,6 @@ export function startWatch(opts: WatchOptions): Watcher {
     }, debounce);
   };
 
-  const ready = run(undefined).then(() => lastReport);
   let lastReport: CaptureReport = undefined as unknown as CaptureReport;
   const prevOnPass = opts.onPass;
   opts.onPass = (r) => {
@@ -113,23 +112,39 @@ export function startWatch(opts: WatchOptions): Watcher {
     prevOnPass?.(r);
   };
 
-  // Watch the agents' parent folders too, so a sessions folder created later is picked up.
-  const targets = [...new Set(roots.flatMap((r) => [r, path.dirname(r)]))].filter((p) => fs.existsSync(p));
-  const watcher: FSWatcher = chokidarWatch(targets, {
-    ignoreInitial: true,
-    followSymlinks: false,
-    awaitWriteFinish: false,
-    depth: 12,
-    ignored: (p: string) => p.includes(`${path.sep}.git${path.sep}`),
-  });
-  watcher.on('all', (event, p) => {
-    if (event === 'addDir' && roots.includes(p)) fullPass = true;
-    else if (event === 'unlink') fullPass = true; // a vanished file may have a waiting tail
+  const onEvent = (event: string, p: string) => {
+    if (event === 'unlink') fullPass = true; // a vanished file may have a waiting tail
     else if (event === 'add' || event === 'change') changed.add(p);
     else return;
     kick();
+  };
+  const opened = new Set(roots.filter((r) => fs.existsSync(r)));
+  const watcher: FSWatcher = chokidarWatch([...opened], {
+    ignoreInitial: true,
+    followSymlinks: false,
+    depth: 12,
+    ignored: (p: string) => p.includes(`${path.sep}.git${path.sep}`),
   });
+  watcher.on('all', onEvent);
   watcher.on('error', (e) => opts.onError?.(e));
+  // A sessions folder that does not exist yet (an agent installed later): watch its parents, one
+  // level deep, and start watching the folder when it appears.
+  const parents = [...new Set(roots.filter((r) => !opened.has(r)).flatMap((r) => [path.dirname(r), path.dirname(path.dirname(r))]))].filter((p) => fs.existsSync(p));
+  const parentWatcher: FSWatcher = chokidarWatch(parents, { ignoreInitial: true, followSymlinks: false, depth: 1 });
+  parentWatcher.on('addDir', () => {
+    for (const r of roots) {
+      if (opened.has(r) || !fs.existsSync(r)) continue;
+      opened.add(r);
+      watcher.add(r);
+      fullPass = true;
+      kick();
+    }
+  });
+  parentWatcher.on('error', (e) => opts.onError?.(e));
+
+  // Catch up only once the watchers are live, so nothing written in between is missed.
+  const live = (w: FSWatcher) => new Promise<void>((res) => w.once('ready', () => res()));
+  const ready = Promise.all([live(watcher), live(parentWatcher)]).then(() => run(undefined)).then(() => lastReport);
 
   return {
     ready,
@@ -138,10 +153,16 @@ export function startWatch(opts: WatchOptions): Watcher {
       clearInterval(duckTimer);
       if (timer) clearTimeout(timer);
       if (quietTimer) clearTimeout(quietTimer);
-      await watcher.close();
+      await Promise.all([watcher.close(), parentWatcher.close()]);
       await running;
     },
   };
+}
+
+/** The cache pipeline loads DuckDB's native module: only when a pass needs it. */
+async function caches(home: string, env: Env, duckdb: boolean): Promise<StepResult[]> {
+  const { afterCapture } = await import('../pipeline');
+  return afterCapture(home, env, { duckdb });
 }
 
 function hasPending(home: string): boolean {
