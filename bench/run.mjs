@@ -128,7 +128,7 @@ if (only.includes('floor')) {
   results.hook = { hook_ms: hookMs, node_ms: nodeMs };
 }
 
-for (const section of ['search', 'store', 'secrets', 'cache']) {
+for (const section of ['search', 'store', 'secrets', 'cache', 'coalesce']) {
   if (!only.includes(section)) continue;
   const file = path.join(root, 'bench', `${section}.mjs`);
   if (!fs.existsSync(file)) continue;

@@ -16,6 +16,8 @@ const entries = [
   { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', optional: true },
+  // The turn index's parse thread, found beside whichever bundle builds the index.
+  { entryPoints: ['src/core/index/parse-worker.ts'], outfile: 'dist/index-worker.js' },
 ];
 
 import { existsSync } from 'node:fs';

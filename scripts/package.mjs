@@ -109,9 +109,9 @@ export function packageVsix(argv = []) {
   for (const f of fs.readdirSync(path.join(REPO, 'dist'))) {
     if (/\.(js|js\.map)$/.test(f)) copy(path.join(REPO, 'dist', f), path.join(stage, 'dist', f));
   }
-  for (const d of ['media', 'sql']) if (fs.existsSync(path.join(REPO, d))) copy(path.join(REPO, d), path.join(stage, d));
+  for (const d of ['media', 'sql', 'skills']) if (fs.existsSync(path.join(REPO, d))) copy(path.join(REPO, d), path.join(stage, d));
   for (const f of ['CHANGELOG.md', 'LICENSE']) if (fs.existsSync(path.join(REPO, f))) copy(path.join(REPO, f), path.join(stage, f));
-  const readme = ['docs/extension.md', 'README.md'].map((f) => path.join(REPO, f)).find((f) => fs.existsSync(f));
+  const readme = ['README.md'].map((f) => path.join(REPO, f)).find((f) => fs.existsSync(f));
   fs.writeFileSync(path.join(stage, 'README.md'), readme ? fs.readFileSync(readme) : `# ${root.displayName}\n\n${root.description}\n`);
 
   // Runtime node_modules: exactly the externals of the bundles and what they require.

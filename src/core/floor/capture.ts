@@ -13,7 +13,7 @@ import { crashPoint } from './crash';
 import { writeAll, writeFileAtomic } from './durable';
 import type { Lane, ManifestLine } from './manifest';
 import { boundedLakeRel, displayPath, generationName, lakeSegment } from './names';
-import { FP_WINDOW, readOffsets, type OffsetRec } from './offsets';
+import { FP_WINDOW, readOffsets, writeOffsets, type OffsetRec } from './offsets';
 import { countNewlines } from './ranges';
 import { commitEntry, laneSpool, spoolId, type ChunkEntry } from './spool';
 import { waitLock, tryLock, type HeldLock } from './lock';
@@ -54,6 +54,8 @@ export interface CaptureOptions {
   lockWaitMs?: number;
   onProgress?: (p: { files: number; bytes: number }) => void;
   shouldStop?: () => boolean;
+  /** The pass's clock (ms since the epoch), for the quiet periods; tests and the bench set it. */
+  now?: number;
 }
 
 export const DEFAULT_QUIET_MS = 10 * 60_000;
@@ -107,6 +109,7 @@ export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
       rewriteQuietMs: rewriteQuietFromEnv(env),
       onProgress: opts.onProgress,
       shouldStop: opts.shouldStop,
+      now: opts.now,
     });
     for (const agent of AGENTS) {
       for (const root of agent.roots(env)) {
@@ -157,6 +160,7 @@ interface PassOpts {
   rewriteQuietMs: number;
   onProgress?: (p: { files: number; bytes: number }) => void;
   shouldStop?: () => boolean;
+  now?: number;
 }
 
 interface PendingDesc {
@@ -183,14 +187,16 @@ class Pass {
   private seen = new Set<string>();
   stopped = false;
   private progress = { files: 0, bytes: 0 };
-  private now = Date.now();
+  private now: number;
 
   constructor(
     readonly l: Layout,
     readonly report: CaptureReport,
     readonly applier: Applier,
     readonly o: PassOpts,
-  ) {}
+  ) {
+    this.now = o.now ?? Date.now();
+  }
 
   private warn(lane: Lane, code: string, p: string, message: string, hint?: string): void {
     this.report.events.push({ code, path: p, message, hint });
@@ -282,10 +288,13 @@ class Pass {
       else if (off.unterminated && st.size > off.consumed)
         reason = 'continued a line that was captured unterminated';
       if (reason && agent.rewritesWhole?.(baseRel)) {
-        // A file rewritten whole on every update: keep one version per quiet period while it keeps
-        // changing, and always the last one (captured once it has been quiet that long).
-        const sinceLast = this.now - (Date.parse(off.updated_at) || 0);
-        if (sinceLast < this.o.rewriteQuietMs && this.now - st.mtimeMs < this.o.rewriteQuietMs) {
+        // A file rewritten whole on every update: its versions are kept when it goes quiet (the
+        // last change always), or once per quiet period while it keeps changing; a burst of
+        // rewrites (a streamed reply) becomes one generation, not one per rewrite.
+        const quiet = this.now - st.mtimeMs >= this.o.rewriteQuietMs;
+        const since = off.deferred_since ?? null;
+        if (!quiet && (since === null || this.now - since < this.o.rewriteQuietMs)) {
+          if (since === null) writeOffsets(this.l.offsets, { ...off, deferred_since: this.now });
           this.report.lanes[lane].deferred++;
           return;
         }
@@ -429,7 +438,7 @@ class Pass {
         lines: base.lines + lineCount,
         unterminated,
         ...fingerprints(fd, chunkEnd),
-        updated_at: new Date().toISOString(),
+        updated_at: new Date(this.now).toISOString(),
       };
       // The pending tail (if any) must know the floor state it follows, for a vanished origin.
       const p = readPending(pendingFile);
@@ -535,7 +544,7 @@ class Pass {
         size: -1,
         mtime_ms: -1,
         ...fingerprints(lakeFd, c.byte_to),
-        updated_at: new Date().toISOString(),
+        updated_at: new Date(this.now).toISOString(),
       };
     } finally {
       fs.closeSync(lakeFd);
@@ -641,7 +650,7 @@ class Pass {
       // The tail's fingerprint from the lake once applied; recomputed at the next capture.
       head_sha: p.byte_from === 0 ? sha256(head) : base.head_sha,
       tail_sha: '',
-      updated_at: new Date().toISOString(),
+      updated_at: new Date(this.now).toISOString(),
     };
     commitEntry(this.l.spool, { v: 1, kind: 'chunk', id, line, offsets: after });
     fs.rmSync(file, { force: true });

@@ -28,6 +28,8 @@ export interface OffsetRec {
   head_sha: string;
   tail_sha: string;
   updated_at: string;
+  /** A rewrite of a whole-file origin first seen at this time and not yet kept (coalescing). */
+  deferred_since?: number;
 }
 
 export const FP_WINDOW = 4096;
