@@ -1,5 +1,6 @@
 import { search as searchCore, DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
 import { BrainError } from '../core/errors';
+import { callerSession } from '../core/harness/caller';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 
 function width(stream: NodeJS.WritableStream): number {
@@ -55,7 +56,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     { name: 'machine', type: 'string', help: 'only these machines (comma-separated)' },
     { name: 'since', type: 'string', help: 'active since: ISO date/time, or 30m, 12h, 7d, 2w' },
     { name: 'limit', type: 'number', short: 'n', help: `sessions to list (default ${DEFAULT_LIMIT})` },
-    { name: 'skip', type: 'string', help: 'leave out this session (the one searching)' },
+    { name: 'skip', type: 'string', help: 'leave out this session (default: the calling agent session, from BRAIN_SESSION_ID, CLAUDE_CODE_SESSION_ID or CODEX_THREAD_ID; "" for none)' },
     { name: 'newest', type: 'bool', help: 'newest first within each tier' },
     { name: 'store', type: 'string', help: 'search a store folder (every machine) instead of BRAIN_HOME' },
     { name: 'json', type: 'bool', help: 'machine-readable result (the MCP and LM tools\' shape)' },
@@ -70,7 +71,10 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     if (o.machine !== undefined) input.machine = o.machine as string;
     if (o.since !== undefined) input.since = o.since as string;
     if (o.limit !== undefined) input.limit = o.limit as number;
-    if (o.skip !== undefined) input.skip = o.skip as string;
+    // An agent running `brain search` from its shell is searching from inside its own session:
+    // leave that one out unless told otherwise.
+    const skip = o.skip !== undefined ? (o.skip as string) : callerSession(ctx.env)?.session;
+    if (skip) input.skip = skip;
     if (o.newest) input.newest = true;
     if (o.store !== undefined) input.store = o.store as string;
     const r = searchCore(input, ctx.env);

@@ -28,16 +28,9 @@ export const CORE_TOOL: Record<string, string> = {
   brain_verify_citation: 'brain_verify',
 };
 
-/** brain_sql's input: declared here until the core declares one beside the recall tools. */
-export const SQL_INPUT_SCHEMA = {
-  type: 'object',
-  properties: {
-    query: { type: 'string', minLength: 1, description: 'One read-only DuckDB statement (SELECT, WITH … SELECT, DESCRIBE, SHOW).' },
-    limit: { type: 'integer', minimum: 1, maximum: 500, description: 'Most rows returned (default 100).' },
-  },
-  required: ['query'],
-  additionalProperties: false,
-} as const;
+import { SQL_INPUT_SCHEMA } from '../core/recall/types';
+
+export { SQL_INPUT_SCHEMA };
 
 export async function recall(tool: string, input: unknown, ctx: RecallCtx): Promise<unknown> {
   let i = (input ?? {}) as never;

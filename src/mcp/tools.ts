@@ -24,9 +24,7 @@ import {
   type TurnView,
   type VerifyInput,
 } from '../core/recall';
-// The SQL tool's input is declared beside the LM tools until the core declares one; importing it
-// keeps a single declaration (src/extension/recall.ts imports nothing from vscode).
-import { SQL_INPUT_SCHEMA } from '../extension/recall';
+import { SQL_INPUT_SCHEMA } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';

@@ -242,6 +242,17 @@ export const VERIFY_INPUT_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
+/** The read-only SQL tool's input (brain_sql in VS Code, sql over MCP): declared once, beside the others. */
+export const SQL_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', minLength: 1, description: 'One read-only DuckDB statement (SELECT, WITH … SELECT, DESCRIBE, SHOW).' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, description: 'Most rows returned (default 100).' },
+  },
+  required: ['query'],
+  additionalProperties: false,
+} as const;
+
 export interface RecallToolSpec {
   name: 'brain_search' | 'brain_read' | 'brain_cite' | 'brain_verify';
   title: string;
