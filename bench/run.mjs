@@ -87,7 +87,8 @@ if (only.includes('floor')) {
   const bigFile = path.join(home, '.claude', 'projects', '-bench-append', 'big-50mb.jsonl');
   const smallFile = path.join(home, '.claude', 'projects', '-bench-append', 'small-50kb.jsonl');
   fs.mkdirSync(path.dirname(bigFile), { recursive: true });
-  const line = JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(400) } }) + '\n';
+  // Tool output, as most of a real session's bytes are (and not indexed as conversation text).
+  const line = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_bench', content: 'x'.repeat(400) }] } }) + '\n';
   fs.writeFileSync(bigFile, line.repeat(Math.ceil((50 << 20) / line.length)));
   fs.writeFileSync(smallFile, line.repeat(Math.ceil((50 << 10) / line.length)));
   await measure(process.execPath, [CLI, 'record'], env);
