@@ -125,8 +125,12 @@ export function install({ log = console.log } = {}) {
     const t = Date.now();
     log(`installing code-server ${CODE_SERVER_VERSION} with Node ${NODE_VERSION} into ${rt.csPrefix} (about 2 minutes)`);
     fs.rmSync(rt.csPrefix, { recursive: true, force: true });
+    // Under `npm test` the outer npm's npm_config_* variables (user-agent "node/v20" among them)
+    // would become the inner install's config, and code-server's postinstall reads its Node version
+    // from that user agent: start the inner npm from a clean slate.
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
     const env = {
-      ...process.env,
+      ...clean,
       PATH: `${path.join(rt.nodeDir, 'bin')}${path.delimiter}${process.env.PATH}`,
       npm_config_nodedir: rt.nodeDir,
       npm_config_unsafe_perm: 'true',

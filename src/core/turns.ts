@@ -151,6 +151,9 @@ export interface Dialect {
   /** Does this lake file (path inside the lane) hold a conversation this dialect reads? */
   reads(rel: string): boolean;
   open(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint): DialectParser;
+  /** Every turn of this file cites the same span (a document rewritten whole, a replayed change
+   * log): a turn is told from its siblings by its number, and a parse of its span reads them all. */
+  sharedSpans?(rel: string): boolean;
 }
 
 export function emptyFacts(): FileFacts {

@@ -5,8 +5,10 @@ import { ccDialect } from './cc/dialect';
 import { codexDialect } from './codex/dialect';
 import { piDialect } from './pi/dialect';
 import { cursorDialect } from './cursor/dialect';
+import { geminiDialect } from './gemini/dialect';
+import { copilotDialect } from './copilot/dialect';
 
-export const DIALECTS: Dialect[] = [ccDialect, codexDialect, piDialect, cursorDialect];
+export const DIALECTS: Dialect[] = [ccDialect, codexDialect, piDialect, cursorDialect, geminiDialect, copilotDialect];
 
 export function dialectFor(lane: string): Dialect | undefined {
   return DIALECTS.find((d) => d.lane === lane);

@@ -60,12 +60,13 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
  * text): its lines are read again and parsed on their own. A turn's lines hold all of its text,
  * so this gives the text the index was built from; null when no such turn comes out.
  */
-export function turnText(file: string, lane: string, rel: string, span: Span, role: 'user' | 'assistant'): string | null {
+export function turnText(file: string, lane: string, rel: string, span: Span & { n?: number }, role: 'user' | 'assistant'): string | null {
   const d = dialectFor(lane);
   if (!d || !d.reads(rel)) return null;
   let found: string | null = null;
+  const byN = span.n !== undefined && d.sharedSpans?.(rel) === true;
   const p = d.open({ full: false, rel }, (t) => {
-    if (found === null && t.span.line_from === span.line_from && t.role === role) found = t.text;
+    if (found === null && t.span.line_from === span.line_from && t.role === role && (!byN || t.n === span.n)) found = t.text;
   });
   forEachLine(file, { byte: span.byte_from, line: span.line_from }, span.byte_to, (l) => p.line(l), { tail: true });
   p.finish();

@@ -241,13 +241,142 @@ def cursor(path):
 
 DIALECTS = {'claude': cc, 'codex': codex, 'pi': pi, 'cursor': cursor}
 
+# ---------------------------------------------------------------- Gemini CLI (`derive.py more`)
+# user turn       a `user` message (displayContent when given, else its content text)
+# assistant turn  a `gemini` message (early builds: `model` with `parts`)
+# .jsonl          messages in order; a repeated id replaces the earlier write in place; $set with
+#                 `messages` replaces the list; $rewindTo drops that message and all after it.
+def gemini_text(v):
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list):
+        return '\n\n'.join(p['text'] for p in v if isinstance(p, dict) and isinstance(p.get('text'), str) and p['text'].strip())
+    return ''
+
+def gemini(path):
+    if path.endswith('.json'):
+        with open(path, encoding='utf8') as f:
+            msgs = [m for m in json.load(f).get('messages', []) if isinstance(m, dict)]
+    else:
+        msgs = []
+        for no, o in lines(path):
+            if isinstance(o.get('$set'), dict):
+                if isinstance(o['$set'].get('messages'), list):
+                    msgs = [m for m in o['$set']['messages'] if isinstance(m, dict)]
+            elif isinstance(o.get('$rewindTo'), str):
+                ids = [m.get('id') for m in msgs]
+                if o['$rewindTo'] in ids:
+                    msgs = msgs[:ids.index(o['$rewindTo'])]
+            elif isinstance(o.get('type'), str) and (isinstance(o.get('id'), str) or 'content' in o):
+                ids = [m.get('id') for m in msgs]
+                if isinstance(o.get('id'), str) and o['id'] in ids:
+                    msgs[ids.index(o['id'])] = o
+                else:
+                    msgs.append(o)
+    turns = []
+    for i, m in enumerate(msgs):
+        if m.get('type') == 'user':
+            d = m.get('displayContent')
+            text = d if isinstance(d, str) and d.strip() else gemini_text(m.get('content'))
+            turns.append({'line': i, 'role': 'user', 'side': False, 'parts': [text]})
+        elif m.get('type') in ('gemini', 'model'):
+            c = m.get('content') if 'content' in m else m.get('parts')
+            turns.append({'line': i, 'role': 'assistant', 'side': False, 'parts': [gemini_text(c)]})
+    return turns
+
+# ---------------------------------------------------------------- Copilot Chat (`derive.py more`)
+# .json           requests[]: message.text is the user turn; a non-empty response[] the assistant
+#                 turn, its text the markdown `value` parts (no kind) and inline references (by
+#                 file name) concatenated as one stream.
+# chatSessions .jsonl  kind 0 snapshot / 1 set / 2 push (truncate to i first) / 3 delete, replayed.
+# transcripts .jsonl   user.message and assistant.message events, one turn each.
+def replay(entries):
+    state = None
+    for e in entries:
+        kind, k = e.get('kind'), e.get('k') or []
+        if kind == 0:
+            state = e.get('v')
+            continue
+        if not k:
+            if kind == 1:
+                state = e.get('v')
+            continue
+        cur = state
+        for key in k[:-1]:
+            if isinstance(cur, list):
+                cur = cur[key]
+            else:
+                if cur.get(key) is None:
+                    cur[key] = {}
+                cur = cur[key]
+        last = k[-1]
+        if kind == 1:
+            cur[last] = e.get('v')
+        elif kind == 2:
+            a = cur.get(last) if isinstance(cur, dict) else cur[last]
+            if not isinstance(a, list):
+                a = []
+                cur[last] = a
+            if isinstance(e.get('i'), int):
+                del a[e['i']:]
+            a.extend(e.get('v') or [])
+        elif kind == 3:
+            if isinstance(cur, list):
+                cur.pop(last)
+            else:
+                cur.pop(last, None)
+    return state
+
+def copilot_reply(response):
+    s = ''
+    for p in response:
+        if not isinstance(p, dict):
+            continue
+        if p.get('kind') in (None, 'markdownContent') and isinstance(p.get('value'), str):
+            s += p['value']
+        elif p.get('kind') == 'inlineReference':
+            if isinstance(p.get('name'), str):
+                s += p['name']
+            else:
+                r = p.get('inlineReference') or {}
+                u = r.get('uri') if isinstance(r.get('uri'), dict) else r
+                s += (u.get('path') or '').split('/')[-1]
+    return s
+
+def copilot(path):
+    turns = []
+    if '/transcripts/' in path:
+        for no, o in lines(path):
+            d = o.get('data') if isinstance(o.get('data'), dict) else {}
+            if o.get('type') == 'user.message':
+                turns.append({'line': no, 'role': 'user', 'side': False, 'parts': [d.get('content') or '']})
+            elif o.get('type') == 'assistant.message':
+                turns.append({'line': no, 'role': 'assistant', 'side': False, 'parts': [d.get('content') or '']})
+        return turns
+    if path.endswith('.jsonl'):
+        sess = replay([o for _, o in lines(path)])
+    else:
+        with open(path, encoding='utf8') as f:
+            sess = json.load(f)
+    for r in sess.get('requests', []):
+        turns.append({'line': len(turns), 'role': 'user', 'side': False, 'parts': [(r.get('message') or {}).get('text') or '']})
+        resp = [p for p in (r.get('response') or []) if isinstance(p, dict)]
+        if resp:
+            turns.append({'line': len(turns), 'role': 'assistant', 'side': False, 'parts': [copilot_reply(resp)]})
+    return turns
+
+MORE = {'gemini': gemini, 'copilot': copilot}
+
 def main():
+    # `derive.py` writes expected.json (the first four agents); `derive.py more` writes
+    # expected_more.json (Gemini CLI, Copilot Chat: .json documents too).
+    more = sys.argv[1:] == ['more']
     out = []
-    for agent, fn in DIALECTS.items():
+    for agent, fn in (MORE if more else DIALECTS).items():
         base = os.path.join(FIX, agent)
         for dirpath, _, names in os.walk(base):
             for n in sorted(names):
-                if not n.endswith('.jsonl'):
+                if not (n.endswith('.jsonl') or (more and n.endswith('.json'))):
                     continue
                 p = os.path.join(dirpath, n)
                 turns = sorted(fn(p), key=lambda t: t['line'])

@@ -1,0 +1,204 @@
+// Gemini CLI chats -> turns.
+//
+// .jsonl (current): an append log. Line 1 is the session's metadata; then one line per message
+// *write* — a message may be written again later under the same id with more fields, and the last
+// write wins — plus {"$set":{…}} metadata updates (a `messages` key there replaces the whole list)
+// and {"$rewindTo":"<id>"}, which drops that message and everything after it. So no turn is final
+// until the file ends: the parser holds from the first line (the checkpoint stays at line 1 and a
+// grown file is read again whole), and a turn cites the line of its message's last write.
+// .json (legacy): one pretty-printed ConversationRecord rewritten whole on every update. Each
+// generation is its own lake file and a turn cites the whole document (lines 1..N): the lines of
+// one message inside a pretty-printed document are not a unit anyone can check on their own.
+import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
+import { BaseParser, addText, addThinking } from '../../index/parser';
+import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../../index/jsonl';
+
+interface St {
+  json: boolean;
+}
+
+interface Rec {
+  o: Obj;
+  span: Span;
+}
+
+/** Text of a Gemini `content`: a string, or Parts whose `text` fields are joined. */
+export function geminiText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  return arr(v)
+    .map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : ''))
+    .filter((s) => s.trim())
+    .join('\n\n');
+}
+
+function toolOutput(c: Obj): string {
+  const out: string[] = [];
+  for (const r of arr(c.result)) {
+    const fr = isObj(r) && isObj(r.functionResponse) ? r.functionResponse : null;
+    const resp = fr && isObj(fr.response) ? fr.response : null;
+    if (!resp) continue;
+    if (typeof resp.output === 'string') out.push(resp.output);
+    else if (typeof resp.error === 'string') out.push(resp.error);
+    else out.push(JSON.stringify(resp));
+  }
+  if (out.length === 0 && typeof c.resultDisplay === 'string') out.push(c.resultDisplay);
+  return out.join('\n');
+}
+
+class GeminiParser extends BaseParser<St> {
+  /** .jsonl: messages in conversation order, each with the span of its last write. */
+  private msgs: Rec[] = [];
+  /** .json: the document's lines. */
+  private doc: string[] = [];
+  private docSpan: Span | null = null;
+  private first = true;
+
+  constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
+    super(opts, emit, { json: opts.rel.endsWith('.json') }, resume);
+    if (!resume) {
+      const parts = opts.rel.split('/');
+      const i = parts.indexOf('chats');
+      // chats/<parent>/<id>.jsonl: a sub-agent's conversation.
+      if (i >= 0 && parts.length - i === 3) {
+        this.facts.subagent = true;
+        this.facts.parent_session = parts[i + 1];
+      }
+    }
+  }
+
+  protected onLine(l: RawLine): void {
+    this.hold(); // nothing is final before the file ends (see the top of this file)
+    const span = { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to };
+    if (this.st.json) {
+      this.doc.push(lineText(l));
+      if (!this.docSpan) this.docSpan = span;
+      else {
+        this.docSpan.line_to = l.no;
+        this.docSpan.byte_to = l.to;
+      }
+      return;
+    }
+    let o: unknown;
+    try {
+      o = JSON.parse(lineText(l));
+    } catch {
+      this.badLine(l);
+      return;
+    }
+    const wasFirst = this.first;
+    this.first = false;
+    if (!isObj(o)) {
+      this.badLine(l);
+      return;
+    }
+    if (isObj(o.$set)) {
+      this.meta(o.$set);
+      if (Array.isArray(o.$set.messages)) {
+        // A full checkpoint of the list: every message now cites this line.
+        this.msgs = o.$set.messages.filter(isObj).map((m) => ({ o: m, span: { ...span } }));
+      }
+      return;
+    }
+    if (typeof o.$rewindTo === 'string') {
+      const i = this.msgs.findIndex((m) => m.o.id === o.$rewindTo);
+      if (i >= 0) this.msgs.length = i;
+      return;
+    }
+    if (typeof o.type === 'string' && (typeof o.id === 'string' || 'content' in o)) {
+      const id = strOrNull(o.id);
+      const at = id === null ? -1 : this.msgs.findIndex((m) => m.o.id === id);
+      if (at >= 0) this.msgs[at] = { o, span };
+      else this.msgs.push({ o, span });
+      return;
+    }
+    if (wasFirst || typeof o.sessionId === 'string') {
+      this.meta(o);
+      return;
+    }
+    this.badLine(l);
+  }
+
+  private meta(o: Obj): void {
+    if (typeof o.sessionId === 'string') this.facts.native_session ??= o.sessionId;
+    if (o.kind === 'subagent') this.facts.subagent = true;
+    if (typeof o.summary === 'string' && o.summary.trim()) this.facts.title_hint = o.summary.trim();
+    this.seen(tsOf(o.startTime));
+    this.seen(tsOf(o.lastUpdated));
+  }
+
+  protected onFinish(): void {
+    if (this.st.json) {
+      if (!this.docSpan) return;
+      let o: unknown;
+      try {
+        o = JSON.parse(this.doc.join('\n'));
+      } catch {
+        o = null;
+      }
+      if (!isObj(o)) {
+        // A half-written document: still on the floor and found by the scan tier.
+        this.counts.bad++;
+        return;
+      }
+      this.meta(o);
+      const span = this.docSpan;
+      this.msgs = arr(o.messages)
+        .filter(isObj)
+        .map((m) => ({ o: m, span: { ...span } }));
+    }
+    for (const m of this.msgs) this.message(m);
+    this.release();
+  }
+
+  private message({ o, span }: Rec): void {
+    const ts = tsOf(o.timestamp);
+    this.seen(ts);
+    const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
+    let t: Turn;
+    if (o.type === 'user') {
+      t = this.turn(at, 'user', 'prompt', ts);
+      const shown = typeof o.displayContent === 'string' && o.displayContent.trim() ? o.displayContent : geminiText(o.content);
+      addText(t, shown);
+    } else if (o.type === 'gemini' || o.type === 'model') {
+      // 'model' with `parts`: the shape of early builds' records.
+      t = this.turn(at, 'assistant', 'reply', ts);
+      addText(t, geminiText(o.content ?? o.parts));
+      t.model = strOrNull(o.model);
+      if (this.opts.full) {
+        for (const th of arr(o.thoughts)) {
+          if (!isObj(th)) continue;
+          addThinking(t, [th.subject, th.description].filter((x) => typeof x === 'string' && x.trim()).join('\n'));
+        }
+      }
+      for (const c of arr(o.toolCalls)) {
+        if (!isObj(c)) continue;
+        t.tools.push({
+          id: strOrNull(c.id),
+          name: strOrNull(c.name) ?? '?',
+          arguments: this.opts.full && c.args !== undefined ? JSON.stringify(c.args) : '',
+          output: this.opts.full ? toolOutput(c) : '',
+          is_error: c.status === 'error',
+        });
+        const cts = tsOf(c.timestamp);
+        if (cts) t.ts_last = cts > (t.ts_last ?? '') ? cts : t.ts_last;
+      }
+      if (isObj(o.tokens)) {
+        const k = o.tokens;
+        t.tokens = { input: num(k.input), output: num(k.output), cache_creation: 0, cache_read: num(k.cached) };
+      }
+    } else {
+      // info / error / warning and types a newer CLI may add: said by the harness, not a person.
+      t = this.turn(at, 'system', 'notice', ts);
+      addText(t, geminiText(o.content ?? o.parts));
+    }
+    t.span = { ...span };
+    this.emit(t);
+  }
+}
+
+export const geminiDialect: Dialect = {
+  lane: 'gemini',
+  reads: (rel) => /\/chats\/.+\.jsonl?$/.test(rel),
+  sharedSpans: (rel) => rel.endsWith('.json'),
+  open: (opts, emit, resume) => new GeminiParser(opts, emit, resume),
+};
