@@ -86,7 +86,8 @@ WITH
     FROM floor.chunks GROUP BY file_id, witness_gen)
 SELECT
   f.file_id,
-  CASE f.lane WHEN 'cc' THEN 'claude-code' WHEN 'cursor' THEN 'cursor-agent' ELSE f.lane END AS agent,
+  CASE f.lane WHEN 'cc' THEN 'claude-code' WHEN 'cursor' THEN 'cursor-agent' WHEN 'gemini' THEN 'gemini-cli'
+              WHEN 'copilot' THEN 'copilot-chat' ELSE f.lane END AS agent,
   f.lane,
   f.session_hint AS session_id,
   f.machine_id,
@@ -172,6 +173,49 @@ FROM (
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_prompt
         FROM dialects.v_cursor
         WHERE role IN ('user','assistant'))
+  UNION ALL BY NAME
+  -- Gemini CLI (sql/11_dialects_more.sql): one message a turn; Parts are {text} without a type.
+  SELECT 'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CASE WHEN is_legacy_json THEN ':json' ELSE '' END AS msg_id,
+         'gemini-cli' AS agent, session_id, role, model,
+         text, event_time, captured_at, file_id, witness_gen, line_no,
+         machine_id,
+         'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CASE WHEN is_legacy_json THEN ':json' ELSE '' END AS turn_id,
+         false AS is_meta
+  FROM (SELECT *,
+               CASE WHEN role = 'user' AND json_type(display_content) = 'VARCHAR' AND trim(display_content->>'$') <> ''
+                      THEN display_content->>'$'
+                    WHEN json_type(content) = 'VARCHAR' THEN content->>'$'
+                    WHEN json_type(content) = 'ARRAY' THEN
+                      array_to_string(list_filter(list_transform(TRY(from_json(content, '[{"text":"VARCHAR"}]')), lambda b: b.text),
+                                                  lambda t: trim(coalesce(t, '')) <> ''), chr(10) || chr(10))
+               END AS text
+        FROM dialects.v_gemini
+        WHERE role IN ('user','assistant'))
+  UNION ALL BY NAME
+  -- Copilot Chat (sql/11_dialects_more.sql): a request is a prompt and (when it has a response) a
+  -- reply; the transcripts stream's user.message and assistant.message events are one each.
+  SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no||':'||seq||':'||r.role AS msg_id,
+         'copilot-chat' AS agent, session_id, r.role,
+         CASE WHEN r.role = 'assistant' THEN model END AS model,
+         r.text, event_time, captured_at, file_id, witness_gen, line_no,
+         machine_id,
+         'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no||':'||seq||':'||r.role AS turn_id,
+         false AS is_meta
+  FROM dialects.v_copilot,
+       LATERAL (SELECT unnest([{'role': 'user', 'text': user_text},
+                               {'role': 'assistant', 'text': CASE WHEN json_array_length(response) > 0 THEN reply_text END}]) AS x) u,
+       LATERAL (SELECT u.x.role AS role, u.x.text AS text) r
+  WHERE ev_type = 'request' AND (r.role = 'user' OR r.text IS NOT NULL)
+  UNION ALL BY NAME
+  SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS msg_id,
+         'copilot-chat' AS agent, session_id,
+         CASE ev_type WHEN 'user.message' THEN 'user' ELSE 'assistant' END AS role, NULL AS model,
+         content AS text, event_time, captured_at, file_id, witness_gen, line_no,
+         machine_id,
+         'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS turn_id,
+         false AS is_meta
+  FROM dialects.v_copilot
+  WHERE ev_type IN ('user.message', 'assistant.message')
 ) m
 LEFT JOIN derived.sessions s USING (file_id);
 

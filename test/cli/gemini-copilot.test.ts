@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { brain, sandbox, type Sandbox } from '../helpers/env';
 
@@ -82,4 +83,56 @@ test('show renders a Gemini chat and a Copilot session, each turn cited', () => 
   const reply = j.turns.find((t: { tools: { name: string }[] }) => t.tools.some((u) => u.name === 'copilot_findTextInFiles'));
   assert.ok(reply, 'the tool call is shown');
   assert.equal(reply.model, 'copilot/claude-sonnet-4');
+});
+
+test('brain sql: dialects.v_gemini / v_copilot and their rows in derived.messages', () => {
+  const q = (s: string) => {
+    const r = brain(sb, ['sql', s, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as { columns: string[]; rows: unknown[][] };
+  };
+  // Per session, the user and assistant messages SQL sees, against the Python-derived expectation
+  // (the fixture's file name is the session id; the Copilot .json and .jsonl are one session).
+  const expected = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'core', 'agents', 'expected', 'expected_more.json'), 'utf8')) as {
+    fixture: string;
+    user: number;
+    assistant: number;
+  }[];
+  const want = new Map<string, [number, number]>();
+  for (const e of expected) {
+    const sess = path.basename(e.fixture).replace(/\.jsonl?$/, '');
+    const [u, a] = want.get(sess) ?? [0, 0];
+    want.set(sess, [u + e.user, a + e.assistant]);
+  }
+  const got = q(
+    `SELECT session_id, count(*) FILTER (WHERE role = 'user') AS u, count(*) FILTER (WHERE role = 'assistant') AS a
+     FROM derived.messages WHERE agent IN ('gemini-cli', 'copilot-chat') GROUP BY session_id ORDER BY session_id`,
+  );
+  assert.deepEqual(
+    got.rows.map((r) => [r[0], Number(r[1]), Number(r[2])]),
+    [...want.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1)).map(([s, [u, a]]) => [s, u, a]),
+  );
+  // Last write wins and the metadata line is no message.
+  const g = q(`SELECT line_no, role, model FROM dialects.v_gemini WHERE session_id = 'agent-sessions-jsonl_v040' ORDER BY msg_index`);
+  assert.deepEqual(
+    g.rows.map((r) => [Number(r[0]), r[1], r[2]]),
+    [
+      [2, 'user', null],
+      [4, 'assistant', 'gemini-3-flash-preview'],
+      [5, 'assistant', 'gemini-3-flash-preview'],
+    ],
+  );
+  const c = q(`SELECT text FROM derived.messages WHERE msg_id LIKE 'copilot:json:%' AND role = 'user' ORDER BY msg_id`);
+  assert.deepEqual(
+    c.rows.map((r) => r[0]),
+    ['What can you help me with?', 'Change Bonjour World to hello world', 'Search for any other mentions of Bonjour'],
+  );
+  const s = q(`SELECT lane, agent, count(*) FROM derived.sessions WHERE lane IN ('gemini', 'copilot') GROUP BY ALL ORDER BY lane`);
+  assert.deepEqual(
+    s.rows.map((r) => [r[0], r[1], Number(r[2])]),
+    [
+      ['copilot', 'copilot-chat', 4],
+      ['gemini', 'gemini-cli', 5],
+    ],
+  );
 });

@@ -21,8 +21,8 @@ test('brain sql builds the cache on first use and prints a table', () => {
   const lines = r.stdout.trimEnd().split('\n');
   assert.match(lines[0], /^agent\s+n$/);
   assert.match(lines[1], /^─+\s+─+$/);
-  assert.deepEqual(lines.slice(2, 6).map((l) => l.split(/\s+/)[0]), ['claude-code', 'codex', 'cursor-agent', 'pi']);
-  assert.match(lines[lines.length - 1], /\(4 rows\)/);
+  assert.deepEqual(lines.slice(2, 8).map((l) => l.split(/\s+/)[0]), ['claude-code', 'codex', 'copilot-chat', 'cursor-agent', 'gemini-cli', 'pi']);
+  assert.match(lines[lines.length - 1], /\(6 rows\)/);
   assert.ok(fs.existsSync(path.join(sb.brain, 'brain.duckdb')));
 });
 

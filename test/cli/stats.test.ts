@@ -21,7 +21,7 @@ const json = (args: string[]) => {
 test('stats --by agent: one row per agent, totals add up', () => {
   const j = json(['stats', '--json']);
   assert.equal(j.by, 'agent');
-  assert.deepEqual(j.rows.map((r: { key: string }) => r.key).sort(), ['claude-code', 'codex', 'cursor-agent', 'pi']);
+  assert.deepEqual(j.rows.map((r: { key: string }) => r.key).sort(), ['claude-code', 'codex', 'copilot-chat', 'cursor-agent', 'gemini-cli', 'pi']);
   const sum = (f: (r: any) => number) => j.rows.reduce((a: number, r: any) => a + f(r), 0);
   assert.equal(j.total.key, 'total');
   assert.equal(j.total.sessions, sum((r) => r.sessions));
