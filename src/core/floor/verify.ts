@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { DIR_MODE, FILE_MODE } from '../home';
 import { readManifest, type ManifestLine } from './manifest';
 import { allOffsets } from './offsets';
+import { sample } from '../sample';
 
 export interface VerifyProblem {
   kind: 'mismatch' | 'missing' | 'short' | 'gap' | 'overlap' | 'lines' | 'unclaimed' | 'unmanifested' | 'permissions' | 'manifest' | 'origin';
@@ -36,18 +37,6 @@ export interface VerifyOptions {
   filter?: (lakePath: string) => boolean;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
-}
-
 export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyReport {
   const rep: VerifyReport = { root, chunks: 0, checked: 0, files: 0, bytes_hashed: 0, problems: [] };
   const manifestFile = path.join(root, 'manifest', 'manifest.jsonl');
@@ -63,13 +52,7 @@ export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyRepor
   rep.chunks = [...byFile.values()].reduce((n, a) => n + a.length, 0);
   let sampled: Set<ManifestLine> | null = null;
   if (opts.sample !== undefined && opts.sample < rep.chunks) {
-    const all = [...byFile.values()].flat();
-    const r = rng(opts.seed ?? Date.now());
-    for (let i = all.length - 1; i > 0; i--) {
-      const j = Math.floor(r() * (i + 1));
-      [all[i], all[j]] = [all[j], all[i]];
-    }
-    sampled = new Set(all.slice(0, opts.sample));
+    sampled = new Set(sample([...byFile.values()].flat(), opts.sample, opts.seed ?? Date.now()));
   }
   for (const [lp, chunks] of byFile) {
     rep.files++;

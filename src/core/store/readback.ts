@@ -13,6 +13,7 @@ import { layout, type Env } from '../home';
 import { hashRange } from '../floor/ranges';
 import { manifestRanges, type Range } from './localcheck';
 import { muxCheck, sshBase, sshOptions, storeLabel, classifyFailure, envNumber } from './transport';
+import { sample } from '../sample';
 
 export interface ReadbackProblem {
   kind: 'mismatch' | 'missing' | 'short' | 'manifest';
@@ -40,32 +41,13 @@ export interface SampleOptions {
   seed?: number;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
-}
-
 /** A random sample of ranges (every range with `all`), grouped by lake path. */
 export function pickSample(ranges: Map<string, Range[]>, opts: SampleOptions = {}): Map<string, Range[]> {
   if (opts.all) return ranges;
   const flat: [string, Range][] = [];
   for (const [lp, rs] of ranges) for (const r of rs) flat.push([lp, r]);
-  const want = Math.min(flat.length, Math.max(1, opts.count ?? 64));
-  const rand = rng(opts.seed ?? Date.now());
-  // Partial Fisher-Yates: the first `want` entries become the sample.
-  for (let i = 0; i < want; i++) {
-    const j = i + Math.floor(rand() * (flat.length - i));
-    [flat[i], flat[j]] = [flat[j], flat[i]];
-  }
   const out = new Map<string, Range[]>();
-  for (const [lp, r] of flat.slice(0, want)) {
+  for (const [lp, r] of sample(flat, Math.max(1, opts.count ?? 64), opts.seed ?? Date.now())) {
     let a = out.get(lp);
     if (!a) out.set(lp, (a = []));
     a.push(r);
