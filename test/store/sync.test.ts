@@ -97,15 +97,20 @@ for (const transport of ['local', 'ssh'] as const) {
 describe('ssh_mux_only', () => {
   let s: StoreSetup;
   let ctl: string;
+  let ctlDir: string;
   before(async () => {
     s = await setupStore('mux', { ssh: true });
-    ctl = path.join(s.sshd!.dir, 'ctl-%C');
+    // Unix socket paths are limited to ~108 bytes and %C alone is 40: keep the folder short,
+    // wherever the checkout lives.
+    ctlDir = fs.mkdtempSync('/tmp/bm-');
+    ctl = path.join(ctlDir, '%C');
     // A ControlPath in the client config, as a user would set it; ssh_mux_only in ours.
     fs.appendFileSync(s.sshd!.sshConfig, `  ControlPath ${ctl}\n`);
     writeConfig(s.sb.brain, sshStoreConfig(s.sshd!.host, s.store, '', 'ssh_mux_only = true\n'));
   });
   after(() => {
     spawnSync('sh', ['-c', `${s.sshd!.sshCommand} -O exit ${s.sshd!.host}`], { stdio: 'ignore' });
+    fs.rmSync(ctlDir, { recursive: true, force: true });
     return s.cleanup();
   });
 
