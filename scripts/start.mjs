@@ -20,7 +20,7 @@ if (existsSync(join(home, 'config.toml')) && existsSync(join(root, 'src', 'cli',
 console.log(`
 Next:
   node dist/cli.js verify            re-hash every chunk against the manifest
-  node dist/cli.js search "<words>"  find a session again (once the index is built)
+  node dist/cli.js search "<words>"  find a session again, with citations
   node dist/cli.js init --store DIR  back up to a store shared by all your machines
-  npm run package                    build the VS Code extension (.vsix)`);
+  npm run package && code --install-extension agent-brain-0.1.0.vsix    the VS Code extension`);
 process.exit(code);

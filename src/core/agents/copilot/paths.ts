@@ -8,15 +8,20 @@ export function editorUserDirs(env: Env): { prefix: string; dir: string }[] {
   const mac = path.join(home, 'Library', 'Application Support');
   const cfg = env.XDG_CONFIG_HOME || path.join(home, '.config');
   const data = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
-  const out = [
+  const linux = [
     { prefix: 'code', dir: path.join(cfg, 'Code', 'User') },
     { prefix: 'code-insiders', dir: path.join(cfg, 'Code - Insiders', 'User') },
     { prefix: 'vscodium', dir: path.join(cfg, 'VSCodium', 'User') },
     { prefix: 'code-server', dir: path.join(data, 'code-server', 'User') },
+  ];
+  const macos = [
     { prefix: 'code', dir: path.join(mac, 'Code', 'User') },
     { prefix: 'code-insiders', dir: path.join(mac, 'Code - Insiders', 'User') },
     { prefix: 'vscodium', dir: path.join(mac, 'VSCodium', 'User') },
+    // code-server keeps the XDG layout on macOS too.
+    { prefix: 'code-server', dir: path.join(data, 'code-server', 'User') },
   ];
+  const out = (env.BRAIN_PLATFORM ?? process.platform) === 'darwin' ? macos : linux;
   // Inside the extension: the running editor's own user folder (any product, any platform).
   if (env.BRAIN_EDITOR_USER_DIR) out.unshift({ prefix: 'editor', dir: env.BRAIN_EDITOR_USER_DIR });
   const seen = new Set<string>();
