@@ -59,7 +59,7 @@ export async function run({ root, brainHome, env, outRoot, measure, CLI }) {
 
   // 1. The generated corpus. The floor section leaves its floor in brainHome; record it if absent.
   if (!fs.existsSync(path.join(brainHome, 'manifest', 'manifest.jsonl'))) {
-    const rec = await measure(process.execPath, [CLI, 'record'], env);
+    const rec = await measure(process.execPath, [CLI, 'record', '--no-caches'], env);
     if (rec.code !== 0) throw new Error(`brain record failed: ${rec.err}`);
   }
   const corpus = await scan(measure, CLI, env, ['--rescan']);
@@ -84,7 +84,7 @@ export async function run({ root, brainHome, env, outRoot, measure, CLI }) {
     planted += keys.length;
   }
   const fxEnv = { ...env, HOME: home, BRAIN_HOME: path.join(base, 'brain') };
-  const rec = await measure(process.execPath, [CLI, 'record'], fxEnv);
+  const rec = await measure(process.execPath, [CLI, 'record', '--no-caches'], fxEnv);
   if (rec.code !== 0) throw new Error(`brain record failed: ${rec.err}`);
   const real = await scan(measure, CLI, fxEnv, []);
   line(`fixtures ×${COPIES} + planted`, real);
@@ -95,7 +95,7 @@ export async function run({ root, brainHome, env, outRoot, measure, CLI }) {
   const target = path.join(home, '.claude', 'projects', 'copy-0', 'planted.jsonl');
   const extra = `${JSON.stringify({ type: 'user', message: { role: 'user', content: `one more ${fakeKeys(rng(9))[1]}` } })}\n`;
   fs.appendFileSync(target, extra);
-  spawnSync(process.execPath, [CLI, 'record'], { env: fxEnv });
+  spawnSync(process.execPath, [CLI, 'record', '--no-caches'], { env: fxEnv });
   const inc = await scan(measure, CLI, fxEnv, []);
   console.log(`${'one appended line'.padEnd(26)} ${inc.scan.bytes} B scanned (line is ${Buffer.byteLength(extra)} B) in ${fmt(inc.scan.ms)}, +${inc.summary.count - real.summary.count} finding; command wall ${fmt(inc.wall)}`);
   out.append = { bytes: inc.scan.bytes, line_bytes: Buffer.byteLength(extra), ms: inc.scan.ms, wall_ms: inc.wall };
