@@ -55,7 +55,6 @@ export function writeAll(fd: number, buf: Buffer): void {
  * `sync -f`), far cheaper than one fdatasync each; few files: fdatasync each. */
 export function flushFiles(files: string[], fsRoot: string): void {
   if (files.length === 0) return;
-  if (process.env.BRAIN_NO_FSYNC === "1") return;
   if (files.length > 16 && syncfs(fsRoot)) return;
   const dirs = new Set<string>();
   for (const f of files) {
