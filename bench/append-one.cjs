@@ -1,7 +1,6 @@
 // Captures one origin file in-process (as `brain watch` does for a changed file) and prints the
 // milliseconds the capture pass took, without node's start-up.
 const path = require('node:path');
-process.env.BRAIN_BENCH = '1';
 require('tsx/cjs');
 const { capture } = require(path.join(__dirname, '..', 'src', 'core', 'floor', 'capture.ts'));
 (async () => {
