@@ -1,8 +1,8 @@
 // The floor as the sync sees it: every regular file under lake/, manifest/ and meta/, by path
 // relative to BRAIN_HOME. Temp files of an unfinished atomic write are never part of it.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SYNCED_DIRS } from './paths';
+import { statOrNull, walkTree } from '../walk';
 
 export interface FloorFile {
   rel: string;
@@ -16,34 +16,17 @@ export function isTransient(name: string): boolean {
 
 /** Walks the synced folders. `visit` may return true to stop early. */
 export function walkFloor(home: string, visit: (f: FloorFile) => boolean | void): void {
-  let stop = false;
-  const walk = (abs: string, rel: string) => {
-    let ents: fs.Dirent[];
-    try {
-      ents = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of ents) {
-      if (stop) return;
-      if (isTransient(e.name)) continue;
-      const a = path.join(abs, e.name);
-      const r = `${rel}/${e.name}`;
-      if (e.isDirectory()) walk(a, r);
-      else if (e.isFile()) {
-        let st: fs.Stats;
-        try {
-          st = fs.statSync(a);
-        } catch {
-          continue;
-        }
-        if (visit({ rel: r, size: st.size, mtimeMs: st.mtimeMs }) === true) stop = true;
-      }
-    }
-  };
   for (const d of SYNCED_DIRS) {
-    if (stop) return;
-    walk(path.join(home, d), d);
+    const stopped = walkTree(
+      path.join(home, d),
+      (e) => {
+        if (e.dir) return;
+        const st = statOrNull(e.abs);
+        return st ? visit({ rel: e.rel, size: st.size, mtimeMs: st.mtimeMs }) : undefined;
+      },
+      { prefix: d, skip: isTransient },
+    );
+    if (stopped) return;
   }
 }
 

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { Config } from '../config';
 import type { Env } from '../home';
 import { classifyFailure, envNumber, muxCheck, sshBase, sshOptions } from './transport';
+import { statOrNull, walkTree } from '../walk';
 
 export interface MachineInfo {
   machine: string;
@@ -70,30 +71,13 @@ export function summarize(entries: Entry[]): MachineInfo[] {
 
 function walkLocal(root: string): Entry[] {
   const out: Entry[] = [];
-  const walk = (abs: string, rel: string) => {
-    let ents: fs.Dirent[];
-    try {
-      ents = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
+  walkTree(root, (e) => {
+    if (e.dir) out.push({ rel: e.rel, isDir: true, size: 0, mtime: 0 });
+    else {
+      const st = statOrNull(e.abs);
+      if (st) out.push({ rel: e.rel, isDir: false, size: st.size, mtime: st.mtimeMs });
     }
-    for (const e of ents) {
-      const a = path.join(abs, e.name);
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        out.push({ rel: r, isDir: true, size: 0, mtime: 0 });
-        walk(a, r);
-      } else if (e.isFile()) {
-        try {
-          const st = fs.statSync(a);
-          out.push({ rel: r, isDir: false, size: st.size, mtime: st.mtimeMs });
-        } catch {
-          /* vanished */
-        }
-      }
-    }
-  };
-  walk(root, '');
+  });
   return out;
 }
 

@@ -9,6 +9,7 @@ import { layout, type Env } from '../home';
 import { allOffsets, type OffsetRec } from '../floor/offsets';
 import { readLedger } from './ledger';
 import { syncPaths } from './paths';
+import { statOrNull, walkTree } from '../walk';
 
 export const DEFAULT_CLEANUP_DAYS = 30;
 export const GUARD_DAYS = 7;
@@ -57,51 +58,32 @@ export function retentionGuard(home: string, env: Env = process.env, now = Date.
   let byOrigin: Map<string, OffsetRec> | undefined;
   let ledger: ReturnType<typeof readLedger> | undefined;
   for (const root of ccPaths.roots(env)) {
-    const walk = (abs: string, rel: string) => {
-      let ents: fs.Dirent[];
-      try {
-        ents = fs.readdirSync(abs, { withFileTypes: true });
-      } catch {
+    walkTree(root.dir, (e) => {
+      if (e.dir || !root.include(e.rel)) return;
+      const st = statOrNull(e.abs);
+      if (!st) return;
+      rep.sessions++;
+      const due = st.mtimeMs + cd.days * DAY;
+      if (due - now > GUARD_DAYS * DAY) return;
+      rep.dueSoon++;
+      // Loaded only when something is due: most runs never read them.
+      byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === 'cc').map((o) => [o.origin, o]));
+      ledger ??= readLedger(syncPaths(home).ledger);
+      const off = byOrigin.get(e.abs);
+      if (!off) {
+        rep.atRisk.push({ origin: e.abs, due, why: 'not recorded' });
         return;
       }
-      for (const e of ents) {
-        const a = path.join(abs, e.name);
-        const r = rel ? `${rel}/${e.name}` : e.name;
-        if (e.isDirectory()) {
-          walk(a, r);
-          continue;
-        }
-        if (!e.isFile() || !root.include(r)) continue;
-        let st: fs.Stats;
-        try {
-          st = fs.statSync(a);
-        } catch {
-          continue;
-        }
-        rep.sessions++;
-        const due = st.mtimeMs + cd.days * DAY;
-        if (due - now > GUARD_DAYS * DAY) continue;
-        rep.dueSoon++;
-        // Loaded only when something is due: most runs never read them.
-        byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === 'cc').map((o) => [o.origin, o]));
-        ledger ??= readLedger(syncPaths(home).ledger);
-        const off = byOrigin.get(a);
-        if (!off) {
-          rep.atRisk.push({ origin: a, due, why: 'not recorded' });
-          continue;
-        }
-        if (off.consumed < st.size) {
-          // Bytes the floor does not hold yet (a last line waiting for its newline counts too).
-          rep.atRisk.push({ origin: a, due, why: 'not fully recorded', lake_path: off.lake_path });
-          continue;
-        }
-        const le = ledger.files[off.lake_path];
-        if (!le) rep.atRisk.push({ origin: a, due, why: 'not in the store', lake_path: off.lake_path });
-        else if (le.problem) rep.atRisk.push({ origin: a, due, why: 'store copy has a problem', lake_path: off.lake_path });
-        else if (le.size < off.consumed) rep.atRisk.push({ origin: a, due, why: 'store copy behind', lake_path: off.lake_path });
+      if (off.consumed < st.size) {
+        // Bytes the floor does not hold yet (a last line waiting for its newline counts too).
+        rep.atRisk.push({ origin: e.abs, due, why: 'not fully recorded', lake_path: off.lake_path });
+        return;
       }
-    };
-    walk(root.dir, '');
+      const le = ledger.files[off.lake_path];
+      if (!le) rep.atRisk.push({ origin: e.abs, due, why: 'not in the store', lake_path: off.lake_path });
+      else if (le.problem) rep.atRisk.push({ origin: e.abs, due, why: 'store copy has a problem', lake_path: off.lake_path });
+      else if (le.size < off.consumed) rep.atRisk.push({ origin: e.abs, due, why: 'store copy behind', lake_path: off.lake_path });
+    });
   }
   rep.atRisk.sort((x, y) => x.due - y.due);
   return rep;

@@ -1,18 +1,8 @@
 // Generated transcripts in the three JSONL dialects, from a seeded generator: prose, code
 // identifiers and non-ASCII text (accents, CJK, Greek, Cyrillic, emoji), spread over prompts,
 // replies, thinking and tool output, so equivalence tests cover what fixtures alone do not.
-export function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    // xorshift32
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
-}
+// The same seeded xorshift the product samples with.
+export { seededRandom as rng } from '../../../src/core/sample';
 
 const WORDS = [
   'the', 'index', 'search', 'session', 'floor', 'manifest', 'citation', 'turn', 'agent', 'store', 'backup', 'rsync',
