@@ -42,15 +42,20 @@ test('a .json rewritten 500 times becomes a handful of generations, the last ver
       const newest = gens.sort((a, b) => Number(/\.g(\d+)\./.exec(b)?.[1] ?? 1) - Number(/\.g(\d+)\./.exec(a)?.[1] ?? 1))[0];
       return newest ? fs.readFileSync(path.join(lakeDir, newest), 'utf8') : '';
     };
-    assert.ok(await until(() => last() === version(500), 10000), 'the last version is captured once the file is quiet');
+    const manifestPath = path.join(sb.brain, 'manifest', 'manifest.jsonl');
+    const claimed = () => readManifest(manifestPath).lines.filter((l) => l.lane === 'copilot');
+    // The lake is written before the manifest claims it: wait for both, the last version and its claim.
+    const settled = () => last() === version(500) && claimed().length === listFiles(lakeDir).length;
+    assert.ok(await until(settled, 10000), 'the last version is captured and claimed once the file is quiet');
     const gens = listFiles(lakeDir);
     assert.ok(gens.length >= 2, `more than one version kept (${gens.length})`);
     assert.ok(gens.length <= Math.ceil(spanS) + 3, `${gens.length} generations for 500 rewrites over ${spanS.toFixed(1)} s`);
     const lakeBytes = gens.reduce((n, g) => n + fs.statSync(path.join(lakeDir, g)).size, 0);
     assert.ok(lakeBytes < 500 * fs.statSync(file).size / 20, 'far less than 500 full copies');
     // Each generation is one whole, distinct version (a JSON document), claimed by the manifest.
-    const m = readManifest(path.join(sb.brain, 'manifest', 'manifest.jsonl')).lines.filter((l) => l.lane === 'copilot');
+    const m = claimed();
     assert.equal(m.length, gens.length);
+    assert.deepEqual(new Set(m.map((l) => path.basename(l.lake_path))), new Set(gens), 'every generation claimed by the manifest');
     const seen = new Set<string>();
     for (const g of gens) {
       const text = fs.readFileSync(path.join(lakeDir, g), 'utf8');
