@@ -1,5 +1,7 @@
-import { brainHome } from '../core/home';
+import { brainHome, layout } from '../core/home';
 import { rebuildCache, updateCache, type BuildResult } from '../core/cache';
+import { homeRoot } from '../core/index/roots';
+import { openIndex, rebuildIndex } from '../core/index/turnindex';
 import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
 
 export function formatBuild(r: BuildResult): string {
@@ -16,12 +18,14 @@ export function formatBuild(r: BuildResult): string {
 
 export const rebuild: Verb = {
   name: 'rebuild',
-  summary: 'Rebuild the DuckDB cache (brain.duckdb) from the floor alone.',
+  summary: 'Rebuild the caches (brain.duckdb and the turn index turns.sqlite) from the floor alone.',
   usage: 'rebuild [--update] [--json]',
-  details: `brain.duckdb is a cache of lake/ + manifest/manifest.jsonl: it can be deleted at any time and is made
-again here. The new file is written beside the old one and renamed over it, so queries running meanwhile
-finish on the old one. --update only adds what the manifest gained since the cache last read it.
-Exit 1 when some lake file named by the manifest could not be read (listed).
+  details: `brain.duckdb and turns.sqlite are caches of lake/ + manifest/manifest.jsonl: either can be deleted at
+any time and is made again here. The new brain.duckdb is written beside the old one and renamed over it,
+so queries running meanwhile finish on the old one; the turn index is thrown away and built again (a
+search meanwhile falls back to a scan). --update only adds what the manifest gained since each cache last
+read it. Exit 1 when some lake file named by the manifest could not be read (listed), or the turn index
+could not be built (search then scans).
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'update', type: 'bool', help: 'incremental: only manifest lines the cache has not seen' },
@@ -30,7 +34,42 @@ ${COMMON_EXIT_CODES}`,
   async run(args, ctx) {
     const home = brainHome(ctx.env);
     const r = args.opts.update ? await updateCache(home) : await rebuildCache(home);
-    write(ctx.stdout, args.opts.json ? JSON.stringify(r) : formatBuild(r));
-    return r.problems.length ? 1 : 0;
+    const index = indexStep(ctx.env, home, !!args.opts.update);
+    write(ctx.stdout, args.opts.json ? JSON.stringify({ ...r, index }) : `${formatBuild(r)}\n${index.text}`);
+    return r.problems.length || !index.ok ? 1 : 0;
   },
 };
+
+interface IndexStep {
+  ok: boolean;
+  text: string;
+  turns?: number;
+  files?: number;
+  ms?: number;
+  reason?: string;
+}
+
+function indexStep(env: NodeJS.ProcessEnv, home: string, update: boolean): IndexStep {
+  const root = homeRoot(env, home);
+  const t0 = Date.now();
+  let r: ReturnType<typeof rebuildIndex>;
+  if (update) {
+    // The same update a search runs first.
+    const o = openIndex(root);
+    if (!o.ok) r = o;
+    else {
+      try {
+        r = { ok: true, report: o.index.update() };
+      } finally {
+        o.index.close();
+      }
+    }
+  } else r = rebuildIndex(root);
+  if (!r.ok) return { ok: false, reason: r.reason, text: `turn index not ${update ? 'updated' : 'rebuilt'}: ${r.reason} (search falls back to a scan)` };
+  const ms = Date.now() - t0;
+  const where = layout(home).turns;
+  const text = update
+    ? `Updated ${where} in ${(ms / 1000).toFixed(1)} s: ${r.report.turns} new turns from ${r.report.files} files`
+    : `Rebuilt ${where} in ${(ms / 1000).toFixed(1)} s: ${r.report.turns} turns from ${r.report.files} files`;
+  return { ok: true, text, turns: r.report.turns, files: r.report.files, ms };
+}

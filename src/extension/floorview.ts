@@ -49,9 +49,32 @@ export class FloorView {
     this.home = home;
     this.machine = machineName(home, env);
     this.homeFloor = { machine: this.machine, root: home, read: 0, sessions: new Map() };
-    const o = env.BRAIN_NO_INDEX === '1' ? { ok: false as const, reason: 'BRAIN_NO_INDEX=1' } : openIndex(homeRoot(env, home));
-    if (o.ok) this.index = o.index;
-    else this.indexProblem = o.reason;
+    this.openOwnIndex();
+  }
+
+  private indexIno = 0;
+
+  private openOwnIndex(): void {
+    const o = this.env.BRAIN_NO_INDEX === '1' ? { ok: false as const, reason: 'BRAIN_NO_INDEX=1' } : openIndex(homeRoot(this.env, this.home));
+    if (o.ok) {
+      this.index = o.index;
+      this.indexProblem = null;
+      this.indexIno = inode(o.index.root.index);
+    } else this.indexProblem = o.reason;
+  }
+
+  /** `brain rebuild` (or a user) may replace or delete the index file under this long-lived
+   * handle: the handle would then read and update a file nobody else sees. Reopen on a new inode. */
+  private ownIndexCurrent(): void {
+    if (!this.index) {
+      // Busy: another process was building it; try again now.
+      if (this.indexProblem && /busy/.test(this.indexProblem)) this.openOwnIndex();
+      return;
+    }
+    if (inode(this.index.root.index) === this.indexIno) return;
+    this.index.close();
+    this.index = null;
+    this.openOwnIndex();
   }
 
   close(): void {
@@ -85,6 +108,7 @@ export class FloorView {
   /** Brings everything up to date; returns how many sessions (or files) changed. */
   refresh(): number {
     let changed = 0;
+    this.ownIndexCurrent();
     if (this.index) {
       // The index is shared by every window and the CLI: another may have read the new lines
       // into it already, so "changed" is judged by the manifest, not by this update's work.
@@ -254,5 +278,13 @@ function fileSize(f: string): number {
     return fs.statSync(f).size;
   } catch {
     return 0;
+  }
+}
+
+function inode(file: string): number {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return -1;
   }
 }

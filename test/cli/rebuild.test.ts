@@ -18,10 +18,22 @@ test('brain rebuild and rebuild --update', () => {
     assert.ok(j.manifestLines > 40 && j.files > 40);
     assert.deepEqual(j.problems, []);
     assert.equal(fs.statSync(path.join(sb.brain, 'brain.duckdb')).mode & 0o777, 0o600);
+    // The turn index is rebuilt too: a fresh file, every file of the floor read again.
+    assert.equal(j.index.ok, true, JSON.stringify(j.index));
+    assert.ok(j.index.files > 40 && j.index.turns > 500, JSON.stringify(j.index));
+    assert.equal(fs.statSync(path.join(sb.brain, 'turns.sqlite')).mode & 0o777, 0o600);
+    const ino = fs.statSync(path.join(sb.brain, 'turns.sqlite')).ino;
+    const again1 = JSON.parse(brain(sb, ['rebuild', '--json']).stdout);
+    assert.equal(again1.index.turns, j.index.turns, 'a rebuild reads the same turns again');
+    assert.notEqual(fs.statSync(path.join(sb.brain, 'turns.sqlite')).ino, ino, 'a new file, not the old one updated');
+    const hit = JSON.parse(brain(sb, ['search', 'does it only run on main', '--json']).stdout);
+    assert.equal(hit.source, 'index');
+    assert.ok(hit.hits.length >= 1);
 
     const cur = brain(sb, ['rebuild', '--update']);
     assert.equal(cur.status, 0, cur.stderr);
     assert.match(cur.stdout, /is current with the manifest/);
+    assert.match(cur.stdout, /Updated .*turns\.sqlite in [\d.]+ s: 0 new turns/);
 
     const f = path.join(sb.home, '.pi', 'agent', 'sessions', '--tmp-new--', '2026-01-01T00-00-00-000Z_77777777-7777-4777-8777-777777777777.jsonl');
     fs.mkdirSync(path.dirname(f), { recursive: true });

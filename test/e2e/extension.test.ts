@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { RECALL_TOOLS } from '../../src/core/recall/types';
 import { CORE_TOOL, SQL_INPUT_SCHEMA } from '../../src/extension/recall';
-import { sandbox, type Sandbox } from '../helpers/env';
+import { REPO as REPO_ROOT, sandbox, type Sandbox } from '../helpers/env';
 import { ARTIFACTS, bulk, openWindow, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
 
 const PI_SESSION = '.pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
@@ -258,6 +258,82 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await until('bars in the activity picture', async () => (await bars.count()) > 3, 60_000);
     assert.match(await frame.locator('body').innerText(), /From the DuckDB cache/);
     await screenshot(page, 'activity');
+  });
+
+  it('runs the other palette verbs: Verify Citation, Open Config, Run Doctor, Rebuild Caches, Back Up To Folder', async () => {
+    const toast = (text: RegExp) => page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+    const clearToasts = async () => {
+      await runCommand(page, 'Notifications: Clear All Notifications');
+      await until('the toasts to go', async () => (await page.locator('.notifications-toasts .notification-toast').count()) === 0, 10_000);
+    };
+    const input = page.locator('.quick-input-widget input');
+    const output = page.locator('.part.panel .monaco-editor .view-lines');
+    // A citation of the fixture session, as Copy Citation leaves it on the clipboard.
+    const found = JSON.parse(spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'search', 'does it only run on main', '--json', '--limit', '1'], { env: sb.env, encoding: 'utf8' }).stdout);
+    const cit = found.hits[0].snippets[0].citation;
+
+    // Verify Citation: offered the clipboard's citation; a good one verifies, a changed hash does not.
+    await clearToasts();
+    await runCommand(page, 'Agent Brain: Verify Citation');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(JSON.stringify(cit));
+    await input.press('Enter');
+    const ok = await toast(/Citation verified/).innerText({ timeout: 20_000 });
+    assert.match(ok, new RegExp(`lines ${cit.line_from}–${cit.line_to}`));
+    await runCommand(page, 'Agent Brain: Verify Citation');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(JSON.stringify({ ...cit, sha256: 'f'.repeat(64) }));
+    await input.press('Enter');
+    assert.match(await toast(/does not verify/).innerText({ timeout: 20_000 }), /does not verify: \S/);
+    await screenshot(page, 'verify-citation');
+
+    // Open Config: BRAIN_HOME's config.toml in an editor.
+    await runCommand(page, 'Agent Brain: Open Config');
+    const tab = page.locator('.tabs-container .tab.active', { hasText: 'config.toml' });
+    await tab.waitFor({ timeout: 20_000 });
+    const editorText = page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await until('the config text in the editor', async () => /machine\s*=\s*"testbox"/.test(await editorText.innerText()), 10_000);
+
+    // Run Doctor: its checks in the output panel, the store among them.
+    await runCommand(page, 'Agent Brain: Run Doctor');
+    // The panel shows the end of the report: the skill checks and the verdict.
+    await until('brain doctor in the output panel', async () => /skill\spi:[\s\S]*(\d+\sproblem\(s\)|no\sproblems)/.test(await output.innerText()), 60_000);
+    await screenshot(page, 'doctor');
+
+    // Rebuild Caches: both caches made again from the floor (new files), the tree still whole.
+    const before = (await ping()).sessions;
+    const ino = (f: string) => fs.statSync(path.join(sb.brain, f)).ino;
+    const duckIno = fs.existsSync(path.join(sb.brain, 'brain.duckdb')) ? ino('brain.duckdb') : -1;
+    const turnsIno = ino('turns.sqlite');
+    await clearToasts();
+    await runCommand(page, 'Agent Brain: Rebuild Caches');
+    await toast(/caches rebuilt from the floor/).waitFor({ timeout: 120_000 });
+    assert.notEqual(ino('brain.duckdb'), duckIno, 'brain.duckdb was written again');
+    assert.notEqual(ino('turns.sqlite'), turnsIno, 'turns.sqlite was built again');
+    // The window goes on with the new index: a turn appended now shows in the tree.
+    const piRow = async () => (await row('Fix the login bug').innerText()).match(/(\d+) turns/)?.[1];
+    const turnsBefore = Number(await piRow());
+    fs.appendFileSync(path.join(sb.home, PI_SESSION), JSON.stringify({ type: 'message', id: 'entry-e2e3', parentId: 'entry-e2e2', timestamp: '2025-01-01T10:03:00Z', message: { role: 'user', content: [{ type: 'text', text: 'after the rebuild' }] } }) + '\n');
+    await until(`the Pi session to show ${turnsBefore + 1} turns`, async () => Number(await piRow()) === turnsBefore + 1, 30_000);
+    assert.equal((await ping()).sessions, before, 'the tree lists every session after the rebuild');
+
+    // Back Up To Folder: the editor's folder picker, a fresh folder, the floor copied and read back.
+    const dest = path.join(sb.dir, 'usb-stick');
+    fs.mkdirSync(dest);
+    await clearToasts();
+    await runCommand(page, 'Agent Brain: Back Up To Folder…');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`${dest}/`);
+    await page.locator('.quick-input-widget .monaco-button', { hasText: 'Back up here' }).click();
+    const done = await toast(/every sampled range verifies|backed up/).innerText({ timeout: 120_000 });
+    console.log(`back up to folder: ${done}`);
+    const local = fs.readFileSync(path.join(sb.brain, 'manifest', 'manifest.jsonl'));
+    const copied = fs.readFileSync(path.join(dest, 'manifest', 'manifest.jsonl'));
+    assert.ok(local.subarray(0, copied.length).equals(copied) && copied.length > 0, 'the folder holds the manifest');
+    for (const l of copied.toString('utf8').trim().split('\n').slice(0, 20)) {
+      const m = JSON.parse(l);
+      assert.ok(fs.existsSync(path.join(dest, m.lake_path)), `${m.lake_path} copied`);
+    }
   });
 
   it('with a second window open, one records and the other follows, then takes over', async () => {

@@ -235,6 +235,19 @@ export function openIndex(root: Root): IndexOpen {
   }
 }
 
+/** Throws the index away and builds it again from the floor alone (brain rebuild). Readers that
+ * have the old file open finish on it; a search meanwhile falls back to a scan. */
+export function rebuildIndex(root: Root): { ok: true; report: UpdateReport } | { ok: false; reason: string } {
+  dropFiles(root.index);
+  const o = openIndex(root);
+  if (!o.ok) return o;
+  try {
+    return { ok: true, report: o.index.update() };
+  } finally {
+    o.index.close();
+  }
+}
+
 /** What a parse was based on: a result parsed ahead is stale once this changes. */
 function progressKey(r: FileRow): string {
   return `${r.ck ?? ''}|${r.done}|${r.claimed}|${r.unterminated}`;
