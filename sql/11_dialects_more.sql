@@ -92,14 +92,30 @@ FROM msgs m;
 
 -- Copilot Chat: one row per request of a chatSessions file, one per event of a transcripts file.
 -- .json (rewritten whole): the document's lines are joined and parsed; rows have line_no 1 and
--- line_to the document's last line. .jsonl (mutation log): only the requests of the last kind-0
--- snapshot and those pushed onto `requests` by kind-2 lines are here, as they were when
--- written: later sets (kind 1, e.g. a request's response and result), splices and deletes are
--- not replayed in SQL, so a pushed request's reply can be empty here while the turn index, which
--- replays the whole log, has it. reply_text is the response's markdown parts joined (inline file
--- references, which the turn index names, are left out).
+-- line_to the document's last line.
+-- .jsonl (mutation log): replayed in line order as the turn index replays it
+-- (src/core/agents/copilot/dialect.ts), from the last snapshot on (kind 0, or a kind-1 set of the
+-- whole object: what came before it is gone), as far as the columns need, so that a log's rows
+-- are those of the .json it builds. Replayed:
+--   the list: a set of `requests` (kind 1), a push onto it (kind 2; with `i` the list is first
+--     cut to i requests, and a push without v only cuts), its delete (kind 3);
+--   one request, ["requests", N]: its set (kind 1), its delete (kind 3: the later ones move up);
+--   one field of a request, ["requests", N, <field>], any field: its set (kind 1), its delete
+--     (kind 3), a push onto it (kind 2, with or without `i`: the response as it streams);
+--   one key of a field that is an object, ["requests", N, <field>, <key>] (message.text): its set
+--     and its delete.
+-- N is the request's place when the line was written. A request's row is where it is at the end:
+-- seq is its index in the list (as for the .json), line_no the line that brought it (the snapshot,
+-- or the push or set), line_to the last line that changed it. Not replayed (no column reads them,
+-- or VS Code does not write them): a change deeper than a field's key, a push onto a field's key
+-- (variableData.variables), a set or delete of one item of a field's list (["requests", N,
+-- "response", 4]: VS Code pushes with `i` instead), a push onto ["requests", N], and a change of
+-- a request that is not in the list, or not an object, when it is written (the turn index makes
+-- one up).
+-- reply_text is the response's markdown parts joined (inline file references, which the turn
+-- index names, are left out).
 CREATE OR REPLACE VIEW dialects.v_copilot AS
-WITH
+WITH RECURSIVE
   lines AS (
     SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at, r.raw_line,
            f.abs_path, f.session_hint, f.machine_id,
@@ -117,31 +133,194 @@ WITH
     GROUP BY file_id, witness_gen),
   docs AS (
     SELECT * EXCLUDE (text), TRY_CAST(text AS JSON) AS s FROM joined),
-  logl AS (
-    SELECT l.* EXCLUDE (raw_line), l.line_no AS line_to,
-           TRY(CAST(l.raw_line AS JSON)) AS e
+  doc_reqs AS (
+    SELECT d.* EXCLUDE (s, items), unnest(d.items) AS r, generate_subscripts(d.items, 1) - 1 AS seq
+    FROM (SELECT *, json_extract(s, '$.requests[*]') AS items FROM docs
+          WHERE json_type(s, '$.requests') = 'ARRAY') d),
+  -- a log's lines, each parsed once: its kind, its path k (its string and number keys, as the turn
+  -- index keeps them), v (a JSON null told apart from no v) and i
+  logp AS (
+    SELECT l.file_id, l.witness_gen, l.line_no, l.captured_at, l.raw_line,
+           unnest([TRY(from_json(l.raw_line, '{"kind":"JSON","k":"JSON","v":"JSON","i":"JSON"}'))]) AS j
     FROM lines l WHERE l.source = 'log'),
-  snap AS (
-    SELECT * EXCLUDE (e), json_extract(e, '$.v') AS s FROM logl
-    WHERE (e->>'$.kind') = '0'
-    QUALIFY row_number() OVER (PARTITION BY file_id, witness_gen ORDER BY line_no DESC) = 1),
-  reqs AS (
-    SELECT d.* EXCLUDE (s), unnest(range(0, CAST(json_array_length(d.s, '$.requests') AS INTEGER))) AS idx,
-           d.s AS s
-    FROM (SELECT * FROM docs UNION ALL BY NAME SELECT * FROM snap) d
-    WHERE json_type(d.s, '$.requests') = 'ARRAY'),
+  ops AS (
+    SELECT *, len(k) AS depth, (k[1]->>'$') AS k1,
+           CASE WHEN json_type(k[2]) = 'UBIGINT' THEN TRY_CAST(k[2] AS BIGINT)
+                WHEN json_type(k[2]) = 'VARCHAR' AND regexp_full_match(k[2]->>'$', '0|[1-9][0-9]{0,8}')
+                  THEN CAST(k[2]->>'$' AS BIGINT) END AS n,
+           (k[3]->>'$') AS field, (k[4]->>'$') AS sub,
+           kind = 0 OR (kind = 1 AND len(k) = 0) AS is_reset
+    FROM (SELECT file_id, witness_gen, line_no, captured_at,
+                 CASE WHEN json_type(j.kind) IN ('UBIGINT', 'BIGINT') THEN CAST(j.kind AS BIGINT) END AS kind,
+                 coalesce(list_filter(json_extract(j.k, '$[*]'),
+                                      lambda x: json_type(x) IN ('VARCHAR', 'UBIGINT', 'BIGINT', 'DOUBLE')), []) AS k,
+                 CASE WHEN j.v IS NULL THEN json_extract(raw_line, '$.v') ELSE j.v END AS v,
+                 CASE WHEN json_type(j.i) = 'UBIGINT' THEN TRY_CAST(j.i AS BIGINT) END AS i
+          FROM logp WHERE j IS NOT NULL)
+    WHERE kind IN (0, 1, 2, 3)),
+  replay AS MATERIALIZED (
+    SELECT * FROM ops
+    QUALIFY line_no >= max(CASE WHEN is_reset THEN line_no END) OVER (PARTITION BY file_id, witness_gen)),
+  -- the changes of the list of requests, each with the requests it brings (items)
+  rops AS MATERIALIZED (
+    SELECT file_id, witness_gen, line_no, kind, i, CASE WHEN NOT is_reset THEN n END AS n,
+           coalesce(CASE WHEN is_reset THEN CASE WHEN json_type(v, '$.requests') = 'ARRAY'
+                                                 THEN json_extract(v, '$.requests[*]') END
+                         WHEN depth = 2 THEN [v]
+                         ELSE json_extract(v, '$[*]') END, []) AS items,
+           row_number() OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS step
+    FROM replay
+    WHERE is_reset OR (k1 = 'requests' AND (depth = 1 OR (depth = 2 AND n IS NOT NULL AND kind IN (1, 3))))),
+  -- the list after each of them; a request is named by the line that brought it (l) and its place
+  -- among that line's items (p); NULL is a hole (a set of ["requests", N] without v, or past the end)
+  slots AS (
+    SELECT file_id, witness_gen, step, line_no,
+           CAST(list_transform(range(len(items)), lambda x: {'l': line_no, 'p': x}) AS STRUCT(l BIGINT, p BIGINT)[]) AS ids
+    FROM rops WHERE step = 1
+    UNION ALL
+    SELECT o.file_id, o.witness_gen, o.step, o.line_no,
+           CAST(CASE
+             WHEN o.n IS NULL AND o.kind = 3 THEN []
+             WHEN o.n IS NULL THEN (CASE WHEN o.kind = 1 THEN []
+                                         WHEN o.i IS NULL THEN s.ids ELSE s.ids[1:o.i] END)
+                                   || list_transform(range(len(o.items)), lambda x: {'l': o.line_no, 'p': x})
+             WHEN o.kind = 3 THEN s.ids[1:o.n] || s.ids[o.n + 2:]
+             ELSE list_resize(s.ids, greatest(len(s.ids), o.n + 1))[1:o.n]
+                  || [CASE WHEN o.items[1] IS NOT NULL THEN {'l': o.line_no, 'p': 0} END]
+                  || s.ids[o.n + 2:]
+           END AS STRUCT(l BIGINT, p BIGINT)[]) AS ids
+    FROM slots s JOIN rops o ON o.file_id = s.file_id AND o.witness_gen = s.witness_gen AND o.step = s.step + 1),
+  -- the requests at the end, by index, each as it was brought
+  bases AS MATERIALIZED (
+    SELECT v.file_id, v.witness_gen, v.seq, v.id.l AS rl, v.id.p AS rp, o.items[v.id.p + 1] AS base
+    FROM (SELECT file_id, witness_gen, unnest(ids) AS id, generate_subscripts(ids, 1) - 1 AS seq
+          FROM (SELECT * FROM slots QUALIFY step = max(step) OVER (PARTITION BY file_id, witness_gen))) v
+    JOIN rops o ON o.file_id = v.file_id AND o.witness_gen = v.witness_gen AND o.line_no = v.id.l
+    WHERE v.id IS NOT NULL),
+  -- the changes inside a request, each joined to the request at place N when it was written
+  fops AS MATERIALIZED (
+    SELECT o.file_id, o.witness_gen, o.line_no, o.captured_at, o.kind, o.depth, o.field, o.sub, o.v, o.i,
+           b.rl, b.rp, json_type(b.base) = 'OBJECT' AS in_object
+    FROM (SELECT * FROM replay WHERE NOT is_reset AND k1 = 'requests' AND n IS NOT NULL AND depth >= 3) o
+    ASOF JOIN slots s ON s.file_id = o.file_id AND s.witness_gen = o.witness_gen AND o.line_no >= s.line_no
+    JOIN bases b ON b.file_id = o.file_id AND b.witness_gen = o.witness_gen
+                AND b.rl = s.ids[o.n + 1].l AND b.rp = s.ids[o.n + 1].p),
+  fchg AS (
+    SELECT * FROM fops WHERE in_object AND depth IN (3, 4)),
+  -- the fields of a changed request: each starts as the request came, or at its last set or delete
+  -- (start_val NULL: no field); then come the pushes onto it and the changes of its keys
+  fbase AS (
+    SELECT b.file_id, b.witness_gen, b.rl, b.rp, e.key AS field, CAST(e.id AS BIGINT) AS ord,
+           b.rl AS line_no, e.value AS val
+    FROM (SELECT * FROM bases b
+          WHERE EXISTS (SELECT 1 FROM fchg c WHERE c.file_id = b.file_id AND c.witness_gen = b.witness_gen
+                                               AND c.rl = b.rl AND c.rp = b.rp)) b,
+         json_each(b.base) e),
+  fstart AS (
+    SELECT * FROM (SELECT file_id, witness_gen, rl, rp, field, line_no, val FROM fbase
+                   UNION ALL
+                   SELECT file_id, witness_gen, rl, rp, field, line_no, CASE WHEN kind = 1 THEN v END
+                   FROM fchg WHERE depth = 3 AND kind IN (1, 3))
+    QUALIFY row_number() OVER (PARTITION BY file_id, witness_gen, rl, rp, field ORDER BY line_no DESC) = 1),
+  fstate AS (
+    SELECT k.*, coalesce(s.line_no, k.rl) AS start_line, s.val AS start_val
+    FROM (SELECT file_id, witness_gen, rl, rp, field, min(ord) AS ord
+          FROM (SELECT file_id, witness_gen, rl, rp, field, ord FROM fbase
+                UNION ALL
+                SELECT file_id, witness_gen, rl, rp, field, 1000000000 + line_no FROM fchg)
+          GROUP BY ALL) k
+    LEFT JOIN fstart s USING (file_id, witness_gen, rl, rp, field)),
+  fafter AS (
+    SELECT c.* FROM fchg c JOIN fstate f USING (file_id, witness_gen, rl, rp, field)
+    WHERE c.line_no > f.start_line AND ((c.depth = 3 AND c.kind = 2) OR (c.depth = 4 AND c.kind IN (1, 3)))),
+  fflag AS (
+    SELECT file_id, witness_gen, rl, rp, field, bool_or(kind = 2) AS pushed, bool_or(depth = 4) AS keyed,
+           bool_or(kind = 1) AS key_set
+    FROM fafter GROUP BY ALL),
+  -- Pushes, without replaying them one by one: a push puts its items from pos0 on, pos0 being the
+  -- list's length before it, or i when smaller. With s the number of items pushed before it since
+  -- the start, pos0 = s + the least (i - s) over it and the pushes before it (the start counts as
+  -- a push at i = 0 of the start value's items, if it is a list). An item stays unless a later
+  -- push starts at or before its place.
+  fpush AS (
+    SELECT f.file_id, f.witness_gen, f.rl, f.rp, f.field, f.start_line AS line_no, 0 AS i,
+           CASE WHEN json_type(f.start_val) = 'ARRAY' THEN json_extract(f.start_val, '$[*]') ELSE [] END AS items
+    FROM fstate f JOIN fflag g USING (file_id, witness_gen, rl, rp, field) WHERE g.pushed
+    UNION ALL
+    SELECT file_id, witness_gen, rl, rp, field, line_no, i, coalesce(json_extract(v, '$[*]'), [])
+    FROM fafter WHERE kind = 2),
+  fpush_s AS (
+    SELECT *, coalesce(sum(len(items)) OVER (PARTITION BY file_id, witness_gen, rl, rp, field ORDER BY line_no
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS s
+    FROM fpush),
+  fpush_at AS (
+    SELECT *, s + min(i - s) OVER (PARTITION BY file_id, witness_gen, rl, rp, field ORDER BY line_no
+                                   ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS pos0
+    FROM fpush_s),
+  fitems AS (
+    SELECT file_id, witness_gen, rl, rp, field,
+           min(pos0) OVER (PARTITION BY file_id, witness_gen, rl, rp, field ORDER BY line_no
+                         ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS cut,
+           pos0 + generate_subscripts(items, 1) - 1 AS pos, unnest(items) AS item
+    FROM fpush_at),
+  farr AS (
+    SELECT file_id, witness_gen, rl, rp, field,
+           CAST('[' || coalesce(string_agg(CAST(item AS VARCHAR), ',' ORDER BY pos)
+                                  FILTER (WHERE cut IS NULL OR pos < cut), '') || ']' AS JSON) AS val
+    FROM fitems GROUP BY ALL),
+  -- Keys: a field's keys as it started (if an object), then the last set or delete of each wins.
+  fkey AS (
+    SELECT f.file_id, f.witness_gen, f.rl, f.rp, f.field, e.key AS sub, CAST(e.id AS BIGINT) AS ord,
+           f.start_line AS line_no, e.value AS val
+    FROM (SELECT f.* FROM fstate f JOIN fflag g USING (file_id, witness_gen, rl, rp, field)
+          WHERE g.keyed AND NOT g.pushed AND json_type(f.start_val) = 'OBJECT') f,
+         json_each(f.start_val) e
+    UNION ALL
+    SELECT a.file_id, a.witness_gen, a.rl, a.rp, a.field, a.sub, 1000000000 + a.line_no, a.line_no,
+           CASE WHEN a.kind = 1 THEN a.v END
+    FROM fafter a WHERE a.depth = 4),
+  fobj AS (
+    SELECT file_id, witness_gen, rl, rp, field,
+           CAST('{' || coalesce(string_agg(CAST(to_json(sub) AS VARCHAR) || ':' || CAST(val AS VARCHAR), ',' ORDER BY ord)
+                                  FILTER (WHERE val IS NOT NULL), '') || '}' AS JSON) AS val
+    FROM (SELECT file_id, witness_gen, rl, rp, field, sub, val,
+                 min(ord) OVER (PARTITION BY file_id, witness_gen, rl, rp, field, sub) AS ord
+          FROM fkey
+          QUALIFY row_number() OVER (PARTITION BY file_id, witness_gen, rl, rp, field, sub ORDER BY line_no DESC) = 1)
+    GROUP BY ALL),
+  fval AS (
+    SELECT f.file_id, f.witness_gen, f.rl, f.rp, f.field, f.ord,
+           CASE WHEN g.pushed THEN coalesce(a.val, CAST('[]' AS JSON))
+                -- keys set on no field (or null) make it an object; on a list or a value, nothing
+                WHEN g.keyed AND (json_type(f.start_val) = 'OBJECT'
+                                  OR (g.key_set AND coalesce(json_type(f.start_val), 'NULL') = 'NULL'))
+                  THEN coalesce(o.val, CAST('{}' AS JSON))
+                ELSE f.start_val END AS val
+    FROM fstate f
+    LEFT JOIN fflag g USING (file_id, witness_gen, rl, rp, field)
+    LEFT JOIN farr a USING (file_id, witness_gen, rl, rp, field)
+    LEFT JOIN fobj o USING (file_id, witness_gen, rl, rp, field)),
+  robj AS (
+    SELECT file_id, witness_gen, rl, rp,
+           CAST('{' || coalesce(string_agg(CAST(to_json(field) AS VARCHAR) || ':' || CAST(val AS VARCHAR), ',' ORDER BY ord)
+                                  FILTER (WHERE val IS NOT NULL), '') || '}' AS JSON) AS r
+    FROM fval GROUP BY ALL),
+  touched AS (
+    SELECT file_id, witness_gen, rl, rp, max(line_no) AS line_to, max(captured_at) AS captured_at
+    FROM fops GROUP BY ALL),
+  log_reqs AS (
+    SELECT b.file_id, b.witness_gen, l.line_no, CAST(coalesce(t.line_to, l.line_no) AS INTEGER) AS line_to,
+           l.abs_path, l.session_hint, l.machine_id, l.byte_offset,
+           greatest(l.captured_at, t.captured_at) AS captured_at, 'log' AS source, b.seq,
+           CASE WHEN o.r IS NOT NULL THEN o.r ELSE b.base END AS r
+    FROM bases b
+    JOIN lines l ON l.file_id = b.file_id AND l.witness_gen = b.witness_gen AND l.line_no = b.rl
+    LEFT JOIN robj o ON o.file_id = b.file_id AND o.witness_gen = b.witness_gen AND o.rl = b.rl AND o.rp = b.rp
+    LEFT JOIN touched t ON t.file_id = b.file_id AND t.witness_gen = b.witness_gen AND t.rl = b.rl AND t.rp = b.rp),
   req_rows AS (
-    SELECT file_id, witness_gen, line_no, line_to, abs_path, session_hint, machine_id, byte_offset, captured_at,
-           source, idx AS seq, json_extract(s, '$.requests[' || idx || ']') AS r
-    FROM reqs
+    SELECT * FROM doc_reqs
     UNION ALL BY NAME
-    -- requests pushed by the log after its snapshot
-    SELECT p.file_id, p.witness_gen, p.line_no, p.line_to, p.abs_path, p.session_hint, p.machine_id,
-           p.byte_offset, p.captured_at, p.source, 100000 + p.line_no * 100 + p.k AS seq,
-           json_extract(p.e, '$.v[' || p.k || ']') AS r
-    FROM (SELECT *, unnest(range(0, CAST(coalesce(json_array_length(e, '$.v'), 0) AS INTEGER))) AS k
-          FROM logl
-          WHERE (e->>'$.kind') = '2' AND CAST(json_extract(e, '$.k') AS VARCHAR) = '["requests"]') p),
+    SELECT * FROM log_reqs),
   events AS (
     SELECT l.* EXCLUDE (raw_line), l.line_no AS line_to,
            unnest([TRY(from_json(l.raw_line, '{"type":"VARCHAR","id":"VARCHAR","timestamp":"VARCHAR",

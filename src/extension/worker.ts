@@ -27,6 +27,17 @@ import { recall } from './recall';
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs as a worker thread');
 
+// On Linux a nice value belongs to one thread, and setpriority(0) names the calling one: this
+// thread, and every thread and child process it starts (hashing, parsing, rsync), yields the CPU
+// to the editor's main thread on a busy machine. Elsewhere it would lower the whole editor: skipped.
+if (process.platform === 'linux') {
+  try {
+    os.setPriority(10);
+  } catch {
+    /* not allowed here: the work runs at normal priority */
+  }
+}
+
 function emit(e: WorkerEvent): void {
   port!.postMessage(e);
 }
