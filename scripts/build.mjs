@@ -13,7 +13,9 @@ const common = {
 };
 
 const entries = [
-  { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js' },
+  // The CLI without `brain mcp`, which is its own bundle (see src/cli/verbs.ts).
+  { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', define: { __BRAIN_SPLIT__: 'true' } },
+  { entryPoints: ['src/cli/mcp.ts'], outfile: 'dist/cli-mcp.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
