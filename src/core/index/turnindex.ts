@@ -110,6 +110,8 @@ export interface SessionRow {
   turns: number;
 }
 
+export type SessionKeys = Omit<SessionRow, 'title' | 'title_hint'>;
+
 export interface FileRow {
   id: number;
   machine: string;
@@ -330,16 +332,6 @@ export class TurnIndex {
 
   private prepare() {
     const d = this.db;
-    // The first three matching turns of each session, from the same pass that counts them (FTS5
-    // does not seek on a rowid bound, so asking again per session would read every match again).
-    d.aggregate('brain_first3', {
-      start: () => [] as number[],
-      step: (a: number[], v: number) => {
-        if (a.length < 3) a.push(v);
-        return a;
-      },
-      result: (a: number[]) => a.join(','),
-    });
     return {
       getMeta: d.prepare(`SELECT v FROM meta WHERE k = ?`).pluck(),
       setMeta: d.prepare(`INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`),
@@ -375,7 +367,10 @@ export class TurnIndex {
       lastSeq: d.prepare(`SELECT max(id) FROM turns WHERE id >= ? AND id < ?`).pluck(),
       liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
       match: d.prepare(
-        `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, brain_first3(rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
+        // The matching turns of each session in order, from the same pass that counts them (FTS5
+        // does not seek on a rowid bound, so asking again per session would read every match
+        // again). A built-in aggregate: a JavaScript one costs a callback per matching turn.
+        `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, group_concat(rowid ORDER BY rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
       ),
       turnById: d.prepare(`SELECT * FROM turns WHERE id = ?`),
     };
@@ -661,7 +656,7 @@ export class TurnIndex {
    * number of such turns and the ids of the first three. */
   match(term: string): { sess_id: number; count: number; ids: number[] }[] {
     const rows = this.st.match.all(phrase(term)) as { s: number; c: number; ids: string }[];
-    return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',').map(Number) }));
+    return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',', 3).map(Number) }));
   }
 
   turn(id: number): TurnRow | undefined {
@@ -670,6 +665,11 @@ export class TurnIndex {
 
   session(id: number): SessionRow | undefined {
     return this.st.sessById.get(id) as SessionRow | undefined;
+  }
+
+  /** Every session's keys, place and dates: what filtering and ranking need, without the titles. */
+  sessionKeys(): SessionKeys[] {
+    return this.db.prepare(`SELECT id, machine, lane, session, native, parent, subagent, project, repo, started, ended, turns FROM sessions`).all() as SessionKeys[];
   }
 
   sessions(): SessionRow[] {

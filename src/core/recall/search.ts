@@ -102,6 +102,8 @@ function passes(f: Filter, s: SessionInfo): boolean {
 // ---------------------------------------------------------------- ranking and snippets
 
 interface Ranked {
+  /** The session's row in the turn index (index results only). */
+  id?: number;
   info: SessionInfo;
   count: number;
   snip: () => Snippet[];
@@ -195,15 +197,17 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
   const matches = idx.match(term);
-  // Many sessions: one read of the table beats a lookup each.
-  const all = matches.length > 200 ? new Map(idx.sessions().map((r) => [r.id, r])) : null;
+  // Many sessions: one read of the table (without the titles) beats a lookup each; the titles of
+  // the sessions shown are read after ranking.
+  const all = matches.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null;
   for (const m of matches) {
     const row = all ? all.get(m.sess_id) : idx.session(m.sess_id);
     if (!row) continue;
-    const info = infoFromRow(row);
+    const info = infoFromRow({ title: null, title_hint: null, ...row });
     if (!passes(f, info)) continue;
     inTier1.add(row.id);
     tier1.push({
+      id: row.id,
       info,
       count: m.count,
       snip: () =>
@@ -236,6 +240,12 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     });
   }
   rank(tier1, newest);
+  if (all) {
+    for (const r of tier1.slice(0, limit)) {
+      const full = r.id === undefined ? undefined : idx.session(r.id);
+      if (full) r.info = infoFromRow(full);
+    }
+  }
   if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit);
   // Room left: the tool tier, over the files of sessions tier 1 did not list.
   const files: { file: FloorFile; sess: SessionRow }[] = [];
