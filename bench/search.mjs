@@ -97,6 +97,23 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
   }
   console.log(`  (node -e 0 alone: ${fmt(nodeStart)})`);
 
+  // 3b. The scan, as `brain mcp` (which writes nothing, so it does not bring the index up to date)
+  // and an editor whose SQLite cannot load search: every matching file parsed. Memory must not grow
+  // with the number of matches.
+  console.log('scan fallback (BRAIN_NO_INDEX=1: brain mcp, no SQLite), against rg:');
+  res.scan = {};
+  for (const [label, term] of [
+    ['common', common],
+    ['rare (said)', rareTurn],
+  ]) {
+    const rg = await measure('rg', ['-uu', '-l', '-i', '-F', term, lake], env);
+    const sc = await measure(node, [CLI, 'search', term, '--json'], { ...env, BRAIN_NO_INDEX: '1' });
+    if (sc.code !== 0 && sc.code !== 1) throw new Error(`scan search failed: ${sc.err}`);
+    const j = JSON.parse(sc.out);
+    console.log(`  ${label.padEnd(17)} ${JSON.stringify(term).padEnd(26)} brain ${fmt(sc.ms).padStart(9)}  rg ${fmt(rg.ms).padStart(9)}  ratio ${(sc.ms / rg.ms).toFixed(2)}  peak RSS ${mb(sc.rss)}  (${j.total} sessions)`);
+    res.scan[label] = { term, ms: sc.ms, rg_ms: rg.ms, rss: sc.rss, total: j.total };
+  }
+
   // 4. One appended turn: capture it, then search for it.
   const sessDir = path.join(home, '.claude', 'projects', '-bench-search');
   fs.mkdirSync(sessDir, { recursive: true });

@@ -237,17 +237,45 @@ export function openIndex(root: Root): IndexOpen {
   }
 }
 
-/** Throws the index away and builds it again from the floor alone (brain rebuild). Readers that
- * have the old file open finish on it; a search meanwhile falls back to a scan. */
-export function rebuildIndex(root: Root): { ok: true; report: UpdateReport } | { ok: false; reason: string } {
-  dropFiles(root.index);
-  const o = openIndex(root);
-  if (!o.ok) return o;
+function alive(pid: number): boolean {
   try {
-    return { ok: true, report: o.index.update() };
-  } finally {
-    o.index.close();
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Builds the index again from the floor alone (brain rebuild): into a new file beside the old
+ * one, which then takes its place. The new file is a new inode while the old one is still there,
+ * so a process holding the old one open can tell (FloorView reopens); a search meanwhile uses the
+ * old index. */
+export function rebuildIndex(root: Root): { ok: true; report: UpdateReport } | { ok: false; reason: string } {
+  const tmp = `${root.index}.rebuild-${process.pid}`;
+  // A rebuild that died leaves its file: remove those whose process is gone.
+  const dir = path.dirname(root.index);
+  const stem = `${path.basename(root.index)}.rebuild-`;
+  for (const f of fs.readdirSync(dir)) {
+    const pid = f.startsWith(stem) ? Number.parseInt(f.slice(stem.length), 10) : Number.NaN;
+    if (Number.isInteger(pid) && (pid === process.pid || !alive(pid))) fs.rmSync(path.join(dir, f), { force: true });
+  }
+  const o = openIndex({ ...root, index: tmp });
+  if (!o.ok) return o;
+  let report: UpdateReport;
+  try {
+    report = o.index.update();
+  } catch (e) {
+    o.index.close();
+    dropFiles(tmp);
+    throw e;
+  }
+  // Closing the last connection checkpoints the new file's WAL and removes it.
+  o.index.close();
+  // The old file's WAL and shared memory must go with it: a new connection would read them as
+  // the new file's.
+  dropFiles(root.index);
+  fs.renameSync(tmp, root.index);
+  return { ok: true, report };
 }
 
 /** What a parse was based on: a result parsed ahead is stale once this changes. */

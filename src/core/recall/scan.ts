@@ -16,7 +16,8 @@ import { lineText } from '../index/jsonl';
 import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';
-import type { SnippetField } from './types';
+import { infoFromFile } from './session';
+import type { SessionInfo, SnippetField } from './types';
 
 export interface FloorFile {
   mf: MachineFloor;
@@ -180,31 +181,50 @@ function nodeHas(file: string, pats: string[], to: number | null): boolean {
 
 // ---------------------------------------------------------------- classify
 
+/** About 200 characters around the first mention, on one line. */
+export function snippetText(text: string, term: string, width = 200): string {
+  const low = fold(text);
+  let i = low.indexOf(fold(term));
+  if (low.length !== text.length || i < 0) i = Math.max(0, i);
+  const start = Math.max(0, i - Math.floor((width - term.length) / 2));
+  const end = Math.min(text.length, start + width);
+  const s = text.slice(start, end).replace(/\s+/g, ' ').trim();
+  return `${start > 0 ? '…' : ''}${s}${end < text.length ? '…' : ''}`;
+}
+
+/** One mention outside the conversation text: where it sits and the snippet around it. */
 export interface Mention {
-  turn: Turn | null;
+  turn: { n: number; role: Turn['role'] } | null;
   field: SnippetField;
-  text: string;
+  snippet: string;
   span: Span;
 }
 
+/** What a file holds for one term. Only counts and the first few mentions are kept, never the
+ * file's turns: a common term over a large floor matches every file, and the search must hold its
+ * answer for all of them at once. */
 export interface FileScan {
   file: FloorFile;
-  facts: FileFacts;
-  turns: Turn[];
-  /** User/assistant turns whose text holds the term. */
-  text: Turn[];
-  /** Mentions in thinking, tool arguments, tool output, or unparsed lines, one per turn/line. */
+  /** The session as this file tells it (title, project, dates, turn count). */
+  info: SessionInfo;
+  /** User/assistant turns whose text holds the term, and the first `keep` of them. */
+  textCount: number;
+  text: { n: number; role: Turn['role']; snippet: string; span: Span }[];
+  /** Mentions in thinking, tool arguments, tool output, or unparsed lines (one per turn or line),
+   * and the first `keep` of them. */
+  toolCount: number;
   tool: Mention[];
   /** Recorded instructions that hold it (a session with only these is dropped). */
   system: number;
 }
 
 /** Parses a file in full and sorts every mention of `term` by where it sits. */
-export function scanFile(file: FloorFile, term: string): FileScan | null {
+export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | null {
   const q = fold(term);
   const abs = path.join(file.mf.dir, file.lake_path);
   const { rel } = laneRel(file.lake_path);
   const bad: Mention[] = [];
+  let badCount = 0;
   let r;
   try {
     r = readTurns(abs, file.lane, rel, {
@@ -213,7 +233,8 @@ export function scanFile(file: FloorFile, term: string): FileScan | null {
       tail: file.unterminated,
       onBad: (l: RawLine) => {
         const t = lineText(l);
-        if (fold(t).includes(q)) bad.push({ turn: null, field: 'unparsed_line', text: t, span: { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to } });
+        if (!fold(t).includes(q)) return;
+        if (++badCount <= keep) bad.push({ turn: null, field: 'unparsed_line', snippet: snippetText(t, term), span: { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to } });
       },
     });
   } catch (e) {
@@ -221,30 +242,33 @@ export function scanFile(file: FloorFile, term: string): FileScan | null {
     throw e;
   }
   if (!r) return null;
-  const out: FileScan = { file, facts: r.facts, turns: r.turns, text: [], tool: [], system: 0 };
+  const out: FileScan = { file, info: infoFromFile(file, r.facts, r.turns), textCount: 0, text: [], toolCount: 0, tool: [], system: 0 };
   for (const t of r.turns) {
     if (t.role === 'system') {
       if (fold(t.text).includes(q)) out.system++;
       continue;
     }
     if ((t.role === 'user' || t.role === 'assistant') && fold(t.text).includes(q)) {
-      out.text.push(t);
+      if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span });
       continue;
     }
-    const m = toolMention(t, q);
-    if (m) out.tool.push(m);
+    const m = toolMention(t, q, term);
+    if (m && ++out.toolCount <= keep) out.tool.push(m);
   }
-  out.tool.push(...bad);
+  // Unparsed lines come after the turns' mentions.
+  out.toolCount += badCount;
+  out.tool.push(...bad.slice(0, Math.max(0, keep - out.tool.length)));
   return out;
 }
 
-function toolMention(t: Turn, q: string): Mention | null {
-  if (t.thinking && fold(t.thinking).includes(q)) return { turn: t, field: 'thinking', text: t.thinking, span: t.span };
+function toolMention(t: Turn, q: string, term: string): Mention | null {
+  const at = (field: SnippetField, text: string): Mention => ({ turn: { n: t.n, role: t.role }, field, snippet: snippetText(text, term), span: t.span });
+  if (t.thinking && fold(t.thinking).includes(q)) return at('thinking', t.thinking);
   for (const u of t.tools) {
-    if (u.arguments && fold(u.arguments).includes(q)) return { turn: t, field: 'tool_arguments', text: `${u.name}: ${u.arguments}`, span: t.span };
-    if (fold(u.name).includes(q)) return { turn: t, field: 'tool_arguments', text: `${u.name}: ${u.arguments}`, span: t.span };
-    if (u.output && fold(u.output).includes(q)) return { turn: t, field: 'tool_output', text: u.output, span: t.span };
+    if (u.arguments && fold(u.arguments).includes(q)) return at('tool_arguments', `${u.name}: ${u.arguments}`);
+    if (fold(u.name).includes(q)) return at('tool_arguments', `${u.name}: ${u.arguments}`);
+    if (u.output && fold(u.output).includes(q)) return at('tool_output', u.output);
   }
-  if (t.role === 'tool' && fold(t.text).includes(q)) return { turn: t, field: 'tool_output', text: t.text, span: t.span };
+  if (t.role === 'tool' && fold(t.text).includes(q)) return at('tool_output', t.text);
   return null;
 }

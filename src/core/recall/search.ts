@@ -16,8 +16,10 @@ import { indexable, fold, openIndex, type TurnIndex, type SessionRow } from '../
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
-import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
-import { infoFromFile, infoFromRow } from './session';
+import { floorFiles, prefilter, scanFile, snippetText, type FileScan, type FloorFile, type Mention } from './scan';
+import { infoFromRow } from './session';
+
+export { snippetText };
 import type { SearchHit, SearchInput, SearchOutput, SessionInfo, Snippet } from './types';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
@@ -116,17 +118,6 @@ function rank(list: Ranked[], newest: boolean): Ranked[] {
   return list.sort((a, b) => (newest ? byDate(a, b) || b.count - a.count : b.count - a.count || byDate(a, b)) || a.info.session.localeCompare(b.info.session));
 }
 
-/** About 200 characters around the first mention, on one line. */
-export function snippetText(text: string, term: string, width = 200): string {
-  const low = fold(text);
-  let i = low.indexOf(fold(term));
-  if (low.length !== text.length || i < 0) i = Math.max(0, i);
-  const start = Math.max(0, i - Math.floor((width - term.length) / 2));
-  const end = Math.min(text.length, start + width);
-  const s = text.slice(start, end).replace(/\s+/g, ' ').trim();
-  return `${start > 0 ? '…' : ''}${s}${end < text.length ? '…' : ''}`;
-}
-
 /** The raw lines of a span, when no dialect turn comes out of them (kept honest, not pretty). */
 function rawText(file: string, span: { byte_from: number; byte_to: number }): string {
   const fd = fs.openSync(file, 'r');
@@ -140,12 +131,12 @@ function rawText(file: string, span: { byte_from: number; byte_to: number }): st
   }
 }
 
-function mentionSnippet(f: FloorFile, m: Mention, term: string): Snippet {
+function mentionSnippet(f: FloorFile, m: Mention): Snippet {
   return {
     turn: m.turn?.n ?? 0,
     role: m.turn?.role ?? null,
     field: m.field,
-    text: snippetText(m.text, term),
+    text: m.snippet,
     citation: citeSpan(f.mf.dir, f.mf.machine, f.lake_path, m.span, f.gen),
   };
 }
@@ -268,24 +259,27 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   );
   const sessOfFile = new Map(files.map((x) => [x.file, x.sess]));
   for (const file of pre.files) {
-    const sc = scanFile(file, term);
-    if (!sc || sc.tool.length === 0) continue;
+    const sc = scanFile(file, term, SNIPPETS);
+    if (!sc || sc.toolCount === 0) continue;
     const s = sessOfFile.get(file)!;
     const e = bySess.get(s.id) ?? { sess: s, scans: [] };
     e.scans.push(sc);
     bySess.set(s.id, e);
   }
-  const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => toolRanked(infoFromRow(sess), scans, term));
+  const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => toolRanked(infoFromRow(sess), scans));
   rank(tier2, newest);
   return out(term, 'index', null, true, tier1, tier2, limit);
 }
 
-function toolRanked(info: SessionInfo, scans: FileScan[], term: string): Ranked {
-  const mentions = scans.flatMap((s) => s.tool.map((m) => ({ f: s.file, m })));
+function toolRanked(info: SessionInfo, scans: FileScan[]): Ranked {
   return {
     info,
-    count: mentions.length,
-    snip: () => mentions.slice(0, SNIPPETS).map(({ f, m }) => mentionSnippet(f, m, term)),
+    count: scans.reduce((n, s) => n + s.toolCount, 0),
+    snip: () =>
+      scans
+        .flatMap((s) => s.tool.map((m) => ({ f: s.file, m })))
+        .slice(0, SNIPPETS)
+        .map(({ f, m }) => mentionSnippet(f, m)),
   };
 }
 
@@ -294,7 +288,7 @@ function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boo
   const pre = prefilter(files, term);
   const bySess = new Map<string, FileScan[]>();
   for (const file of pre.files) {
-    const sc = scanFile(file, term);
+    const sc = scanFile(file, term, SNIPPETS);
     if (!sc) continue;
     const k = `${file.mf.machine}\0${file.lane}\0${file.session}`;
     const l = bySess.get(k) ?? [];
@@ -304,25 +298,27 @@ function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boo
   const tier1: Ranked[] = [];
   const tier2: Ranked[] = [];
   for (const scans of bySess.values()) {
-    const main = scans[0];
-    const info = infoFromFile(main.file, main.facts, main.turns);
+    const info = scans[0].info;
     if (!passes(f, info)) continue;
-    const text = scans.flatMap((s) => s.text.map((t) => ({ f: s.file, t })));
-    if (text.length > 0) {
+    const count = scans.reduce((n, s) => n + s.textCount, 0);
+    if (count > 0) {
       tier1.push({
         info,
-        count: text.length,
+        count,
         snip: () =>
-          text.slice(0, SNIPPETS).map(({ f: file, t }) => ({
-            turn: t.n,
-            role: t.role,
-            field: 'text' as const,
-            text: snippetText(t.text, term),
-            citation: citeSpan(file.mf.dir, file.mf.machine, file.lake_path, t.span, file.gen),
-          })),
+          scans
+            .flatMap((s) => s.text.map((t) => ({ f: s.file, t })))
+            .slice(0, SNIPPETS)
+            .map(({ f: file, t }) => ({
+              turn: t.n,
+              role: t.role,
+              field: 'text' as const,
+              text: t.snippet,
+              citation: citeSpan(file.mf.dir, file.mf.machine, file.lake_path, t.span, file.gen),
+            })),
       });
-    } else if (scans.some((s) => s.tool.length > 0)) {
-      tier2.push(toolRanked(info, scans, term));
+    } else if (scans.some((s) => s.toolCount > 0)) {
+      tier2.push(toolRanked(info, scans));
     }
   }
   rank(tier1, newest);

@@ -9,6 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { search, readSession, verify, type SearchOutput } from '../../../src/core/recall';
 import { TestFloor, fixtureTranscripts } from '../index/floor';
+import { floorFiles, scanFile } from '../../../src/core/recall/scan';
+import { homeRoot } from '../../../src/core/index/roots';
 
 function tmp(name: string): string {
   return fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), `brain-${name}-`));
@@ -189,6 +191,36 @@ test('the scan fallback gives the index\'s answer, and says why it ran', () => {
     assert.equal(short.source, 'scan');
     assert.match(short.header, /terms under 3 characters/);
     assert.ok(short.hits.length > 0);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the scan holds counts and the first few mentions per file, not the file: many mentions count in full', () => {
+  const dir = tmp('scan-keep');
+  try {
+    const f = new TestFloor(dir);
+    const entries: object[] = [];
+    for (let i = 1; i <= 10; i++) entries.push(user(`question ${i} about the ${TERM}`), reply(`answer ${i}`));
+    for (let i = 1; i <= 5; i++) {
+      entries.push(reply('looking', [{ type: 'toolCall', id: `t${i}`, name: 'bash', arguments: { command: `grep ${TERM} f${i}` } }]));
+      entries.push({ type: 'message', message: { role: 'toolResult', toolCallId: `t${i}`, toolName: 'bash', content: [{ type: 'text', text: 'no match' }] } });
+    }
+    pi(f, 's-lots', '2026-03-01T10:00:00Z', '/w/lots', entries);
+    const file = floorFiles(homeRoot(envOf(dir), dir)).find((x) => x.session === 's-lots')!;
+    const sc = scanFile(file, TERM, 3)!;
+    assert.equal(sc.textCount, 10);
+    assert.deepEqual(sc.text.map((t) => t.snippet), [1, 2, 3].map((i) => `question ${i} about the ${TERM}`));
+    assert.equal(sc.toolCount, 5);
+    assert.equal(sc.tool.length, 3);
+    assert.equal(sc.tool[0].field, 'tool_arguments');
+    assert.equal(sc.info.session, 's-lots');
+    assert.equal(sc.info.title, `question 1 about the ${TERM}`);
+    assert.equal(sc.info.turns, 25);
+    const r = search({ term: TERM }, envOf(dir, { BRAIN_NO_INDEX: '1' }));
+    assert.equal(r.hits[0].matching_turns, 10);
+    assert.equal(r.hits[0].snippets.length, 3);
+    assert.deepEqual(r.hits[0].snippets.map((x) => x.turn), [1, 3, 5]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
