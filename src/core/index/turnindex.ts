@@ -112,6 +112,8 @@ export interface SessionRow {
 
 export type SessionKeys = Omit<SessionRow, 'title' | 'title_hint'>;
 
+export type LiveFile = Pick<FileRow, 'id' | 'machine' | 'lake_path' | 'base' | 'gen' | 'lane' | 'sess_id' | 'claimed' | 'unterminated' | 'first_seen' | 'last_seen'>;
+
 export interface FileRow {
   id: number;
   machine: string;
@@ -708,8 +710,11 @@ export class TurnIndex {
     return this.db.prepare(`SELECT * FROM files WHERE id = ?`).get(id) as FileRow | undefined;
   }
 
-  liveFiles(): FileRow[] {
-    return this.db.prepare(`SELECT * FROM files WHERE live = 1`).all() as FileRow[];
+  /** Every live file, with where it is and what the manifest claims (not its parse state). */
+  liveFiles(): LiveFile[] {
+    return this.db
+      .prepare(`SELECT id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen FROM files WHERE live = 1`)
+      .all() as LiveFile[];
   }
 
   filesOf(sessId: number): FileRow[] {

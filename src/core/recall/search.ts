@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { AGENTS } from '../agents';
 import { BrainError } from '../errors';
 import type { Env } from '../home';
-import { indexable, fold, openIndex, type TurnIndex, type SessionRow } from '../index/turnindex';
+import { indexable, fold, openIndex, type TurnIndex, type SessionKeys } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
@@ -184,6 +184,19 @@ function out(term: string, source: 'index' | 'scan', fallback: string | null, to
   return { term, source, fallback: source === 'scan' ? fallback : null, tool_output_searched: tools, total, header: parts.join(' · '), hits };
 }
 
+/** A session's facts from its keys: enough to filter and rank; the title comes with fullInfo. */
+function lightInfo(k: SessionKeys): SessionInfo {
+  return infoFromRow({ title: null, title_hint: null, ...k });
+}
+
+/** The whole SessionInfo (title included) of the sessions about to be shown. */
+function fullInfo(idx: TurnIndex, shown: Ranked[]): void {
+  for (const r of shown) {
+    const row = r.id === undefined ? undefined : idx.session(r.id);
+    if (row) r.info = infoFromRow(row);
+  }
+}
+
 function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Filter, newest: boolean): SearchOutput {
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
@@ -194,7 +207,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   for (const m of matches) {
     const row = all ? all.get(m.sess_id) : idx.session(m.sess_id);
     if (!row) continue;
-    const info = infoFromRow({ title: null, title_hint: null, ...row });
+    const info = lightInfo(row);
     if (!passes(f, info)) continue;
     inTier1.add(row.id);
     tier1.push({
@@ -231,28 +244,27 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     });
   }
   rank(tier1, newest);
-  if (all) {
-    for (const r of tier1.slice(0, limit)) {
-      const full = r.id === undefined ? undefined : idx.session(r.id);
-      if (full) r.info = infoFromRow(full);
-    }
-  }
+  if (all) fullInfo(idx, tier1.slice(0, limit));
   if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit);
   // Room left: the tool tier, over the files of sessions tier 1 did not list.
-  const files: { file: FloorFile; sess: SessionRow }[] = [];
-  const sessCache = new Map<number, SessionRow | undefined>();
+  const files: { file: FloorFile; sess: SessionKeys }[] = [];
+  // One read of the sessions (without titles) for every file's filter; titles after ranking.
+  const keys = all ?? new Map(idx.sessionKeys().map((r) => [r.id, r]));
+  const passed = new Map<number, boolean>();
   for (const fr of idx.liveFiles()) {
     if (inTier1.has(fr.sess_id)) continue;
-    if (!sessCache.has(fr.sess_id)) sessCache.set(fr.sess_id, idx.session(fr.sess_id));
-    const s = sessCache.get(fr.sess_id);
+    const s = keys.get(fr.sess_id);
     const mf = root.machines.find((x) => x.machine === fr.machine);
-    if (!s || !mf || !passes(f, infoFromRow(s))) continue;
+    if (!s || !mf) continue;
+    let ok = passed.get(s.id);
+    if (ok === undefined) passed.set(s.id, (ok = passes(f, lightInfo(s))));
+    if (!ok) continue;
     files.push({
       sess: s,
       file: { mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen },
     });
   }
-  const bySess = new Map<number, { sess: SessionRow; scans: FileScan[] }>();
+  const bySess = new Map<number, { sess: SessionKeys; scans: FileScan[] }>();
   const pre = prefilter(
     files.map((x) => x.file),
     term,
@@ -266,8 +278,9 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     e.scans.push(sc);
     bySess.set(s.id, e);
   }
-  const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => toolRanked(infoFromRow(sess), scans));
+  const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => ({ ...toolRanked(lightInfo(sess), scans), id: sess.id }));
   rank(tier2, newest);
+  fullInfo(idx, tier2.slice(0, Math.max(0, limit - tier1.length)));
   return out(term, 'index', null, true, tier1, tier2, limit);
 }
 
