@@ -35,6 +35,10 @@ ${COMMON_EXIT_CODES}`,
     else {
       write(ctx.stdout, `${r.root}: ${r.files} files, ${r.chunks} chunks, ${r.checked} re-hashed (${humanBytes(r.bytes_hashed)})`);
       for (const p of r.problems) write(ctx.stdout, `  ${p.kind}: ${p.path}: ${p.message}`);
+      if (r.pending.length > 0) {
+        const bytes = r.pending.reduce((n, p) => n + p.bytes, 0);
+        write(ctx.stdout, `  pending: ${r.pending.length} file(s), ${humanBytes(bytes)} written by an interrupted pass (a crash or a full disk) and waiting in the spool for their manifest lines: the next \`brain record\` claims them`);
+      }
       write(ctx.stdout, r.problems.length === 0 ? 'ok: every range verifies' : `${r.problems.length} problem(s)`);
     }
     return r.problems.length === 0 ? 0 : 1;

@@ -25,6 +25,19 @@ export function errnoCode(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** A write that failed because the disk (or the user's quota) is full, as the error every front end
+ * shows: what happened, that nothing is lost, and what to do. Null for any other error. */
+export function diskFull(e: unknown, where: string): BrainError | null {
+  const code = errnoCode(e);
+  if (code !== 'ENOSPC' && code !== 'EDQUOT' && code !== 'SQLITE_FULL') return null;
+  return new BrainError(
+    'disk-full',
+    `the disk that holds ${where} is full (${code === 'EDQUOT' ? 'over quota' : 'no space left'}): recording stopped before claiming what it could not write`,
+    `free space there (df -h ${where}) and record again: nothing is lost, the agents' own files are untouched, the floor keeps everything it had claimed, and the next pass takes up where this one stopped`,
+    { cause: e },
+  );
+}
+
 export function describe(e: unknown): string {
   if (e instanceof BrainError) return e.hint ? `${e.message}\n  ${e.hint}` : e.message;
   if (e instanceof Error) return e.message;

@@ -137,6 +137,12 @@ export function activate(context: vscode.ExtensionContext): Live {
       case 'log':
         out.appendLine(`[${e.data.level}] ${e.data.message}`);
         return;
+      case 'capture':
+        status.setCaptureProblem(e.data);
+        if (e.data.problem) {
+          void vscode.window.showErrorMessage(`Agent Brain: recording failed: ${e.data.problem}${e.data.hint ? `. ${e.data.hint}` : ''}`, 'Run Doctor').then((a) => a && vscode.commands.executeCommand('agentBrain.runDoctor'));
+        }
+        return;
     }
   };
 

@@ -79,7 +79,9 @@ export type WorkerEvent =
   | { event: 'sessions'; data: { changed: number } }
   | { event: 'backup'; data: BackupInfo }
   | { event: 'role'; data: { role: Role; reason?: string } }
-  | { event: 'log'; data: { level: 'info' | 'warn' | 'error'; message: string } };
+  | { event: 'log'; data: { level: 'info' | 'warn' | 'error'; message: string } }
+  /** A capture pass failed (problem), or one worked again after a failure (null). */
+  | { event: 'capture'; data: { problem: string | null; hint?: string } };
 
 export interface WorkerRequest {
   id: number;

@@ -25,6 +25,7 @@ export class StatusBar implements vscode.Disposable {
   private progress: Progress | undefined;
   private role: Role = 'off';
   private loop: LoopDelay | undefined;
+  private capture: { problem: string; hint?: string } | undefined;
   private timer: NodeJS.Timeout;
 
   constructor() {
@@ -49,6 +50,11 @@ export class StatusBar implements vscode.Disposable {
     this.role = r;
     this.draw();
   }
+  /** A capture pass failed (shown until one works again). */
+  setCaptureProblem(p: { problem: string | null; hint?: string }): void {
+    this.capture = p.problem ? { problem: p.problem, hint: p.hint } : undefined;
+    this.draw();
+  }
   setLoopDelay(l: LoopDelay): void {
     this.loop = l;
     this.draw();
@@ -61,6 +67,8 @@ export class StatusBar implements vscode.Disposable {
       const what = p.phase === 'sync' ? 'syncing' : p.phase === 'index' ? 'indexing' : `recording ${p.files} files · ${bytes(p.bytes)}`;
       return { text: `$(sync~spin) brain: ${what}`, error: false, warn: false };
     }
+    // Recording comes before the backup: what is not recorded cannot be backed up.
+    if (this.capture) return { text: `$(error) recording failing: ${/disk that holds .* is full/.test(this.capture.problem) ? 'disk full' : 'see tooltip'}`, error: true, warn: false };
     if (!b) return { text: '$(database) brain', error: false, warn: false };
     if (b.status === 'failing') return { text: `$(error) backup failing: ${b.warning.replace(/^backup failing:\s*/, '')}`, error: true, warn: false };
     if (b.status === 'stale') return { text: '$(warning) backup stale', error: false, warn: true };
@@ -75,6 +83,10 @@ export class StatusBar implements vscode.Disposable {
     const b = this.backup;
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown('**Agent Brain**\n\n');
+    if (this.capture) {
+      md.appendText(`Recording failed: ${this.capture.problem}\n\n`);
+      if (this.capture.hint) md.appendText(`${this.capture.hint}\n\n`);
+    }
     if (b) {
       md.appendMarkdown(`Store: ${b.store ? `\`${b.store}\`` : 'not configured'}\n\n`);
       md.appendMarkdown(`Last good sync: ${b.lastOk ? `${age(b.lastOk)} ago (${b.lastOk})` : 'never'}\n\n`);

@@ -195,7 +195,9 @@ async function catchUp(): Promise<void> {
   let bytes = 0;
   let lastSent = 0;
   emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: false } });
-  const r = await capture({
+  let r: Awaited<ReturnType<typeof capture>>;
+  try {
+    r = await capture({
     home,
     env: params.env,
     source: 'record',
@@ -210,7 +212,13 @@ async function catchUp(): Promise<void> {
       emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: false } });
     },
     shouldStop: () => catchUpStop || closing || (cancelFlag !== undefined && Atomics.load(cancelFlag, 0) === 1),
-  });
+    });
+  } catch (e) {
+    emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: true, cancelled: true } });
+    captureProblem(e);
+    return;
+  }
+  captureProblem(null);
   const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
   const cancelled = catchUpStop || (cancelFlag !== undefined && Atomics.load(cancelFlag, 0) === 1);
   emit({ event: 'progress', data: { phase: 'catch-up', files, bytes, done: true, cancelled } });
@@ -274,10 +282,22 @@ async function passNow(): Promise<void> {
   if (closing || role !== 'writer') return;
   try {
     const r = await capture({ home, env: params.env, source: 'watch', lockWaitMs: 30_000, shouldStop: () => closing });
+    captureProblem(null);
     if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) followCaches(10_000);
   } catch (e) {
-    log('warn', `capture: ${describe(e)}`);
+    captureProblem(e);
   }
+}
+
+/** A failed pass is shown (status bar, one notification) until a pass works again; the same
+ * problem is said once, not on every pass. */
+let lastProblem: string | null = null;
+function captureProblem(e: unknown): void {
+  const problem = e === null ? null : e instanceof BrainError ? e.message : describe(e);
+  if (problem === lastProblem) return;
+  lastProblem = problem;
+  if (problem !== null) log('warn', `capture: ${describe(e)}`);
+  emit({ event: 'capture', data: { problem, hint: e instanceof BrainError ? e.hint : undefined } });
 }
 
 async function becomeWriter(): Promise<void> {
@@ -292,9 +312,11 @@ async function becomeWriter(): Promise<void> {
     // DuckDB in a child process (see updateCacheSoon).
     caches: false,
     onPass: (r) => {
+      captureProblem(null);
       if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) followCaches(10_000);
     },
-    onError: (e) => log('warn', `recorder: ${describe(e)}`),
+    // A pass that failed (a full disk) is shown; a watcher's own trouble is only logged.
+    onError: (e) => (e instanceof BrainError ? captureProblem(e) : log('warn', `recorder: ${describe(e)}`)),
   });
   await watcher.ready;
   // The watcher's own scan of the folders finishes after its first pass; a file written in

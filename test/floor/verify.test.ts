@@ -71,3 +71,31 @@ test('verify reports gaps and overlaps between a file\'s chunks', () => {
     sb.cleanup();
   }
 });
+
+test('lake bytes an interrupted pass left are pending while a spool entry will claim them, a problem otherwise', () => {
+  const sb = sandbox({ fixtures: true, name: 'pending' });
+  try {
+    assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
+    // A lake file nothing claims and nothing will: a problem.
+    const stray = path.join(sb.brain, 'lake', 'pi', '--stray--', 's.jsonl');
+    fs.mkdirSync(path.dirname(stray), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(stray, '{"type":"session"}\n', { mode: 0o600 });
+    let rep = JSON.parse(brain(sb, ['verify', '--json']).stdout);
+    assert.deepEqual(rep.problems.map((p: any) => [p.kind, p.path]), [['unmanifested', 'lake/pi/--stray--/s.jsonl']]);
+    assert.deepEqual(rep.pending, []);
+    // The same bytes with a committed spool entry that reaches them (a pass stopped between the
+    // lake write and the manifest line): pending, and the next record claims them.
+    const line = { lane: 'pi', lake_path: 'lake/pi/--stray--/s.jsonl', byte_from: 0, byte_to: 19 };
+    fs.mkdirSync(path.join(sb.brain, 'spool', 'pi'), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(sb.brain, 'spool', 'pi', '0000-test.json'), JSON.stringify({ kind: 'chunk', id: '0000-test', line }) + '\n', { mode: 0o600 });
+    const r = brain(sb, ['verify']);
+    assert.equal(r.status, 0, r.stdout);
+    assert.match(r.stdout, /pending: 1 file\(s\), 19 B written by an interrupted pass .* the next `brain record` claims them/);
+    // Reaching less far than the file does not cover it.
+    fs.writeFileSync(path.join(sb.brain, 'spool', 'pi', '0000-test.json'), JSON.stringify({ kind: 'chunk', id: '0000-test', line: { ...line, byte_to: 5 } }) + '\n');
+    rep = JSON.parse(brain(sb, ['verify', '--json']).stdout);
+    assert.deepEqual(rep.problems.map((p: any) => p.kind), ['unmanifested']);
+  } finally {
+    sb.cleanup();
+  }
+});

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENTS } from '../agents';
 import type { AgentPaths, OriginRoot } from '../agents/types';
+import { diskFull } from '../errors';
 import { ensureHome, FILE_MODE, mkdirPrivate, type Env, type Layout } from '../home';
 import { machineName } from '../machine';
 import { Applier, type FloorEvent } from './apply';
@@ -82,6 +83,14 @@ export function quietFromEnv(env: Env): number {
 
 /** One capture pass under the floor lock. */
 export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
+  try {
+    return await captureOnce(opts);
+  } catch (e) {
+    throw diskFull(e, path.resolve(opts.home)) ?? e;
+  }
+}
+
+async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
   const env = opts.env ?? process.env;
   const l = ensureHome(opts.home);
   const report: CaptureReport = {
@@ -111,22 +120,22 @@ export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
       shouldStop: opts.shouldStop,
       now: opts.now,
     });
-    for (const agent of AGENTS) {
-      for (const root of agent.roots(env)) {
-        const exists = isDir(root.dir);
-        report.roots.push({ lane: agent.lane, dir: root.dir, exists });
-        if (!exists) continue;
-        if (opts.only) {
-          for (const p of opts.only) {
-            const rel = path.relative(root.dir, p);
-            if (rel.startsWith('..') || path.isAbsolute(rel) || !root.include(rel.split(path.sep).join('/'))) continue;
-            pass.file(agent, root, Buffer.from(p), rel.split(path.sep).map((s) => Buffer.from(s)));
-          }
-        } else pass.walk(agent, root, Buffer.from(root.dir), []);
-        if (pass.stopped) break;
-      }
-    }
     try {
+      for (const agent of AGENTS) {
+        for (const root of agent.roots(env)) {
+          const exists = isDir(root.dir);
+          report.roots.push({ lane: agent.lane, dir: root.dir, exists });
+          if (!exists) continue;
+          if (opts.only) {
+            for (const p of opts.only) {
+              const rel = path.relative(root.dir, p);
+              if (rel.startsWith('..') || path.isAbsolute(rel) || !root.include(rel.split(path.sep).join('/'))) continue;
+              pass.file(agent, root, Buffer.from(p), rel.split(path.sep).map((s) => Buffer.from(s)));
+            }
+          } else pass.walk(agent, root, Buffer.from(root.dir), []);
+          if (pass.stopped) break;
+        }
+      }
       pass.flush();
       if (!pass.stopped) pass.vanished();
       pass.flush();
@@ -255,6 +264,8 @@ class Pass {
       this.report.lanes[lane].files++;
       this.captureFd(agent, lane, fd, st, abs, display, baseRel);
     } catch (e) {
+      // A full disk is the floor's, not this file's: stop the pass (capture() says what to do).
+      if (diskFull(e, this.l.root)) throw e;
       this.warn(lane, 'capture-failed', display, `capture failed: ${(e as Error).message}`, 'other files were captured; run `brain record` again');
     } finally {
       fs.closeSync(fd);
