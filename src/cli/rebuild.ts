@@ -22,9 +22,9 @@ export const rebuild: Verb = {
   usage: 'rebuild [--update] [--json]',
   details: `brain.duckdb and turns.sqlite are caches of lake/ + manifest/manifest.jsonl: either can be deleted at
 any time and is made again here. The new brain.duckdb is written beside the old one and renamed over it,
-so queries running meanwhile finish on the old one; the turn index is thrown away and built again (a
-search meanwhile falls back to a scan). --update only adds what the manifest gained since each cache last
-read it. Exit 1 when some lake file named by the manifest could not be read (listed), or the turn index
+so queries running meanwhile finish on the old one; the turn index is built from nothing the same way,
+beside the old file, and searches meanwhile use the old one. --update only adds what the manifest gained
+since each cache last read it. Exit 1 when some lake file named by the manifest could not be read (listed), or the turn index
 could not be built (search then scans).
 ${COMMON_EXIT_CODES}`,
   options: [

@@ -252,8 +252,8 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
       if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span });
       continue;
     }
-    const m = toolMention(t, q, term);
-    if (m && ++out.toolCount <= keep) out.tool.push(m);
+    const m = toolMention(t, q);
+    if (m && ++out.toolCount <= keep) out.tool.push({ turn: { n: t.n, role: t.role }, field: m.field, snippet: snippetText(m.text, term), span: t.span });
   }
   // Unparsed lines come after the turns' mentions.
   out.toolCount += badCount;
@@ -261,14 +261,14 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
   return out;
 }
 
-function toolMention(t: Turn, q: string, term: string): Mention | null {
-  const at = (field: SnippetField, text: string): Mention => ({ turn: { n: t.n, role: t.role }, field, snippet: snippetText(text, term), span: t.span });
-  if (t.thinking && fold(t.thinking).includes(q)) return at('thinking', t.thinking);
+/** Where in a turn (outside its text) the term sits, and the text around it; the first place wins. */
+function toolMention(t: Turn, q: string): { field: SnippetField; text: string } | null {
+  if (t.thinking && fold(t.thinking).includes(q)) return { field: 'thinking', text: t.thinking };
   for (const u of t.tools) {
-    if (u.arguments && fold(u.arguments).includes(q)) return at('tool_arguments', `${u.name}: ${u.arguments}`);
-    if (fold(u.name).includes(q)) return at('tool_arguments', `${u.name}: ${u.arguments}`);
-    if (u.output && fold(u.output).includes(q)) return at('tool_output', u.output);
+    if (u.arguments && fold(u.arguments).includes(q)) return { field: 'tool_arguments', text: `${u.name}: ${u.arguments}` };
+    if (fold(u.name).includes(q)) return { field: 'tool_arguments', text: `${u.name}: ${u.arguments}` };
+    if (u.output && fold(u.output).includes(q)) return { field: 'tool_output', text: u.output };
   }
-  if (t.role === 'tool' && fold(t.text).includes(q)) return at('tool_output', t.text);
+  if (t.role === 'tool' && fold(t.text).includes(q)) return { field: 'tool_output', text: t.text };
   return null;
 }

@@ -18,11 +18,11 @@ import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
 import { floorFiles, prefilter, scanFile, snippetText, type FileScan, type FloorFile, type Mention } from './scan';
 import { infoFromRow } from './session';
-
-export { snippetText };
 import type { SearchHit, SearchInput, SearchOutput, SessionInfo, Snippet } from './types';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
+
+export { snippetText };
 
 export const DEFAULT_LIMIT = 20;
 const SNIPPETS = 3;
