@@ -4,6 +4,7 @@ import { ageText, listMachines } from '../core/store/machines';
 import { syncPaths } from '../core/store/paths';
 import { retentionGuard, retentionWarning } from '../core/store/retention';
 import { effectiveWarning, mtimeOf } from '../core/store/state';
+import { recordingProblem } from '../core/floor/health';
 import { VERSION } from '../core/store/version';
 import { humanBytes, write, type Verb } from './args';
 
@@ -12,7 +13,8 @@ export const status: Verb = {
   summary: "This machine's last sync and warning, and every machine in the store with its versions.",
   usage: 'status [--local] [--json]',
   details: `The warning is what every front end shows ('' while backups work; "backup stale" when a change has
-waited over max(30 min, interval + 10 min) for a sync that worked). The store part reads the store (one ssh
+waited over max(30 min, interval + 10 min) for a sync that worked; "recording failing: disk full" and the
+like, first, when the last capture pass failed or the disk has no room left). The store part reads the store (one ssh
 connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherwise.`,
   options: [
     { name: 'local', type: 'bool', help: 'do not read the store' },
@@ -27,7 +29,9 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
     const retWarn = retentionWarning(ret, now);
     const cfg = readConfig(home, ctx.env);
     const machines = !args.opts.local && cfg.kind === 'ok' && cfg.config.store ? await listMachines(cfg.config, ctx.env) : null;
-    const warning = eff.warning || (retWarn ? 'sessions due for deletion not backed up' : '');
+    // What is not recorded cannot be backed up: a recording problem comes first.
+    const rec = recordingProblem(home);
+    const warning = rec?.label || eff.warning || (retWarn ? 'sessions due for deletion not backed up' : '');
     if (args.opts.json) {
       write(
         ctx.stdout,
@@ -35,6 +39,7 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
           version: VERSION,
           machine: cfg.kind === 'ok' ? cfg.config.machine : undefined,
           warning,
+          recording: rec,
           message: eff.message,
           hint: eff.hint,
           state: eff.state,
@@ -48,6 +53,7 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
     }
     const me = cfg.kind === 'ok' ? cfg.config.machine : '?';
     write(ctx.stdout, `This machine: ${me} (brain ${VERSION})`);
+    if (rec) write(ctx.stdout, `  ${rec.label} — ${rec.message}${rec.hint ? `\n    ${rec.hint}` : ''}`);
     const st = eff.state;
     if (st) write(ctx.stdout, `  last sync: ${st.status} ${ageText(Date.parse(st.time), now)}: ${st.message}`);
     else write(ctx.stdout, '  last sync: never');

@@ -49,6 +49,8 @@ export interface BackupInfo {
   machines: { machine: string; lastSync: string | null; versions: string[]; warnings: string[]; atRisk: number }[];
   /** better-sqlite3 could not load: search scans, the tooltip says so. */
   sqlite: string | null;
+  /** The last capture pass failed, or the floor's disk is full (every window shows it). */
+  recording: { label: string; message: string; hint?: string } | null;
 }
 
 export interface Progress {

@@ -68,7 +68,9 @@ export class StatusBar implements vscode.Disposable {
       return { text: `$(sync~spin) brain: ${what}`, error: false, warn: false };
     }
     // Recording comes before the backup: what is not recorded cannot be backed up.
+    // This window's recorder says so at once; every window reads it from the floor's health.
     if (this.capture) return { text: `$(error) recording failing: ${/disk that holds .* is full/.test(this.capture.problem) ? 'disk full' : 'see tooltip'}`, error: true, warn: false };
+    if (b?.recording) return { text: `$(error) ${b.recording.label}`, error: true, warn: false };
     if (!b) return { text: '$(database) brain', error: false, warn: false };
     if (b.status === 'failing') return { text: `$(error) backup failing: ${b.warning.replace(/^backup failing:\s*/, '')}`, error: true, warn: false };
     if (b.status === 'stale') return { text: '$(warning) backup stale', error: false, warn: true };
@@ -83,9 +85,10 @@ export class StatusBar implements vscode.Disposable {
     const b = this.backup;
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown('**Agent Brain**\n\n');
-    if (this.capture) {
-      md.appendText(`Recording failed: ${this.capture.problem}\n\n`);
-      if (this.capture.hint) md.appendText(`${this.capture.hint}\n\n`);
+    const rec = this.capture ? { message: this.capture.problem, hint: this.capture.hint } : b?.recording;
+    if (rec) {
+      md.appendText(`Recording failed: ${rec.message}\n\n`);
+      if (rec.hint) md.appendText(`${rec.hint}\n\n`);
     }
     if (b) {
       md.appendMarkdown(`Store: ${b.store ? `\`${b.store}\`` : 'not configured'}\n\n`);

@@ -9,6 +9,7 @@ import { parentPort } from 'node:worker_threads';
 import { BrainError, describe } from '../core/errors';
 import { brainHome, ensureHome, layout } from '../core/home';
 import { capture } from '../core/floor/capture';
+import { recordingProblem } from '../core/floor/health';
 import { tryLock, type HeldLock } from '../core/floor/lock';
 import { startWatch, type Watcher } from '../core/floor/watch';
 import { readConfig } from '../core/config';
@@ -169,7 +170,7 @@ export function backupInfo(): BackupInfo {
   const w = eff.warning;
   const status: BackupInfo['status'] = !w ? (st?.last_ok ? 'ok' : 'none') : w === 'backup stale' ? 'stale' : /^(no backup yet|backup not set up)$/.test(w) ? 'none' : 'failing';
   const message = [eff.message, eff.hint].filter(Boolean).join(' — ');
-  return { warning: w, status, lastOk: st?.last_ok ?? null, message, store, machines: storeInfo.machines, sqlite: sqliteLoadError() ?? null };
+  return { warning: w, status, lastOk: st?.last_ok ?? null, message, store, machines: storeInfo.machines, sqlite: sqliteLoadError() ?? null, recording: recordingProblem(home) };
 }
 
 function pollBackup(): void {

@@ -40,6 +40,12 @@ test('a full disk under BRAIN_HOME: a clear error, nothing lost, and the next re
   // What the floor claimed before the disk filled still verifies.
   const v1 = brain(sb, ['verify']);
   assert.equal(v1.status, 0, v1.stdout + v1.stderr);
+  // status and doctor say it too (a timer's failing pass has no terminal to print to).
+  const st = brain(sb, ['status', '--local', '--json']);
+  assert.equal(JSON.parse(st.stdout).warning, 'recording failing: disk full', st.stdout);
+  assert.match(brain(sb, ['status', '--local']).stdout, /recording failing: disk full — the disk that holds /);
+  const doc = brain(sb, ['doctor', '--offline']);
+  assert.match(doc.stdout, /FAIL recording: recording failing: disk full: .*\n\s+fix: free space there/);
 
   // Room again: the same floor grows to 20 MB and the next record takes up where it stopped.
   const g = spawnSync('mount', ['-o', 'remount,size=20m', sb.brain], { encoding: 'utf8' });
@@ -49,6 +55,8 @@ test('a full disk under BRAIN_HOME: a clear error, nothing lost, and the next re
   const v2 = brain(sb, ['verify']);
   assert.equal(v2.status, 0, v2.stdout + v2.stderr);
   assert.match(v2.stdout, /ok: every range verifies/);
+  assert.notEqual(JSON.parse(brain(sb, ['status', '--local', '--json']).stdout).warning, 'recording failing: disk full');
+  assert.match(brain(sb, ['doctor', '--offline']).stdout, /ok {3}recording: no capture pass is failing; [\d.]+ GB free/);
   // Every Claude Code origin file is on the floor whole, each byte claimed once.
   const lines = readManifest(path.join(sb.brain, 'manifest', 'manifest.jsonl')).lines.filter((l) => l.lane === 'cc');
   for (const f of listFiles(path.join(origins, 'projects'))) {

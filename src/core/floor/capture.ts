@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { AGENTS } from '../agents';
 import type { AgentPaths, OriginRoot } from '../agents/types';
 import { diskFull } from '../errors';
+import { clearCaptureError, noteCaptureError } from './health';
 import { ensureHome, FILE_MODE, mkdirPrivate, type Env, type Layout } from '../home';
 import { machineName } from '../machine';
 import { Applier, type FloorEvent } from './apply';
@@ -83,10 +84,15 @@ export function quietFromEnv(env: Env): number {
 
 /** One capture pass under the floor lock. */
 export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
+  const home = path.resolve(opts.home);
   try {
-    return await captureOnce(opts);
+    const r = await captureOnce(opts);
+    if (!r.busy) clearCaptureError(home);
+    return r;
   } catch (e) {
-    throw diskFull(e, path.resolve(opts.home)) ?? e;
+    const err = diskFull(e, home) ?? e;
+    noteCaptureError(home, err);
+    throw err;
   }
 }
 

@@ -4,6 +4,7 @@
 // --fix because nearly every fix is `brain init`, which leaves what is right alone.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { freeBytes, recordingProblem } from '../floor/health';
 import { readConfig, type Config } from '../config';
 import { loadSqlite } from '../sqlite';
 import { tryLock } from '../floor/lock';
@@ -98,6 +99,13 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
       else if (rr.code === 1) out.push({ name: 'store', level: 'fail', detail: `${s.host} answers but ${s.path} does not exist there`, fix: `ssh ${s.host} mkdir -p ${s.path}` });
       else out.push({ name: 'store', level: 'fail', detail: `cannot reach ${s.host}: ${rr.stderr.trim().split('\n').pop() || `ssh exited ${rr.code}`}`, fix: `check login without a prompt: ssh -o BatchMode=yes ${s.host} true` });
     }
+  }
+
+  const rec = recordingProblem(home);
+  if (rec) out.push({ name: 'recording', level: 'fail', detail: `${rec.label}: ${rec.message}${rec.at ? ` (${rec.at})` : ''}`, fix: rec.hint });
+  else {
+    const free = freeBytes(home);
+    out.push({ name: 'recording', level: 'ok', detail: `no capture pass is failing${free !== null ? `; ${(free / 2 ** 30).toFixed(1)} GB free on the disk that holds ${home}` : ''}` });
   }
 
   const ts = timerStatus(opts.brainCmd, env, opts.platform);
