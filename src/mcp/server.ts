@@ -1,8 +1,10 @@
 // `brain mcp`: the recall tools over MCP on stdio, on the official SDK's low-level Server, so each
 // tool's JSON Schema goes out exactly as the core declares it (the high-level McpServer wants zod).
 // It reads only: the floor, the manifest and, for SQL, the cache as it is. It never brings a cache
-// up to date (that would write), so search and read_session read the files (BRAIN_NO_INDEX=1) and
-// SQL opens brain.duckdb read-only without updating it. Stdio only: no socket is ever opened.
+// up to date (that would write): search reads an in-memory copy of turns.sqlite when that file is
+// whole and current with the manifests (the recorder keeps it so), else the files; read_session
+// reads the files (BRAIN_NO_INDEX=1); SQL opens brain.duckdb read-only without updating it. Stdio
+// only: no socket is ever opened.
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -46,8 +48,10 @@ function errorResult(e: unknown): CallToolResult {
 
 export function createServer(opts: McpOptions): Server {
   const budget = opts.budget ?? DEFAULT_BUDGET;
-  // The core reads with the index off: updating turns.sqlite is a write.
-  const env: Env = { ...opts.env, BRAIN_NO_INDEX: '1' };
+  // The core never opens the turn index for writing (an update, even opening it, writes): search
+  // reads an in-memory copy of it when the file is whole and current, else scans; the rest reads
+  // the floor's files.
+  const env: Env = { ...opts.env, BRAIN_NO_INDEX: '1', BRAIN_INDEX_SNAPSHOT: '1' };
   const home = brainHome(opts.env);
   const server = new Server({ name: 'agent-brain', title: 'Agent Brain', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
 

@@ -33,7 +33,7 @@ import type * as ReadonlyModule from '../core/cache/readonly';
 export const DEFAULT_BUDGET = 40_000;
 
 export interface ToolContext {
-  /** The environment the core reads with: BRAIN_HOME, and BRAIN_NO_INDEX=1 so nothing is written. */
+  /** The environment the core reads with: BRAIN_HOME, and BRAIN_NO_INDEX=1 + BRAIN_INDEX_SNAPSHOT=1 so nothing is written. */
   env: Env;
   /** The environment the server was started with (where the harness names its session). */
   callerEnv: Env;

@@ -286,14 +286,18 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
 
     // Verify Citation: offered the clipboard's citation; a good one verifies, a changed hash does not.
     await clearToasts();
+    // The palette's own input stays on screen for a moment after Enter: wait for the input box of
+    // the command (its prompt) before typing into it.
+    const citationBox = page.locator('.quick-input-widget', { hasText: 'A citation (the JSON that Copy Citation puts on the clipboard)' });
     await runCommand(page, 'Agent Brain: Verify Citation');
-    await input.waitFor({ state: 'visible' });
+    await citationBox.waitFor({ state: 'visible', timeout: 20_000 });
     await input.fill(JSON.stringify(cit));
+    assert.equal(await input.inputValue(), JSON.stringify(cit));
     await input.press('Enter');
     const ok = await toast(/Citation verified/).innerText({ timeout: 20_000 });
     assert.match(ok, new RegExp(`lines ${cit.line_from}–${cit.line_to}`));
     await runCommand(page, 'Agent Brain: Verify Citation');
-    await input.waitFor({ state: 'visible' });
+    await citationBox.waitFor({ state: 'visible', timeout: 20_000 });
     await input.fill(JSON.stringify({ ...cit, sha256: 'f'.repeat(64) }));
     await input.press('Enter');
     assert.match(await toast(/does not verify/).innerText({ timeout: 20_000 }), /does not verify: \S/);
@@ -334,11 +338,31 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     fs.mkdirSync(dest);
     await clearToasts();
     await runCommand(page, 'Agent Brain: Back Up To Folder…');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`${dest}/`);
-    await page.locator('.quick-input-widget .monaco-button', { hasText: 'Back up here' }).click();
-    const done = await toast(/every sampled range verifies|backed up/).innerText({ timeout: 120_000 });
+    // The editor's own folder picker (a path in the quick input and an OK button with our label):
+    // typed into only once it is there, not into the palette it replaces.
+    const pick = page.locator('.quick-input-widget .monaco-button', { hasText: 'Back up here' });
+    await pick.waitFor({ state: 'visible', timeout: 20_000 });
+    // It fills in its starting folder itself, a moment later (seconds on a loaded machine): type the
+    // path only after that, and press OK only once the path has stayed what was typed.
+    await until('the folder picker to show its starting folder', async () => (await input.inputValue()).startsWith('/'), 20_000);
+    await until(
+      'the folder picker to hold the typed path',
+      async () => {
+        if ((await input.inputValue()) !== `${dest}/`) await input.fill(`${dest}/`);
+        await new Promise((r) => setTimeout(r, 500));
+        return (await input.inputValue()) === `${dest}/`;
+      },
+      20_000,
+    );
+    await pick.click();
+    const done = await toast(/every sampled range verifies|backed up|backup failed/)
+      .innerText({ timeout: 120_000 })
+      .catch(async (e) => {
+        await screenshot(page, 'backup-to-folder');
+        throw e;
+      });
     console.log(`back up to folder: ${done}`);
+    assert.doesNotMatch(done, /backup failed/);
     const local = fs.readFileSync(path.join(sb.brain, 'manifest', 'manifest.jsonl'));
     const copied = fs.readFileSync(path.join(dest, 'manifest', 'manifest.jsonl'));
     assert.ok(local.subarray(0, copied.length).equals(copied) && copied.length > 0, 'the folder holds the manifest');

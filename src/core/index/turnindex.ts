@@ -239,6 +239,63 @@ export function openIndex(root: Root): IndexOpen {
   }
 }
 
+/** A copy of the index in memory, for a reader that must write nothing at all (brain mcp: opening
+ * the file itself, even read-only, would create its WAL and shared-memory files). Given only when
+ * the file alone is the whole index (no WAL holding writes not merged into it), it did not change
+ * while it was read, and it holds everything the manifests claim; otherwise a reason, and the
+ * caller scans. Costs one read of the file and its size in memory while in use. */
+export function snapshotIndex(root: Root): IndexOpen {
+  const Database = loadSqlite();
+  if (!Database) return { ok: false, reason: `better-sqlite3 cannot load (${sqliteLoadError() ?? 'unknown error'})` };
+  const file = root.index;
+  const identity = () => {
+    try {
+      const st = fs.statSync(file, { bigint: true });
+      return `${st.ino}:${st.size}:${st.mtimeNs}`;
+    } catch {
+      return null;
+    }
+  };
+  const walBytes = () => {
+    try {
+      return fs.statSync(`${file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
+  const before = identity();
+  if (!before) return { ok: false, reason: `no turn index at ${file}` };
+  if (walBytes() > 0) return { ok: false, reason: 'the turn index has writes not yet merged into its file (a recorder is writing it)' };
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch (e) {
+    return { ok: false, reason: `the turn index cannot be read (${(e as Error).message})` };
+  }
+  if (identity() !== before || walBytes() > 0) return { ok: false, reason: 'the turn index changed while it was read' };
+  // The file says WAL (format bytes 18 and 19 are 2); the copy is an ordinary database in memory.
+  if (buf.length >= 100) buf[18] = buf[19] = 1;
+  let db: DB;
+  try {
+    db = new Database(buf);
+  } catch (e) {
+    return { ok: false, reason: `the turn index cannot be read (${(e as Error).message})` };
+  }
+  const idx = new TurnIndex(db, root);
+  try {
+    const state = idx.ensureSchema(false);
+    const why = state === 'ok' ? idx.behind() : state === 'newer' ? 'the turn index was built by a newer brain' : 'the turn index is not finished';
+    if (why) {
+      db.close();
+      return { ok: false, reason: why };
+    }
+  } catch (e) {
+    db.close();
+    return { ok: false, reason: `the turn index cannot be read (${(e as Error).message})` };
+  }
+  return { ok: true, index: idx };
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -539,9 +596,42 @@ export class TurnIndex {
         }
       });
     }
+    const wasFresh = this.fresh;
     this.finishFresh();
+    if (!wasFresh && offsets.length > 0) this.mergeWal();
     rep.ms = Date.now() - t0;
     return rep;
+  }
+
+  /** After a change, the WAL is merged into the file and emptied when no reader is in the way, so
+   * the file alone is the whole index again: `brain mcp`, which writes nothing, can then read a
+   * copy of it (snapshotIndex). Never waits: a busy index is merged on a later change. */
+  private mergeWal(): void {
+    try {
+      this.db.pragma('busy_timeout = 0');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      /* busy or not in WAL mode: nothing to do */
+    } finally {
+      this.db.pragma('busy_timeout = 30000');
+    }
+  }
+
+  /** Why this index does not hold everything the floor's manifests claim (null: it does). */
+  behind(): string | null {
+    if (this.root.kind === 'home' && this.st.getMeta.get('home_machine') !== this.root.machines[0].machine) return 'the turn index was built for another machine name';
+    for (const mf of this.root.machines) {
+      const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
+      let size = 0;
+      try {
+        size = fs.statSync(mfile).size;
+      } catch {
+        continue;
+      }
+      const at = Number(this.st.getMeta.get(`manifest:${mf.machine}`) ?? 0);
+      if (at !== size) return `the turn index is behind the floor of ${mf.machine} (${size - at} manifest bytes not read yet)`;
+    }
+    return null;
   }
 
   /** Forgets everything (a replaced floor). */

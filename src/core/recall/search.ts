@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { AGENTS } from '../agents';
 import { BrainError } from '../errors';
 import type { Env } from '../home';
-import { indexable, fold, openIndex, type TurnIndex, type SessionKeys } from '../index/turnindex';
+import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type SessionKeys } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
@@ -151,9 +151,16 @@ export function search(input: SearchInput, env: Env = process.env): SearchOutput
   const root = resolveRoot({ store: input.store }, env);
   let fallback: string | null = null;
   let idx: TurnIndex | null = null;
-  if (env.BRAIN_NO_INDEX === '1') fallback = 'BRAIN_NO_INDEX=1';
+  // BRAIN_INDEX_SNAPSHOT=1 (brain mcp): the index only as an in-memory copy of a current file,
+  // never opened for an update (that writes); otherwise the scan.
+  const snapshot = env.BRAIN_INDEX_SNAPSHOT === '1';
+  if (env.BRAIN_NO_INDEX === '1' && !snapshot) fallback = 'BRAIN_NO_INDEX=1';
   else if (!indexable(term)) fallback = 'terms under 3 characters are not in the turn index';
-  else {
+  else if (snapshot) {
+    const o = snapshotIndex(root);
+    if (o.ok) idx = o.index;
+    else fallback = o.reason;
+  } else {
     const o = openIndex(root);
     if (!o.ok) fallback = o.reason;
     else {
