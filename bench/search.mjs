@@ -97,10 +97,23 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
   }
   console.log(`  (node -e 0 alone: ${fmt(nodeStart)})`);
 
-  // 3b. The scan, as `brain mcp` (which writes nothing, so it does not bring the index up to date)
-  // and an editor whose SQLite cannot load search: every matching file parsed. Memory must not grow
-  // with the number of matches.
-  console.log('scan fallback (BRAIN_NO_INDEX=1: brain mcp, no SQLite), against rg:');
+  // 3b. brain mcp's search: an in-memory copy of the index (it writes nothing, so it never opens
+  // the file); here one process per search, so each pays the copy the server pays once.
+  console.log("brain mcp's search (a copy of the index read into memory; the server keeps it between calls):");
+  res.snapshot = {};
+  for (const [label, term] of [
+    ['common', common],
+    ['rare (said)', rareTurn],
+  ]) {
+    const sn = await measure(node, [CLI, 'search', term, '--json'], { ...env, BRAIN_NO_INDEX: '1', BRAIN_INDEX_SNAPSHOT: '1' });
+    const j = JSON.parse(sn.out);
+    console.log(`  ${label.padEnd(17)} ${JSON.stringify(term).padEnd(26)} one-shot ${fmt(sn.ms).padStart(9)}  peak RSS ${mb(sn.rss)}  (${j.total} sessions, ${j.source}${j.fallback ? `: ${j.fallback}` : ''})`);
+    res.snapshot[label] = { term, ms: sn.ms, rss: sn.rss, source: j.source };
+  }
+
+  // 3c. The scan, as an editor whose SQLite cannot load searches (and brain mcp when the index is
+  // behind): every matching file parsed. Memory must not grow with the number of matches.
+  console.log('scan fallback (BRAIN_NO_INDEX=1: no SQLite, or no usable index), against rg:');
   res.scan = {};
   for (const [label, term] of [
     ['common', common],

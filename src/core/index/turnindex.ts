@@ -245,6 +245,26 @@ export function openIndex(root: Root): IndexOpen {
  * while it was read, and it holds everything the manifests claim; otherwise a reason, and the
  * caller scans. Costs one read of the file and its size in memory while in use. */
 export function snapshotIndex(root: Root): IndexOpen {
+  const o = takeSnapshot(root);
+  if (!o.ok) return o;
+  // A long-lived reader (the MCP server) keeps the copy while the file stays the same, and lets it
+  // go after a few idle minutes (it is the size of the index).
+  o.index.kept = true;
+  return o;
+}
+
+let kept: { key: string; index: TurnIndex; timer: NodeJS.Timeout } | null = null;
+const KEEP_MS = 5 * 60_000;
+
+function dropKept(): void {
+  if (!kept) return;
+  clearTimeout(kept.timer);
+  kept.index.kept = false;
+  kept.index.close();
+  kept = null;
+}
+
+function takeSnapshot(root: Root): IndexOpen {
   const Database = loadSqlite();
   if (!Database) return { ok: false, reason: `better-sqlite3 cannot load (${sqliteLoadError() ?? 'unknown error'})` };
   const file = root.index;
@@ -266,6 +286,14 @@ export function snapshotIndex(root: Root): IndexOpen {
   const before = identity();
   if (!before) return { ok: false, reason: `no turn index at ${file}` };
   if (walBytes() > 0) return { ok: false, reason: 'the turn index has writes not yet merged into its file (a recorder is writing it)' };
+  const key = `${file}\0${before}\0${root.machines.map((m) => `${m.machine}=${m.dir}`).join('\0')}`;
+  if (kept && kept.key === key) {
+    const why = kept.index.behind();
+    if (why) return { ok: false, reason: why };
+    kept.timer.refresh();
+    return { ok: true, index: kept.index };
+  }
+  dropKept();
   let buf: Buffer;
   try {
     buf = fs.readFileSync(file);
@@ -293,6 +321,7 @@ export function snapshotIndex(root: Root): IndexOpen {
     db.close();
     return { ok: false, reason: `the turn index cannot be read (${(e as Error).message})` };
   }
+  kept = { key, index: idx, timer: setTimeout(dropKept, KEEP_MS).unref() };
   return { ok: true, index: idx };
 }
 
@@ -463,8 +492,11 @@ export class TurnIndex {
     };
   }
 
+  /** A snapshot kept for later calls (snapshotIndex) is closed when it is replaced, not by them. */
+  kept = false;
+
   close(): void {
-    this.db.close();
+    if (!this.kept) this.db.close();
   }
 
   // ---------------------------------------------------------------- update
