@@ -254,6 +254,8 @@ export function snapshotIndex(root: Root): IndexOpen {
 }
 
 let kept: { key: string; index: TurnIndex; timer: NodeJS.Timeout } | null = null;
+/** The copy and SQLite's own take twice this while it is made (an index this size is a ~70 GB floor). */
+const MAX_SNAPSHOT_BYTES = 1 << 30;
 const KEEP_MS = 5 * 60_000;
 
 function dropKept(): void {
@@ -294,6 +296,8 @@ function takeSnapshot(root: Root): IndexOpen {
     return { ok: true, index: kept.index };
   }
   dropKept();
+  const size = Number(before.split(':')[1]);
+  if (size > MAX_SNAPSHOT_BYTES) return { ok: false, reason: `the turn index is too large to copy into memory (${(size / 2 ** 30).toFixed(1)} GB)` };
   let buf: Buffer;
   try {
     buf = fs.readFileSync(file);
