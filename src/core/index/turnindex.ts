@@ -521,15 +521,9 @@ export class TurnIndex {
       }
     }
     for (const mf of this.root.machines) {
-      const key = `manifest:${mf.machine}`;
-      const from = Number(this.st.getMeta.get(key) ?? 0);
-      const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
-      let size = 0;
-      try {
-        size = fs.statSync(mfile).size;
-      } catch {
-        continue;
-      }
+      const p = this.manifestProgress(mf);
+      if (!p) continue;
+      const { key, from, size, mfile } = p;
       if (size < from) {
         // A manifest is append-only; a shorter one is another floor: read it all again.
         this.reset();
@@ -653,19 +647,23 @@ export class TurnIndex {
     }
   }
 
+  /** How far into a machine's manifest this index has read, and how long it is now (null: none). */
+  private manifestProgress(mf: MachineFloor): { key: string; from: number; size: number; mfile: string } | null {
+    const key = `manifest:${mf.machine}`;
+    const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
+    try {
+      return { key, from: Number(this.st.getMeta.get(key) ?? 0), size: fs.statSync(mfile).size, mfile };
+    } catch {
+      return null;
+    }
+  }
+
   /** Why this index does not hold everything the floor's manifests claim (null: it does). */
   behind(): string | null {
     if (this.root.kind === 'home' && this.st.getMeta.get('home_machine') !== this.root.machines[0].machine) return 'the turn index was built for another machine name';
     for (const mf of this.root.machines) {
-      const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
-      let size = 0;
-      try {
-        size = fs.statSync(mfile).size;
-      } catch {
-        continue;
-      }
-      const at = Number(this.st.getMeta.get(`manifest:${mf.machine}`) ?? 0);
-      if (at !== size) return `the turn index is behind the floor of ${mf.machine} (${size - at} manifest bytes not read yet)`;
+      const p = this.manifestProgress(mf);
+      if (p && p.from !== p.size) return `the turn index is behind the floor of ${mf.machine} (${p.size - p.from} manifest bytes not read yet)`;
     }
     return null;
   }
