@@ -278,13 +278,7 @@ function takeSnapshot(root: Root): IndexOpen {
       return null;
     }
   };
-  const walBytes = () => {
-    try {
-      return fs.statSync(`${file}-wal`).size;
-    } catch {
-      return 0;
-    }
-  };
+  const walBytes = () => fileBytes(`${file}-wal`);
   const before = identity();
   if (!before) return { ok: false, reason: `no turn index at ${file}` };
   if (walBytes() > 0) return { ok: false, reason: 'the turn index has writes not yet merged into its file (a recorder is writing it)' };
@@ -327,6 +321,14 @@ function takeSnapshot(root: Root): IndexOpen {
   }
   kept = { key, index: idx, timer: setTimeout(dropKept, KEEP_MS).unref() };
   return { ok: true, index: idx };
+}
+
+function fileBytes(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 function alive(pid: number): boolean {
@@ -628,7 +630,8 @@ export class TurnIndex {
     }
     const wasFresh = this.fresh;
     this.finishFresh();
-    if (!wasFresh && offsets.length > 0) this.mergeWal();
+    // After a change, or when an earlier merge found a reader in the way.
+    if (!wasFresh && (offsets.length > 0 || fileBytes(`${this.root.index}-wal`) > 0)) this.mergeWal();
     rep.ms = Date.now() - t0;
     return rep;
   }
