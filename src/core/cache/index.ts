@@ -43,6 +43,12 @@ export interface BuildResult extends IngestStats {
 
 const BUILD_MEMORY = '512MB';
 
+/** BRAIN_DUCKDB_THREADS: how many threads a build or update may use (default: DuckDB's, one per core). */
+function envThreads(): number | undefined {
+  const n = Number(process.env.BRAIN_DUCKDB_THREADS);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
 // BRAIN_CACHE_TRACE=1 prints the time of each build step on stderr (for bench and profiling).
 function tracer(): (step: string) => void {
   if (!process.env.BRAIN_CACHE_TRACE) return () => undefined;
@@ -82,7 +88,7 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
   const db = await openDb(tmp, {
     readOnly: false,
     memoryLimit: opts.memoryLimit ?? BUILD_MEMORY,
-    threads: opts.threads,
+    threads: opts.threads ?? envThreads(),
     timeZone: opts.timeZone,
   });
   lap('open');
@@ -220,7 +226,7 @@ async function updateLocked(home: string, opts: CacheOptions): Promise<BuildResu
       readOnly: false,
       lockTimeoutMs: opts.lockTimeoutMs,
       memoryLimit: opts.memoryLimit ?? BUILD_MEMORY,
-      threads: opts.threads,
+      threads: opts.threads ?? envThreads(),
       timeZone: opts.timeZone,
     });
   } catch (e) {
