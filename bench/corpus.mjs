@@ -13,7 +13,8 @@ export function parseSize(s) {
   return Math.round(Number(m[1]) * { '': 1, k: 1 << 10, m: 1 << 20, g: 1 << 30, t: 2 ** 40 }[m[2].toLowerCase()]);
 }
 
-function rng(seed) {
+/** The corpus's seeded random (mulberry32), shared by the other bench sections. */
+export function rng(seed) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

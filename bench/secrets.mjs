@@ -6,6 +6,7 @@
 //   3. one appended line after a capture: the scan reads only that line, not the floor.
 // The scan's own timer (inside the process, after start-up) gives MB/s; wall time and peak RSS of
 // the whole command are printed beside it.
+import { rng } from './corpus.mjs';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,16 +15,6 @@ const mbps = (bytes, ms) => bytes / 1048576 / (ms / 1000);
 const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
 
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Fake keys in real formats, built by concatenation from a seeded generator. */
 function fakeKeys(r) {

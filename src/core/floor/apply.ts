@@ -8,7 +8,7 @@ import { flushFiles, openAppend, writeAll, writeFileAtomic } from './durable';
 import { readManifest, type ManifestLine } from './manifest';
 import { readOffsets, writeOffsets } from './offsets';
 import { hashRange } from './ranges';
-import { listEntries, reject, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
+import { listEntries, reject, spoolFiles, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
 import { crashPoint } from './crash';
 import { lakeSegment } from './names';
 
@@ -107,32 +107,18 @@ export class Applier {
 
   private clearStaleTemps(): void {
     const cutoff = Date.now() - 60_000;
-    let lanes: string[] = [];
-    try {
-      lanes = fs.readdirSync(this.l.spool);
-    } catch {
-      return;
-    }
-    for (const lane of lanes) {
-      const dir = path.join(this.l.spool, lane);
-      let names: string[] = [];
+    for (const [dir, n] of spoolFiles(this.l.spool)) {
+      if (!n.startsWith('.tmp-')) continue;
+      const p = path.join(dir, n);
       try {
-        names = fs.readdirSync(dir);
+        // Only old temps: a hook may be writing one right now without the lock.
+        if (fs.lstatSync(p).mtimeMs < cutoff) fs.unlinkSync(p);
       } catch {
-        continue;
-      }
-      for (const n of names) {
-        if (!n.startsWith('.tmp-')) continue;
-        const p = path.join(dir, n);
-        try {
-          // Only old temps: a hook may be writing one right now without the lock.
-          if (fs.lstatSync(p).mtimeMs < cutoff) fs.unlinkSync(p);
-        } catch {
-          /* gone already */
-        }
+        /* gone already */
       }
     }
   }
+
 
   /** Claimed length of a lake file: the largest of the offsets record, the manifest tail, and (only if
    * offsets were lost) the whole manifest. */

@@ -16,8 +16,8 @@ import { writeAll, writeFileAtomic } from './durable';
 import type { Lane, ManifestLine } from './manifest';
 import { boundedLakeRel, displayPath, generationName, lakeSegment } from './names';
 import { FP_WINDOW, readOffsets, writeOffsets, type OffsetRec } from './offsets';
-import { countNewlines } from './ranges';
-import { commitEntry, laneSpool, spoolId, type ChunkEntry } from './spool';
+import { countNewlines, firstDifference } from './ranges';
+import { commitEntry, laneSpool, spoolFiles, spoolId, type ChunkEntry } from './spool';
 import { waitLock, tryLock, type HeldLock } from './lock';
 import { InlineHasher, WorkerHasher, type ChunkHasher } from './hasher';
 
@@ -688,34 +688,20 @@ class Pass {
 
   /** Pending tails whose origin is gone are captured now: no byte is ever withheld. */
   vanished(): void {
-    let lanes: string[] = [];
-    try {
-      lanes = fs.readdirSync(this.l.spool);
-    } catch {
-      return;
-    }
-    for (const lane of lanes) {
-      const dir = path.join(this.l.spool, lane, 'pending');
-      let names: string[] = [];
+    for (const [dir, n] of spoolFiles(this.l.spool, 'pending')) {
+      if (!n.endsWith('.json')) continue;
+      const p = readPending(path.join(dir, n));
+      if (!p) continue;
+      let gone = false;
       try {
-        names = fs.readdirSync(dir);
-      } catch {
-        continue;
+        fs.lstatSync(Buffer.from(p.origin_raw, 'base64'));
+      } catch (e) {
+        gone = (e as NodeJS.ErrnoException).code === 'ENOENT';
       }
-      for (const n of names) {
-        if (!n.endsWith('.json')) continue;
-        const p = readPending(path.join(dir, n));
-        if (!p) continue;
-        let gone = false;
-        try {
-          fs.lstatSync(Buffer.from(p.origin_raw, 'base64'));
-        } catch (e) {
-          gone = (e as NodeJS.ErrnoException).code === 'ENOENT';
-        }
-        if (gone) this.fromPending(p, 'vanished');
-      }
+      if (gone) this.fromPending(p, 'vanished');
     }
   }
+
 }
 
 function isDirNoFollow(p: Buffer): boolean {
@@ -775,17 +761,7 @@ function samePrefix(fd: number, lake: string, len: number): boolean {
     return false;
   }
   try {
-    const a = Buffer.allocUnsafe(1 << 20);
-    const b = Buffer.allocUnsafe(1 << 20);
-    let pos = 0;
-    while (pos < len) {
-      const want = Math.min(a.length, len - pos);
-      const n1 = fs.readSync(fd, a, 0, want, pos);
-      const n2 = fs.readSync(lfd, b, 0, want, pos);
-      if (n1 !== want || n2 !== want || !a.subarray(0, n1).equals(b.subarray(0, n2))) return false;
-      pos += want;
-    }
-    return true;
+    return firstDifference(fd, lfd, len) === -1;
   } finally {
     fs.closeSync(lfd);
   }

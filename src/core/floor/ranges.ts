@@ -23,6 +23,24 @@ export function hashRange(file: string, from: number, to: number): string {
   return h.digest('hex');
 }
 
+/** Where two open files first differ within their first `len` bytes, by block (the offset of the
+ * first block that differs), or -1 when they agree. A file that ends early differs there, unless
+ * `endsAgree` and both end at the same place (they agree as far as both go). */
+export function firstDifference(fdA: number, fdB: number, len: number, endsAgree = false): number {
+  const a = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, len)));
+  const b = Buffer.allocUnsafe(a.length);
+  let pos = 0;
+  while (pos < len) {
+    const want = Math.min(a.length, len - pos);
+    const n1 = fs.readSync(fdA, a, 0, want, pos);
+    const n2 = fs.readSync(fdB, b, 0, want, pos);
+    if (n1 !== n2 || !a.subarray(0, n1).equals(b.subarray(0, n2))) return pos;
+    if (n1 < want) return endsAgree ? -1 : pos;
+    pos += want;
+  }
+  return -1;
+}
+
 /** Byte range of lines A..B (1-based, inclusive) as `sed -n 'A,Bp'` prints them: from the start of
  * line A to just after the newline of line B (or end of file when B is the unterminated last line).
  * `hint` lets a caller start counting from a known line boundary. Returns null if line A does not exist. */

@@ -39,6 +39,27 @@ export function laneSpool(spoolDir: string, lane: string): string {
   return path.join(spoolDir, lane);
 }
 
+/** The files in every lane's folder of the spool (or in `sub` below each lane folder), as
+ * [folder, name] pairs; lanes or folders that cannot be read are skipped. Reads only. */
+export function spoolFiles(spoolDir: string, sub = ''): [dir: string, name: string][] {
+  const out: [string, string][] = [];
+  let lanes: string[];
+  try {
+    lanes = fs.readdirSync(spoolDir);
+  } catch {
+    return out;
+  }
+  for (const lane of lanes) {
+    const dir = path.join(spoolDir, lane, sub);
+    try {
+      for (const n of fs.readdirSync(dir)) out.push([dir, n]);
+    } catch {
+      /* not a folder, or unreadable */
+    }
+  }
+  return out;
+}
+
 export function commitEntry(spoolDir: string, entry: SpoolEntry): void {
   const dir = laneSpool(spoolDir, entry.kind === 'chunk' ? entry.line.lane : entry.lane);
   mkdirPrivate(dir);

@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import { DIR_MODE, FILE_MODE } from '../home';
 import { readManifest, type ManifestLine } from './manifest';
 import { allOffsets } from './offsets';
+import { firstDifference } from './ranges';
+import { spoolFiles } from './spool';
 import { sample } from '../sample';
 
 export interface VerifyProblem {
@@ -117,32 +119,16 @@ export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyRepor
  * spool is not touched (a store copy has none). */
 function pendingClaims(root: string): Map<string, number> {
   const out = new Map<string, number>();
-  const spool = path.join(root, 'spool');
-  let lanes: fs.Dirent[];
-  try {
-    lanes = fs.readdirSync(spool, { withFileTypes: true });
-  } catch {
-    return out;
-  }
-  for (const lane of lanes) {
-    if (!lane.isDirectory()) continue;
-    let names: string[];
+  for (const [dir, n] of spoolFiles(path.join(root, 'spool'))) {
+    if (!n.endsWith('.json') || n.startsWith('.tmp-')) continue;
     try {
-      names = fs.readdirSync(path.join(spool, lane.name));
+      const p = path.join(dir, n);
+      if (!fs.lstatSync(p).isFile()) continue;
+      const e = JSON.parse(fs.readFileSync(p, 'utf8')) as { kind?: string; line?: { lake_path?: unknown; byte_to?: unknown } };
+      if (e.kind !== 'chunk' || typeof e.line?.lake_path !== 'string' || typeof e.line.byte_to !== 'number') continue;
+      out.set(e.line.lake_path, Math.max(out.get(e.line.lake_path) ?? 0, e.line.byte_to));
     } catch {
-      continue;
-    }
-    for (const n of names) {
-      if (!n.endsWith('.json') || n.startsWith('.tmp-')) continue;
-      try {
-        const p = path.join(spool, lane.name, n);
-        if (!fs.lstatSync(p).isFile()) continue;
-        const e = JSON.parse(fs.readFileSync(p, 'utf8')) as { kind?: string; line?: { lake_path?: unknown; byte_to?: unknown } };
-        if (e.kind !== 'chunk' || typeof e.line?.lake_path !== 'string' || typeof e.line.byte_to !== 'number') continue;
-        out.set(e.line.lake_path, Math.max(out.get(e.line.lake_path) ?? 0, e.line.byte_to));
-      } catch {
-        /* not an entry this check can read: capture decides what it is */
-      }
+      /* not an entry this check can read: capture decides what it is */
     }
   }
   return out;
@@ -236,20 +222,8 @@ function deepCompare(root: string, byFile: Map<string, ManifestLine[]>, rep: Ver
       const lake = path.join(root, off.lake_path);
       const lfd = fs.openSync(lake, 'r');
       try {
-        const a = Buffer.allocUnsafe(1 << 20);
-        const b = Buffer.allocUnsafe(1 << 20);
-        let pos = 0;
-        while (pos < end) {
-          const want = Math.min(a.length, end - pos);
-          const n1 = fs.readSync(ofd, a, 0, want, pos);
-          const n2 = fs.readSync(lfd, b, 0, want, pos);
-          if (n1 !== n2 || !a.subarray(0, n1).equals(b.subarray(0, n2))) {
-            rep.problems.push({ kind: 'origin', path: off.lake_path, message: `origin ${off.origin} differs from the lake near byte ${pos} (rewritten since capture; the next record opens a new generation)` });
-            break;
-          }
-          if (n1 < want) break;
-          pos += want;
-        }
+        const at = firstDifference(ofd, lfd, end, true);
+        if (at >= 0) rep.problems.push({ kind: 'origin', path: off.lake_path, message: `origin ${off.origin} differs from the lake near byte ${at} (rewritten since capture; the next record opens a new generation)` });
       } finally {
         fs.closeSync(lfd);
       }
