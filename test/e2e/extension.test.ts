@@ -165,7 +165,9 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
 
   it('Search Sessions finds a phrase and opens the reader at that turn', async () => {
     await runCommand(page, 'Agent Brain: Search Sessions');
-    const input = page.locator('.quick-input-widget input');
+    // The search box, not the palette still closing in its place.
+    const input = page.locator('.quick-input-widget input[placeholder^="Search recorded sessions"]');
+    await input.waitFor({ state: 'visible', timeout: 20_000 });
     await input.fill('does it only run on main');
     const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Hey Claude, can you please add a Github Action' }).first();
     await hit.waitFor({ timeout: 15_000 });

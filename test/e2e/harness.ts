@@ -221,15 +221,30 @@ export async function openWorkbench(cs: CodeServer, sb: Sandbox): Promise<Workbe
 /** The status-bar entry the extension contributes (VS Code prefixes the extension id). */
 export const STATUS_ITEM = '[id="agent-brain.agent-brain.agentBrain.status"]';
 
-/** Runs a command through the command palette by its title. */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
+/** Runs a command through the command palette by its title. A palette still closing from the command
+ * before (inert, then hidden) can swallow the F1 meant for the next one: the input then never becomes
+ * editable. So each try presses F1, types the title and waits for its row; a try that does not get that
+ * far is made again, until `timeoutMs`. */
+export async function runCommand(page: Page, title: string, timeoutMs = 40_000): Promise<void> {
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill(`>${title}`);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.press('Enter');
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      await page.keyboard.press('F1');
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      await row.waitFor({ state: 'visible', timeout: 5_000 });
+      if ((await input.inputValue()) !== `>${title}`) throw new Error(`the palette holds ${JSON.stringify(await input.inputValue())}`);
+      await input.press('Enter', { timeout: 5_000 });
+      return;
+    } catch (e) {
+      last = e;
+      console.log(`runCommand "${title}": trying again (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+  throw new Error(`could not run "${title}" from the command palette in ${timeoutMs} ms; last: ${last instanceof Error ? last.message : String(last)}`);
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {
