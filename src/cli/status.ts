@@ -1,5 +1,6 @@
 import { readConfig } from '../core/config';
 import { brainHome } from '../core/home';
+import { machineName } from '../core/machine';
 import { ageText, listMachines } from '../core/store/machines';
 import { syncPaths } from '../core/store/paths';
 import { retentionGuard, retentionWarning } from '../core/store/retention';
@@ -28,6 +29,8 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
     const ret = retentionGuard(home, ctx.env, now);
     const retWarn = retentionWarning(ret, now);
     const cfg = readConfig(home, ctx.env);
+    // Without a config the floor is still recorded, under BRAIN_MACHINE or the host name.
+    const me = cfg.kind === 'ok' ? cfg.config.machine : machineName(home, ctx.env);
     const machines = !args.opts.local && cfg.kind === 'ok' && cfg.config.store ? await listMachines(cfg.config, ctx.env) : null;
     // What is not recorded cannot be backed up: a recording problem comes first.
     const rec = recordingProblem(home);
@@ -37,7 +40,7 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
         ctx.stdout,
         JSON.stringify({
           version: VERSION,
-          machine: cfg.kind === 'ok' ? cfg.config.machine : undefined,
+          machine: me,
           warning,
           recording: rec,
           message: eff.message,
@@ -51,7 +54,6 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
       );
       return warning ? 1 : 0;
     }
-    const me = cfg.kind === 'ok' ? cfg.config.machine : '?';
     write(ctx.stdout, `This machine: ${me} (brain ${VERSION})`);
     if (rec) write(ctx.stdout, `  ${rec.label} — ${rec.message}${rec.hint ? `\n    ${rec.hint}` : ''}`);
     const st = eff.state;

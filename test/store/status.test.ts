@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseListing, summarize } from '../../src/core/store/machines';
 import { runSync } from '../../src/core/store/sync';
-import { brain } from '../helpers/env';
+import { brain, sandbox } from '../helpers/env';
 import { makeFloor, fixtureFiles, writeConfig, localStoreConfig, sshStoreConfig } from './floor';
 import { setupStore, type StoreSetup } from './harness';
 
@@ -55,6 +55,23 @@ for (const transport of ['local', 'ssh'] as const) {
     });
   });
 }
+
+describe('status before any backup is set up', () => {
+  it('names the machine the floor is recorded under, and says how to set up the backup', () => {
+    const sb = sandbox({ name: 'status-no-config' });
+    try {
+      const r = brain(sb, ['status', '--local'], { env: { ...sb.env, BRAIN_MACHINE: 'workstation-7' } });
+      assert.equal(r.status, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, /^This machine: workstation-7 \(brain /m);
+      assert.match(r.stdout, /backup not set up/);
+      assert.match(r.stdout, /brain init --store/);
+      const j = JSON.parse(brain(sb, ['status', '--local', '--json'], { env: { ...sb.env, BRAIN_MACHINE: 'workstation-7' } }).stdout);
+      assert.equal(j.machine, 'workstation-7');
+    } finally {
+      sb.cleanup();
+    }
+  });
+});
 
 describe('store listing parser', () => {
   it('reads rsync --list-only lines and folds them into machines', () => {
