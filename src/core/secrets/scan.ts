@@ -77,9 +77,12 @@ async function scanChunk(home: string, m: ManifestLine, p: Pass, firstSeen: Map<
     return;
   }
   try {
-    let pos = m.byte_from;
-    let lineNo = m.line_from;
-    let buf = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, m.byte_to - m.byte_from)));
+    // A PEM block whose BEGIN line came with an earlier chunk of this file (a plain-text transcript
+    // captured while the key was being written): start at that line, so the block is read whole.
+    const carry = m.byte_from > 0 ? openPemBefore(fd, m.byte_from) : null;
+    let pos = carry ? carry.pos : m.byte_from;
+    let lineNo = carry ? m.line_from - carry.lines : m.line_from;
+    let buf = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, m.byte_to - pos)));
     while (pos < m.byte_to) {
       // Fill the buffer; grow it while a single line is longer than the block.
       let len = 0;
@@ -135,9 +138,11 @@ async function scanChunk(home: string, m: ManifestLine, p: Pass, firstSeen: Map<
         p.report.added.push(f);
       }
       lineNo += countNewlines(part);
+      // Bytes of this chunk only (not the earlier lines read again for a PEM block).
+      const own = Math.max(0, pos + cut - Math.max(pos, m.byte_from));
       pos += cut;
-      p.report.bytes += cut;
-      p.sinceSave += cut;
+      p.report.bytes += own;
+      p.sinceSave += own;
     }
   } catch (e) {
     p.report.errors++;
@@ -146,6 +151,28 @@ async function scanChunk(home: string, m: ManifestLine, p: Pass, firstSeen: Map<
     fs.closeSync(fd);
   }
   p.report.chunks++;
+}
+
+/** How far back an unfinished PEM block is looked for (the detector follows one this far too). */
+const PEM_LOOKBACK = 16384;
+
+/** Where the last line opening a PEM block before `byteFrom` starts, and how many lines before
+ * `byteFrom` that is, when the block has no END line before `byteFrom`; else null. */
+function openPemBefore(fd: number, byteFrom: number): { pos: number; lines: number } | null {
+  const n = Math.min(PEM_LOOKBACK, byteFrom);
+  const b = Buffer.allocUnsafe(n);
+  let len = 0;
+  while (len < n) {
+    const r = fs.readSync(fd, b, len, n - len, byteFrom - n + len);
+    if (r === 0) return null;
+    len += r;
+  }
+  const begin = b.lastIndexOf('-----BEGIN', n, 'latin1');
+  if (begin < 0 || b.indexOf('-----END', begin, 'latin1') >= 0) return null;
+  const start = b.lastIndexOf(10, begin) + 1;
+  // The line began before the window: a line that long is not a PEM header line.
+  if (start === 0 && n < byteFrom) return null;
+  return { pos: byteFrom - n + start, lines: countNewlines(b, start, n) };
 }
 
 function finish(home: string, p: Pass, t0: number): ScanReport {

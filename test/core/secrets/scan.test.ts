@@ -124,6 +124,36 @@ describe('secret scan over the floor', () => {
     assertMasked(pf, JSON.stringify(s), 'the summary');
   });
 
+  it('a private key pasted into a plain-text transcript and captured in two parts is found once, whole', async () => {
+    const sb = sandbox({ name: 'sec-split-pem' });
+    boxes.push(sb);
+    const key = plantedKeys(5).find((k) => k.name === 'openssh-private-key')!;
+    const lines = key.secret.split('\n');
+    const half = Math.floor(lines.length / 2);
+    const origin = path.join(sb.home, '.cursor', 'projects', 'work', 'agent-transcripts', 'split-key.txt');
+    fs.mkdirSync(path.dirname(origin), { recursive: true });
+    const head = 'user:\n<user_query>\nwhy does ssh reject this key?\n';
+    fs.writeFileSync(origin, head + lines.slice(0, half).join('\n') + '\n');
+    record(sb);
+    const first = await scanPending(sb.brain);
+    assert.equal(first.added.length, 0, 'half a key is not a finding yet');
+    fs.appendFileSync(origin, lines.slice(half).join('\n') + '</user_query>\n\nassistant:\nThat key is truncated.\n');
+    record(sb);
+    const chunks = manifest(sb);
+    assert.equal(chunks.length, 2, 'the transcript was captured in two chunks');
+    const second = await scanPending(sb.brain);
+    assert.equal(second.bytes, chunks[1].byte_to - chunks[1].byte_from, 'bytes count the new chunk only');
+    assert.equal(second.added.length, 1, JSON.stringify(second.added.map((f) => f.rule)));
+    const f = second.added[0];
+    assert.equal(f.kind, 'private-key');
+    assert.equal(f.citation.line_from, 4, 'cited from the BEGIN line');
+    assert.equal(f.citation.line_to, 3 + lines.length - 1, 'to the END line');
+    // The citation checks by hand: its bytes are the lines it names.
+    const lake = fs.readFileSync(path.join(sb.brain, f.citation.lake_path));
+    assert.match(lake.subarray(f.citation.byte_from, f.citation.byte_to).toString('latin1'), /-----BEGIN OPENSSH PRIVATE KEY-----[\s\S]*-----END OPENSSH PRIVATE KEY-----/);
+    assert.equal((await rescanAll(sb.brain)).total, 1, 'a rescan of the whole file finds the same one key');
+  });
+
   it('a damaged copy of a floor is reported as scan errors, not thrown, and not repaired', async () => {
     const pf = floor('sec-damaged');
     const copy = sandbox({ name: 'sec-damaged-copy' });
