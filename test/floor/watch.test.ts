@@ -50,3 +50,75 @@ test('watch captures appends and new files as they happen, does nothing while id
     sb.cleanup();
   }
 });
+
+test('watch captures a session written into a folder the moment the folder is made', async () => {
+  // Codex opens a new sessions/YYYY/MM/DD folder each day and writes the rollout into it at once;
+  // a folder watch set up after the file was written never reports that file.
+  const sb = sandbox({ name: 'watch-new-folders' });
+  const root = path.join(sb.home, '.codex', 'sessions');
+  fs.mkdirSync(path.join(root, '2026'), { recursive: true });
+  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  try {
+    await until('catch-up', () => out.includes('watching'));
+    const rels: string[] = [];
+    // The watcher busy with a large pass (capture, then the caches) while the folders appear, as
+    // when an agent writes a lot at once: its own work runs on the same thread as the watch set-up.
+    const big = JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a busy pass '.repeat(400) }] } }) + '\n';
+    fs.writeFileSync(path.join(root, '2026', 'busy.jsonl'), big.repeat(4000));
+    // The window is between the watcher's listing of a new folder and its watch on it: write
+    // each file a little later than the last (0 to 6 ms after its folder), so some land in it.
+    for (let i = 0; i < 60; i++) {
+      const rel = path.join('2026', String(1 + (i % 12)).padStart(2, '0'), String(1 + (i % 28)).padStart(2, '0'), `rollout-${i}.jsonl`);
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      const gap = (i % 13) / 2;
+      if (gap > 0) await new Promise((r) => setTimeout(r, gap));
+      fs.writeFileSync(path.join(root, rel), `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s${i}"}}\n`);
+      rels.push(rel);
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    const missing = () => rels.filter((r) => !fs.existsSync(path.join(sb.brain, 'lake', 'codex', 'sessions', r)));
+    await until('every new-folder session captured', () => missing().length === 0, 20_000).catch(() => assert.fail(`not captured: ${missing().join(', ')}\n${out}`));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});
+
+test('watch captures a session that keeps growing while it grows, not only once it stops', async () => {
+  // An agent streaming a long run writes a line every moment; each change must not put off the
+  // capture of the ones before it for as long as the stream lasts.
+  const sb = sandbox({ name: 'watch-stream' });
+  const origin = path.join(sb.home, '.pi', 'agent', 'sessions', '--stream--', 's.jsonl');
+  fs.mkdirSync(path.dirname(origin), { recursive: true });
+  fs.writeFileSync(origin, '{"type":"session","id":"s"}\n');
+  const lake = path.join(sb.brain, 'lake', 'pi', '--stream--', 's.jsonl');
+  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  try {
+    await until('catch-up', () => out.includes('watching') && fs.existsSync(lake));
+    const start = fs.statSync(lake).size;
+    let grewWhileStreaming = false;
+    const end = Date.now() + 5000;
+    for (let i = 0; Date.now() < end; i++) {
+      fs.appendFileSync(origin, JSON.stringify({ type: 'message', id: `m${i}`, message: { role: 'assistant', content: [{ type: 'text', text: `line ${i}` }] } }) + '\n');
+      if (fs.statSync(lake).size > start) grewWhileStreaming = true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(grewWhileStreaming, 'the floor took in none of a session that grew every 100 ms for 5 s until it stopped');
+    await until('the whole stream captured', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});

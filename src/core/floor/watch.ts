@@ -28,6 +28,30 @@ export interface WatchOptions {
 
 /** DuckDB is rebuilt incrementally at most this often while sessions keep growing. */
 const DUCKDB_EVERY_MS = 30_000;
+/** The longest a change waits for its pass while more changes keep coming. */
+const MAX_WAIT_MS = 1_000;
+/** A new folder is walked again this long after it appeared. */
+const NEW_DIR_AGAIN_MS = 2_000;
+/** A new folder with more files than this (a folder of sessions moved in) gets a full pass instead. */
+const NEW_DIR_MAX_FILES = 2_000;
+
+/** Adds the files below `dir` (symlinks not followed) to `out`; false when there are too many to
+ * list one by one. A folder that vanished adds nothing. */
+function filesUnder(dir: string, out: Set<string>, depth = 0): boolean {
+  let ents: fs.Dirent[];
+  try {
+    ents = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return true;
+  }
+  for (const e of ents) {
+    const p = path.join(dir, e.name);
+    if (e.isFile()) out.add(p);
+    else if (e.isDirectory() && depth < 12 && !filesUnder(p, out, depth + 1)) return false;
+    if (out.size > NEW_DIR_MAX_FILES) return false;
+  }
+  return true;
+}
 
 export function startWatch(opts: WatchOptions): Watcher {
   const env = opts.env ?? process.env;
@@ -94,15 +118,43 @@ export function startWatch(opts: WatchOptions): Watcher {
     }
   };
 
+  // Changes that keep coming (an agent streaming a long run) are taken in at least every
+  // MAX_WAIT_MS: each one puts the pass off by `debounce`, but never past that.
+  let waitingSince = 0;
   const kick = () => {
-    if (timer) clearTimeout(timer);
+    const now = Date.now();
+    if (timer) {
+      if (now - waitingSince >= MAX_WAIT_MS) return;
+      clearTimeout(timer);
+    } else waitingSince = now;
     timer = setTimeout(() => {
       timer = undefined;
+      for (const d of newDirs) if (!filesUnder(d, changed)) fullPass = true;
+      newDirs.clear();
       const only = fullPass ? undefined : new Set(changed);
       fullPass = false;
       changed.clear();
       void run(only);
     }, debounce);
+  };
+
+  // A new folder (Codex opens sessions/YYYY/MM/DD each day, Claude Code a project folder and
+  // <session>/subagents/): chokidar lists it and only then watches it, so a file written in between
+  // is never reported (chokidar issues #1112, #1471). Its files are looked for by walking it, once
+  // with the next pass and once more a little later, when the watch on it is surely in place.
+  const newDirs = new Set<string>();
+  const dirTimers = new Set<NodeJS.Timeout>();
+  const onNewDir = (p: string) => {
+    newDirs.add(p);
+    kick();
+    const t = setTimeout(() => {
+      dirTimers.delete(t);
+      if (closed) return;
+      newDirs.add(p);
+      kick();
+    }, NEW_DIR_AGAIN_MS);
+    t.unref?.();
+    dirTimers.add(t);
   };
 
   let lastReport: CaptureReport = undefined as unknown as CaptureReport;
@@ -113,6 +165,7 @@ export function startWatch(opts: WatchOptions): Watcher {
   };
 
   const onEvent = (event: string, p: string) => {
+    if (event === 'addDir') return onNewDir(p);
     if (event === 'unlink') fullPass = true; // a vanished file may have a waiting tail
     else if (event === 'add' || event === 'change') changed.add(p);
     else return;
@@ -151,6 +204,7 @@ export function startWatch(opts: WatchOptions): Watcher {
     async close() {
       closed = true;
       clearInterval(duckTimer);
+      for (const t of dirTimers) clearTimeout(t);
       if (timer) clearTimeout(timer);
       if (quietTimer) clearTimeout(quietTimer);
       await Promise.all([watcher.close(), parentWatcher.close()]);
