@@ -47,7 +47,7 @@ function filesUnder(dir: string, out: Set<string>, depth = 0): boolean {
   for (const e of ents) {
     const p = path.join(dir, e.name);
     if (e.isFile()) out.add(p);
-    else if (e.isDirectory() && depth < 12 && !filesUnder(p, out, depth + 1)) return false;
+    else if (e.isDirectory() && e.name !== '.git' && depth < 12 && !filesUnder(p, out, depth + 1)) return false;
     if (out.size > NEW_DIR_MAX_FILES) return false;
   }
   return true;
