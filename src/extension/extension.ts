@@ -137,6 +137,9 @@ export function activate(context: vscode.ExtensionContext): Live {
       case 'log':
         out.appendLine(`[${e.data.level}] ${e.data.message}`);
         return;
+      case 'notice':
+        void vscode.window.showWarningMessage(`Agent Brain: ${e.data.message}${e.data.hint ? `. To fix: ${e.data.hint}` : ''}`);
+        return;
       case 'capture':
         status.setCaptureProblem(e.data);
         if (e.data.problem) {

@@ -82,6 +82,8 @@ export type WorkerEvent =
   | { event: 'backup'; data: BackupInfo }
   | { event: 'role'; data: { role: Role; reason?: string } }
   | { event: 'log'; data: { level: 'info' | 'warn' | 'error'; message: string } }
+  /** Something the user should know once and can fix (recording goes on): the watch limit. */
+  | { event: 'notice'; data: { message: string; hint?: string } }
   /** A capture pass failed (problem), or one worked again after a failure (null). */
   | { event: 'capture'; data: { problem: string | null; hint?: string } };
 

@@ -317,8 +317,15 @@ async function becomeWriter(): Promise<void> {
       captureProblem(null);
       if (r.applied > 0 || Object.values(r.lanes).some((c) => c.chunks > 0)) followCaches(10_000);
     },
-    // A pass that failed (a full disk) is shown; a watcher's own trouble is only logged.
-    onError: (e) => (e instanceof BrainError ? captureProblem(e) : log('warn', `recorder: ${describe(e)}`)),
+    // A pass that failed (a full disk) is shown until one works; running out of watches is said
+    // once (recording goes on, by walking the folders); other trouble of the watcher is logged.
+    onError: (e) => {
+      if (e instanceof BrainError && e.code === 'watch-limit') {
+        log('warn', `recorder: ${describe(e)}`);
+        emit({ event: 'notice', data: { message: e.message, hint: e.hint } });
+      } else if (e instanceof BrainError) captureProblem(e);
+      else log('warn', `recorder: ${describe(e)}`);
+    },
   });
   await watcher.ready;
   // The watcher's own scan of the folders finishes after its first pass; a file written in

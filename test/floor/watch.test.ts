@@ -1,7 +1,7 @@
 // brain watch: a catch-up pass, then each change captured within moments; idle means no passes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, sandbox } from '../helpers/env';
@@ -115,6 +115,47 @@ test('watch captures a session that keeps growing while it grows, not only once 
     }
     assert.ok(grewWhileStreaming, 'the floor took in none of a session that grew every 100 ms for 5 s until it stopped');
     await until('the whole stream captured', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});
+
+test('watch out of file watches: says so once with the fix, and still captures every change by walking', async () => {
+  // A user namespace of its own (util-linux unshare) lowers the inotify watch limit for this
+  // process alone: the rest of the machine keeps its own.
+  const probe = spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 25 > /proc/sys/user/max_inotify_watches'], { encoding: 'utf8' });
+  assert.equal(probe.status, 0, `unshare -Ur (util-linux; apt-get install -y util-linux) must be able to set a user namespace's inotify limit: ${probe.error?.message ?? probe.stderr}`);
+  const sb = sandbox({ name: 'watch-limit' });
+  const root = path.join(sb.home, '.codex', 'sessions', '2026', '01');
+  const files: string[] = [];
+  for (let d = 1; d <= 30; d++) {
+    const f = path.join(root, String(d).padStart(2, '0'), `rollout-${d}.jsonl`);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, `{"type":"session_meta","payload":{"id":"s${d}"}}\n`);
+    files.push(f);
+  }
+  const child = spawn('unshare', ['-Ur', 'sh', '-c', 'echo 25 > /proc/sys/user/max_inotify_watches && exec "$0" "$1" watch', process.execPath, CLI], {
+    env: { ...sb.env, BRAIN_WATCH_POLL_SECONDS: '2' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  try {
+    await until('catch-up', () => out.includes('watching'));
+    await until('the limit said', () => out.includes("file watching reached this system's limit"));
+    // Every session, watched or not, still reaches the floor after it grows.
+    for (const f of files) fs.appendFileSync(f, '{"type":"event_msg","payload":{"type":"agent_message","message":"later"}}\n');
+    const lakeOf = (f: string) => path.join(sb.brain, 'lake', 'codex', 'sessions', path.relative(path.join(sb.home, '.codex', 'sessions'), f));
+    const behind = () => files.filter((f) => !fs.existsSync(lakeOf(f)) || !fs.readFileSync(lakeOf(f)).equals(fs.readFileSync(f)));
+    await until('every session captured', () => behind().length === 0, 20_000).catch(() => assert.fail(`not captured: ${behind().join(', ')}\n${out}`));
+    assert.equal(out.split("file watching reached this system's limit").length - 1, 1, `said once:\n${out}`);
+    assert.match(out, /fs\.inotify\.max_user_watches=\d+ \| sudo tee/);
+    assert.match(out, /walked every 2 s/);
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
   } finally {

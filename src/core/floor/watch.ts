@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { AGENTS } from '../agents';
+import { BrainError, errnoCode } from '../errors';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
 import type { StepResult } from '../pipeline';
@@ -28,6 +29,31 @@ export interface WatchOptions {
 
 /** DuckDB is rebuilt incrementally at most this often while sessions keep growing. */
 const DUCKDB_EVERY_MS = 30_000;
+/** Once the system's limit on file watches is reached: every session folder is walked this often
+ * (BRAIN_WATCH_POLL_SECONDS overrides). */
+const LIMIT_POLL_MS = 30_000;
+
+function pollFromEnv(env: Env): number {
+  const v = Number(env.BRAIN_WATCH_POLL_SECONDS);
+  return Number.isFinite(v) && v > 0 ? v * 1000 : LIMIT_POLL_MS;
+}
+
+/** What to say when a folder or file cannot be watched for lack of watches (ENOSPC from inotify on
+ * Linux) or of file descriptors (EMFILE). */
+export function watchLimitError(e: unknown, pollMs: number): BrainError | null {
+  const code = errnoCode(e);
+  if (code !== 'ENOSPC' && code !== 'EMFILE') return null;
+  const linux = process.platform === 'linux' && code === 'ENOSPC';
+  return new BrainError(
+    'watch-limit',
+    `file watching reached this system's limit (${linux ? 'fs.inotify.max_user_watches' : 'open files'}): some session files cannot be watched, so every session folder is now walked every ${Math.round(pollMs / 1000)} s instead; changes reach the floor that much later, nothing is lost`,
+    linux
+      ? 'raise the limit: echo fs.inotify.max_user_watches=524288 | sudo tee /etc/sysctl.d/60-agent-brain.conf && sudo sysctl --system (then restart the recorder)'
+      : 'raise the open-files limit (ulimit -n) for the editor or `brain watch`, then restart it',
+    { cause: e },
+  );
+}
+
 /** The longest a change waits for its pass while more changes keep coming. */
 const MAX_WAIT_MS = 1_000;
 /** A new folder is walked again this long after it appeared. */
@@ -179,7 +205,21 @@ export function startWatch(opts: WatchOptions): Watcher {
     ignored: (p: string) => p.includes(`${path.sep}.git${path.sep}`),
   });
   watcher.on('all', onEvent);
-  watcher.on('error', (e) => opts.onError?.(e));
+  // Out of watches: said once, and from then on a full pass every poll period (the folders that
+  // are watched still answer at once).
+  let limitTimer: NodeJS.Timeout | undefined;
+  const onWatchError = (e: unknown) => {
+    const limit = watchLimitError(e, pollFromEnv(env));
+    if (!limit) return opts.onError?.(e);
+    if (limitTimer || closed) return;
+    limitTimer = setInterval(() => {
+      fullPass = true;
+      kick();
+    }, pollFromEnv(env));
+    limitTimer.unref?.();
+    opts.onError?.(limit);
+  };
+  watcher.on('error', onWatchError);
   // A sessions folder that does not exist yet (an agent installed later): watch its parents, one
   // level deep, and start watching the folder when it appears.
   const parents = [...new Set(roots.filter((r) => !opened.has(r)).flatMap((r) => [path.dirname(r), path.dirname(path.dirname(r))]))].filter((p) => fs.existsSync(p));
@@ -193,7 +233,7 @@ export function startWatch(opts: WatchOptions): Watcher {
       kick();
     }
   });
-  parentWatcher.on('error', (e) => opts.onError?.(e));
+  parentWatcher.on('error', onWatchError);
 
   // Catch up only once the watchers are live, so nothing written in between is missed.
   const live = (w: FSWatcher) => new Promise<void>((res) => w.once('ready', () => res()));
@@ -205,6 +245,7 @@ export function startWatch(opts: WatchOptions): Watcher {
       closed = true;
       clearInterval(duckTimer);
       for (const t of dirTimers) clearTimeout(t);
+      if (limitTimer) clearInterval(limitTimer);
       if (timer) clearTimeout(timer);
       if (quietTimer) clearTimeout(quietTimer);
       await Promise.all([watcher.close(), parentWatcher.close()]);
