@@ -146,7 +146,8 @@ test('watch out of file watches: says so once with the fix, and still captures e
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
   try {
-    await until('catch-up', () => out.includes('watching'));
+    // (The limit's own message says "watching" too.)
+    await until('catch-up', () => out.includes('watching; floor at'));
     await until('the limit said', () => out.includes("file watching reached this system's limit"));
     // Every session, watched or not, still reaches the floor after it grows.
     for (const f of files) fs.appendFileSync(f, '{"type":"event_msg","payload":{"type":"agent_message","message":"later"}}\n');
@@ -157,9 +158,36 @@ test('watch out of file watches: says so once with the fix, and still captures e
     assert.match(out, /fs\.inotify\.max_user_watches=\d+ \| sudo tee/);
     assert.match(out, /walked every 2 s/);
     child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    assert.equal(await exited, 0, out);
   } finally {
     child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});
+
+test('brain doctor counts the watches recording needs against the limit, and says how to raise it', () => {
+  const sb = sandbox({ fixtures: true, name: 'watch-doctor' });
+  try {
+    const watches = (prefix: string[]) => {
+      const r = spawnSync(prefix[0], [...prefix.slice(1), process.execPath, CLI, 'doctor', '--offline', '--json'], { env: sb.env, encoding: 'utf8' });
+      assert.ok(r.stdout, `doctor printed nothing: ${r.error?.message ?? r.stderr}`);
+      return (JSON.parse(r.stdout) as { checks: { name: string; level: string; detail: string; fix?: string }[] }).checks.find((c) => c.name === 'watches')!;
+    };
+    // The fixtures: one watch per session file and folder under the agents' session roots.
+    let expected = 0;
+    for (const root of ['.claude/projects', '.codex/sessions', '.codex/archived_sessions', '.pi/agent/sessions', '.gemini/tmp']) {
+      const abs = path.join(sb.home, root);
+      if (fs.existsSync(abs)) expected += 1 + fs.readdirSync(abs, { recursive: true }).length;
+    }
+    const normal = watches(['env']);
+    assert.equal(normal.level, 'ok', normal.detail);
+    const needed = Number(/^(\d+) session files and folders/.exec(normal.detail)?.[1]);
+    assert.ok(needed >= expected && needed > 20, `${normal.detail} (at least ${expected} expected)`);
+    const low = watches(['unshare', '-Ur', 'sh', '-c', `echo ${needed} > /proc/sys/user/max_inotify_watches && exec "$@"`, 'sh']);
+    assert.equal(low.level, 'warn', low.detail);
+    assert.match(low.detail, new RegExp(`allows ${needed} file watches`));
+    assert.match(low.fix ?? '', /fs\.inotify\.max_user_watches=\d+/);
+  } finally {
     sb.cleanup();
   }
 });

@@ -9,6 +9,7 @@ import { BrainError, errnoCode } from '../errors';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
 import type { StepResult } from '../pipeline';
+import { walkTree } from '../walk';
 
 export interface Watcher {
   close(): Promise<void>;
@@ -48,7 +49,7 @@ export function watchLimitError(e: unknown, pollMs: number): BrainError | null {
     'watch-limit',
     `file watching reached this system's limit (${linux ? 'fs.inotify.max_user_watches' : 'open files'}): some session files cannot be watched, so every session folder is now walked every ${Math.round(pollMs / 1000)} s instead; changes reach the floor that much later, nothing is lost`,
     linux
-      ? 'raise the limit: echo fs.inotify.max_user_watches=524288 | sudo tee /etc/sysctl.d/60-agent-brain.conf && sudo sysctl --system (then restart the recorder)'
+      ? `raise the limit: ${RAISE_WATCHES} (then restart the recorder)`
       : 'raise the open-files limit (ulimit -n) for the editor or `brain watch`, then restart it',
     { cause: e },
   );
@@ -63,20 +64,47 @@ const NEW_DIR_MAX_FILES = 2_000;
 
 /** Adds the files below `dir` (symlinks not followed) to `out`; false when there are too many to
  * list one by one. A folder that vanished adds nothing. */
-function filesUnder(dir: string, out: Set<string>, depth = 0): boolean {
-  let ents: fs.Dirent[];
-  try {
-    ents = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return true;
-  }
-  for (const e of ents) {
-    const p = path.join(dir, e.name);
-    if (e.isFile()) out.add(p);
-    else if (e.isDirectory() && e.name !== '.git' && depth < 12 && !filesUnder(p, out, depth + 1)) return false;
-    if (out.size > NEW_DIR_MAX_FILES) return false;
-  }
-  return true;
+function filesUnder(dir: string, out: Set<string>): boolean {
+  let whole = true;
+  walkTree(
+    dir,
+    (e) => {
+      if (!e.dir) out.add(e.abs);
+      if (out.size <= NEW_DIR_MAX_FILES) return false;
+      whole = false;
+      return true;
+    },
+    { skip: (n) => n === '.git' },
+  );
+  return whole;
+}
+
+/** The command that raises Linux's per-user limit on file watches, for good. */
+export const RAISE_WATCHES = 'echo fs.inotify.max_user_watches=524288 | sudo tee /etc/sysctl.d/60-agent-brain.conf && sudo sysctl --system';
+
+/** Linux: how many watches recording needs (chokidar watches every file and folder under the
+ * session roots) and how many this user may have. Null elsewhere or when the limit is unknown. */
+export function watchBudget(env: Env): { needed: number; limit: number } | null {
+  if (process.platform !== 'linux') return null;
+  const read = (f: string) => {
+    try {
+      const n = Number(fs.readFileSync(f, 'utf8').trim());
+      return n > 0 ? n : Infinity;
+    } catch {
+      return Infinity;
+    }
+  };
+  // The system's limit, and the one of this user namespace (a container's may be lower).
+  const limit = Math.min(read('/proc/sys/fs/inotify/max_user_watches'), read('/proc/sys/user/max_inotify_watches'));
+  if (!Number.isFinite(limit)) return null;
+  let needed = 0;
+  for (const a of AGENTS)
+    for (const r of a.roots(env)) {
+      if (!fs.existsSync(r.dir)) continue;
+      needed++;
+      walkTree(r.dir, () => void needed++, { skip: (n) => n === '.git' });
+    }
+  return { needed, limit };
 }
 
 export function startWatch(opts: WatchOptions): Watcher {

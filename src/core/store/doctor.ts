@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { freeBytes, recordingProblem } from '../floor/health';
+import { RAISE_WATCHES, watchBudget } from '../floor/watch';
 import { readConfig, type Config } from '../config';
 import { loadSqlite } from '../sqlite';
 import { tryLock } from '../floor/lock';
@@ -106,6 +107,14 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
   else {
     const free = freeBytes(home);
     out.push({ name: 'recording', level: 'ok', detail: `no capture pass is failing${free !== null ? `; ${(free / 2 ** 30).toFixed(1)} GB free on the disk that holds ${home}` : ''}` });
+  }
+
+  const wb = watchBudget(env);
+  if (wb) {
+    const detail = `${wb.needed} session files and folders to watch; this system allows ${wb.limit} file watches per user, editors and other programs included`;
+    // Past half of it, others' watches may take the rest: recording then falls back to walking.
+    if (wb.needed > wb.limit / 2) out.push({ name: 'watches', level: 'warn', detail: `${detail}: too few to watch every session at once (recording then walks the folders every 30 s)`, fix: RAISE_WATCHES });
+    else out.push({ name: 'watches', level: 'ok', detail });
   }
 
   const ts = timerStatus(opts.brainCmd, env, opts.platform);
