@@ -191,3 +191,38 @@ test('brain doctor counts the watches recording needs against the limit, and say
     sb.cleanup();
   }
 });
+
+test('watch goes on recording an agent whose folder was removed and made again while it ran', async () => {
+  // Someone clears an agent's settings (rm -rf ~/.pi) and sets it up again: the watcher loses the
+  // sessions folder with it, and must watch the new one when it appears.
+  const sb = sandbox({ name: 'watch-root-gone' });
+  const root = path.join(sb.home, '.pi', 'agent', 'sessions');
+  fs.mkdirSync(path.join(root, '--before--'), { recursive: true });
+  fs.writeFileSync(path.join(root, '--before--', 'a.jsonl'), '{"type":"session","id":"a"}\n');
+  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  try {
+    await until('catch-up', () => out.includes('watching; floor at'));
+    assert.ok(fs.existsSync(path.join(sb.brain, 'lake', 'pi', '--before--', 'a.jsonl')));
+    fs.rmSync(path.join(sb.home, '.pi'), { recursive: true });
+    await new Promise((r) => setTimeout(r, 800));
+    const later = path.join(root, '--after--', 'b.jsonl');
+    fs.mkdirSync(path.dirname(later), { recursive: true });
+    fs.writeFileSync(later, '{"type":"session","id":"b"}\n');
+    const lake = path.join(sb.brain, 'lake', 'pi', '--after--', 'b.jsonl');
+    await until('the session in the folder made again', () => fs.existsSync(lake), 10_000).catch(() => assert.fail(`not captured\n${out}`));
+    // And it is watched again: a change to it is captured too.
+    fs.appendFileSync(later, '{"type":"message","id":"m1"}\n');
+    await until('the change captured', () => fs.readFileSync(lake).equals(fs.readFileSync(later)), 10_000);
+    // The first session stays on the floor as it was.
+    assert.equal(fs.readFileSync(path.join(sb.brain, 'lake', 'pi', '--before--', 'a.jsonl'), 'utf8'), '{"type":"session","id":"a"}\n');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});

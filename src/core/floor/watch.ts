@@ -220,6 +220,7 @@ export function startWatch(opts: WatchOptions): Watcher {
 
   const onEvent = (event: string, p: string) => {
     if (event === 'addDir') return onNewDir(p);
+    if (event === 'unlinkDir' && opened.has(p)) return void rootGone(p);
     if (event === 'unlink') fullPass = true; // a vanished file may have a waiting tail
     else if (event === 'add' || event === 'change') changed.add(p);
     else return;
@@ -248,24 +249,55 @@ export function startWatch(opts: WatchOptions): Watcher {
     opts.onError?.(limit);
   };
   watcher.on('error', onWatchError);
-  // A sessions folder that does not exist yet (an agent installed later): watch its parents, one
-  // level deep, and start watching the folder when it appears.
-  const parents = [...new Set(roots.filter((r) => !opened.has(r)).flatMap((r) => [path.dirname(r), path.dirname(path.dirname(r))]))].filter((p) => fs.existsSync(p));
-  const parentWatcher: FSWatcher = chokidarWatch(parents, { ignoreInitial: true, followSymlinks: false, depth: 1 });
-  parentWatcher.on('addDir', () => {
-    for (const r of roots) {
-      if (opened.has(r) || !fs.existsSync(r)) continue;
-      opened.add(r);
-      watcher.add(r);
-      fullPass = true;
-      kick();
-    }
-  });
-  parentWatcher.on('error', onWatchError);
+  // A sessions folder that is not there (an agent installed later, or its folder removed while
+  // this runs): its nearest existing ancestor is watched, only along the path down to the folder
+  // (the ancestor may be HOME: nothing else in it is watched), and the folder is watched again once
+  // it is there.
+  const live = (w: FSWatcher) => new Promise<void>((res) => w.once('ready', () => res()));
+  const waiters = new Map<string, FSWatcher>();
+  const rootBack = (r: string) => {
+    if (closed || opened.has(r) || !fs.existsSync(r)) return;
+    const w = waiters.get(r);
+    waiters.delete(r);
+    void w?.close();
+    opened.add(r);
+    watcher.add(r);
+    fullPass = true;
+    kick();
+  };
+  const awaitRoot = (r: string): Promise<void> => {
+    let anc = path.dirname(r);
+    while (!fs.existsSync(anc) && path.dirname(anc) !== anc) anc = path.dirname(anc);
+    const w = chokidarWatch(anc, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      depth: path.relative(anc, r).split(path.sep).length,
+      ignored: (p: string) => p !== anc && p !== r && !r.startsWith(p + path.sep),
+    });
+    waiters.set(r, w);
+    w.on('addDir', () => rootBack(r));
+    w.on('unlinkDir', (p: string) => {
+      // The ancestor itself went: wait from further up.
+      if (p !== anc || waiters.get(r) !== w || closed) return;
+      waiters.delete(r);
+      void w.close();
+      void awaitRoot(r);
+    });
+    w.on('error', onWatchError);
+    // It may have appeared while the watch was being set up.
+    return live(w).then(() => rootBack(r));
+  };
+  const rootGone = (r: string) => {
+    opened.delete(r);
+    void watcher.unwatch(r);
+    fullPass = true; // its files vanished: a waiting tail of one is captured now
+    kick();
+    return awaitRoot(r);
+  };
+  const waiting = roots.filter((r) => !opened.has(r)).map((r) => awaitRoot(r));
 
   // Catch up only once the watchers are live, so nothing written in between is missed.
-  const live = (w: FSWatcher) => new Promise<void>((res) => w.once('ready', () => res()));
-  const ready = Promise.all([live(watcher), live(parentWatcher)]).then(() => run(undefined)).then(() => lastReport);
+  const ready = Promise.all([live(watcher), ...waiting]).then(() => run(undefined)).then(() => lastReport);
 
   return {
     ready,
@@ -276,7 +308,7 @@ export function startWatch(opts: WatchOptions): Watcher {
       if (limitTimer) clearInterval(limitTimer);
       if (timer) clearTimeout(timer);
       if (quietTimer) clearTimeout(quietTimer);
-      await Promise.all([watcher.close(), parentWatcher.close()]);
+      await Promise.all([watcher.close(), ...[...waiters.values()].map((w) => w.close())]);
       await running;
     },
   };
