@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { tryLock, type HeldLock } from '../../src/core/floor/lock';
 import { CLI, sandbox } from '../helpers/env';
 
 async function until(what: string, fn: () => boolean, ms = 15000): Promise<void> {
@@ -222,6 +223,39 @@ test('watch goes on recording an agent whose folder was removed and made again w
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
   } finally {
+    child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});
+
+test('watch takes in a change that came while another writer held the floor, once it lets go', async () => {
+  const sb = sandbox({ name: 'watch-busy' });
+  const origin = path.join(sb.home, '.pi', 'agent', 'sessions', '--busy--', 's.jsonl');
+  fs.mkdirSync(path.dirname(origin), { recursive: true });
+  fs.writeFileSync(origin, '{"type":"session","id":"s"}\n');
+  const lake = path.join(sb.brain, 'lake', 'pi', '--busy--', 's.jsonl');
+  const child = spawn(process.execPath, [CLI, 'watch'], { env: { ...sb.env, BRAIN_WATCH_LOCK_WAIT_SECONDS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  let held: HeldLock | null = null;
+  try {
+    await until('catch-up', () => out.includes('watching; floor at') && fs.existsSync(lake));
+    // Another writer (a second `brain record`, the timer) holds the floor for longer than the
+    // watcher waits; the session grows once meanwhile and then stays still.
+    held = await tryLock(path.join(sb.brain, 'locks'), 'floor');
+    assert.ok(held, 'the floor lock');
+    fs.appendFileSync(origin, '{"type":"message","id":"m1"}\n');
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.notEqual(fs.statSync(lake).size, fs.statSync(origin).size, 'nothing is written while another writer holds the floor');
+    held.release();
+    held = null;
+    await until('the change taken in after the floor was let go', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)), 10_000);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    held?.release();
     child.kill('SIGKILL');
     sb.cleanup();
   }

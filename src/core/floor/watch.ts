@@ -113,6 +113,8 @@ export function startWatch(opts: WatchOptions): Watcher {
   const quietMs = quietFromEnv(env);
   const rewriteQuietMs = rewriteQuietFromEnv(env);
   const roots = AGENTS.flatMap((a) => a.roots(env).map((r) => r.dir));
+  // How long a pass waits for another writer (BRAIN_WATCH_LOCK_WAIT_SECONDS, for tests).
+  const lockWaitMs = Number(env.BRAIN_WATCH_LOCK_WAIT_SECONDS) > 0 ? Number(env.BRAIN_WATCH_LOCK_WAIT_SECONDS) * 1000 : 30_000;
   const changed = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let quietTimer: NodeJS.Timeout | undefined;
@@ -128,8 +130,14 @@ export function startWatch(opts: WatchOptions): Watcher {
       if (closed) return;
       try {
         // Another writer may hold the floor (a second window, the timer): wait for it.
-        const r = await capture({ home: opts.home, env, source: 'watch', only, lockWaitMs: 30_000 });
-        if (r.busy && only) for (const p of only) changed.add(p);
+        const r = await capture({ home: opts.home, env, source: 'watch', only, lockWaitMs });
+        if (r.busy) {
+          // Another writer kept the floor past the wait: this pass's changes go with the next one,
+          // which is asked for now (it waits for the lock again), not left for a later change.
+          if (only) for (const p of only) changed.add(p);
+          else fullPass = true;
+          kick();
+        }
         opts.onPass?.(r);
         scheduleQuiet(r);
         if (opts.caches !== false && (r.applied > 0 || !cachesOnce)) {
