@@ -260,3 +260,27 @@ test('watch takes in a change that came while another writer held the floor, onc
     sb.cleanup();
   }
 });
+
+test('watch on a machine with no agent yet waits, and records the first one installed', async () => {
+  const sb = sandbox({ name: 'watch-no-agents' });
+  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  let code: number | null | undefined;
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res((code = c))));
+  try {
+    await until('catch-up', () => out.includes('watching; floor at'));
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(code, undefined, `brain watch ended by itself:\n${out}`);
+    const first = path.join(sb.home, '.codex', 'sessions', '2026', '03', '01', 'rollout-first.jsonl');
+    fs.mkdirSync(path.dirname(first), { recursive: true });
+    fs.writeFileSync(first, '{"type":"session_meta","payload":{"id":"first"}}\n');
+    await until('the first session captured', () => fs.existsSync(path.join(sb.brain, 'lake', 'codex', 'sessions', '2026', '03', '01', 'rollout-first.jsonl')), 10_000);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});

@@ -57,6 +57,8 @@ export function watchLimitError(e: unknown, pollMs: number): BrainError | null {
 
 /** The longest a change waits for its pass while more changes keep coming. */
 const MAX_WAIT_MS = 1_000;
+/** How often each agent's sessions folder is looked at: there, gone, or made again. */
+const ROOT_CHECK_MS = 2_000;
 /** A new folder is walked again this long after it appeared. */
 const NEW_DIR_AGAIN_MS = 2_000;
 /** A new folder with more files than this (a folder of sessions moved in) gets a full pass instead. */
@@ -228,7 +230,7 @@ export function startWatch(opts: WatchOptions): Watcher {
 
   const onEvent = (event: string, p: string) => {
     if (event === 'addDir') return onNewDir(p);
-    if (event === 'unlinkDir' && opened.has(p)) return void rootGone(p);
+    if (event === 'unlinkDir' && opened.has(p)) return checkRoots();
     if (event === 'unlink') fullPass = true; // a vanished file may have a waiting tail
     else if (event === 'add' || event === 'change') changed.add(p);
     else return;
@@ -257,55 +259,51 @@ export function startWatch(opts: WatchOptions): Watcher {
     opts.onError?.(limit);
   };
   watcher.on('error', onWatchError);
-  // A sessions folder that is not there (an agent installed later, or its folder removed while
-  // this runs): its nearest existing ancestor is watched, only along the path down to the folder
-  // (the ancestor may be HOME: nothing else in it is watched), and the folder is watched again once
-  // it is there.
-  const live = (w: FSWatcher) => new Promise<void>((res) => w.once('ready', () => res()));
-  const waiters = new Map<string, FSWatcher>();
-  const rootBack = (r: string) => {
-    if (closed || opened.has(r) || !fs.existsSync(r)) return;
-    const w = waiters.get(r);
-    waiters.delete(r);
-    void w?.close();
-    opened.add(r);
-    watcher.add(r);
-    fullPass = true;
-    kick();
+  // A sessions folder that is not there yet (an agent installed later), or that went away or was
+  // made again while this runs (rm -rf ~/.pi, then set up again): a watch on a folder that went
+  // away is dead, and one on a folder not there cannot be set. Each root's folder is looked at every
+  // ROOT_CHECK_MS (a stat each) and watched again when it is there under a new inode. Watching
+  // its parents for it instead would take watches (the nearest parent may be HOME) and would meet
+  // chokidar's new-folder race again.
+  const rootIno = new Map<string, number>();
+  const dirIno = (p: string): number | null => {
+    try {
+      const st = fs.statSync(p);
+      return st.isDirectory() ? st.ino : null;
+    } catch {
+      return null;
+    }
   };
-  const awaitRoot = (r: string): Promise<void> => {
-    let anc = path.dirname(r);
-    while (!fs.existsSync(anc) && path.dirname(anc) !== anc) anc = path.dirname(anc);
-    const w = chokidarWatch(anc, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      depth: path.relative(anc, r).split(path.sep).length,
-      ignored: (p: string) => p !== anc && p !== r && !r.startsWith(p + path.sep),
-    });
-    waiters.set(r, w);
-    w.on('addDir', () => rootBack(r));
-    w.on('unlinkDir', (p: string) => {
-      // The ancestor itself went: wait from further up.
-      if (p !== anc || waiters.get(r) !== w || closed) return;
-      waiters.delete(r);
-      void w.close();
-      void awaitRoot(r);
-    });
-    w.on('error', onWatchError);
-    // It may have appeared while the watch was being set up.
-    return live(w).then(() => rootBack(r));
+  for (const r of opened) rootIno.set(r, dirIno(r) ?? -1);
+  const checkRoots = () => {
+    if (closed) return;
+    for (const r of roots) {
+      const ino = dirIno(r);
+      if (opened.has(r)) {
+        if (ino === rootIno.get(r)) continue;
+        opened.delete(r);
+        rootIno.delete(r);
+        void watcher.unwatch(r);
+        fullPass = true; // its files vanished: a waiting tail of one is captured now
+        kick();
+      }
+      if (ino === null) continue;
+      opened.add(r);
+      rootIno.set(r, ino);
+      watcher.add(r);
+      fullPass = true;
+      kick();
+    }
   };
-  const rootGone = (r: string) => {
-    opened.delete(r);
-    void watcher.unwatch(r);
-    fullPass = true; // its files vanished: a waiting tail of one is captured now
-    kick();
-    return awaitRoot(r);
-  };
-  const waiting = roots.filter((r) => !opened.has(r)).map((r) => awaitRoot(r));
+  // Not unref'd: with no agent's folder there yet, this is what keeps `brain watch` waiting.
+  const rootTimer = setInterval(checkRoots, ROOT_CHECK_MS);
 
   // Catch up only once the watchers are live, so nothing written in between is missed.
-  const ready = Promise.all([live(watcher), ...waiting]).then(() => run(undefined)).then(() => lastReport);
+  const live = (w: FSWatcher) => new Promise<void>((res) => w.once('ready', () => res()));
+  // (chokidar given no folder at all never says it is ready.)
+  const ready = (opened.size > 0 ? live(watcher) : Promise.resolve())
+    .then(() => run(undefined))
+    .then(() => lastReport);
 
   return {
     ready,
@@ -316,7 +314,8 @@ export function startWatch(opts: WatchOptions): Watcher {
       if (limitTimer) clearInterval(limitTimer);
       if (timer) clearTimeout(timer);
       if (quietTimer) clearTimeout(quietTimer);
-      await Promise.all([watcher.close(), ...[...waiters.values()].map((w) => w.close())]);
+      clearInterval(rootTimer);
+      await watcher.close();
       await running;
     },
   };
