@@ -7,6 +7,17 @@ import * as path from 'node:path';
 import { tryLock, type HeldLock } from '../../src/core/floor/lock';
 import { CLI, sandbox } from '../helpers/env';
 
+/** `brain watch` (or `argv`, a command that runs it) as a child, with its output collected. */
+function watchProcess(env: NodeJS.ProcessEnv, argv: string[] = [process.execPath, CLI, 'watch']) {
+  const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  let code: number | null | undefined;
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res((code = c))));
+  return { child, exited, out: () => out, code: () => code };
+}
+
 async function until(what: string, fn: () => boolean, ms = 15000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -19,13 +30,9 @@ async function until(what: string, fn: () => boolean, ms = 15000): Promise<void>
 test('watch captures appends and new files as they happen, does nothing while idle, stops on SIGTERM', async () => {
   const sb = sandbox({ fixtures: true, name: 'watch' });
   fs.rmSync(path.join(sb.home, '.cursor'), { recursive: true });
-  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  const w = watchProcess(sb.env);
   try {
-    await until('catch-up', () => out.includes('watching'));
+    await until('catch-up', () => w.out().includes('watching'));
     const origin = path.join(sb.home, '.codex', 'sessions', '2025', '01', '01', 'agent-sessions-small.jsonl');
     const lake = path.join(sb.brain, 'lake', 'codex', 'sessions', '2025', '01', '01', 'agent-sessions-small.jsonl');
     assert.ok(fs.readFileSync(lake).equals(fs.readFileSync(origin)));
@@ -44,10 +51,10 @@ test('watch captures appends and new files as they happen, does nothing while id
     fs.mkdirSync(path.dirname(late), { recursive: true });
     fs.writeFileSync(late, '{"role":"user","message":{"content":[{"type":"text","text":"hi"}]}}\n');
     await until('late folder captured', () => fs.existsSync(path.join(sb.brain, 'lake', 'cursor', 'p', 'agent-transcripts', 't.jsonl')));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0);
   } finally {
-    child.kill('SIGKILL');
+    w.child.kill('SIGKILL');
     sb.cleanup();
   }
 });
@@ -58,13 +65,9 @@ test('watch captures a session written into a folder the moment the folder is ma
   const sb = sandbox({ name: 'watch-new-folders' });
   const root = path.join(sb.home, '.codex', 'sessions');
   fs.mkdirSync(path.join(root, '2026'), { recursive: true });
-  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  const w = watchProcess(sb.env);
   try {
-    await until('catch-up', () => out.includes('watching'));
+    await until('catch-up', () => w.out().includes('watching'));
     const rels: string[] = [];
     // The watcher busy with a large pass (capture, then the caches) while the folders appear, as
     // when an agent writes a lot at once: its own work runs on the same thread as the watch set-up.
@@ -82,11 +85,11 @@ test('watch captures a session written into a folder the moment the folder is ma
       await new Promise((r) => setTimeout(r, 15));
     }
     const missing = () => rels.filter((r) => !fs.existsSync(path.join(sb.brain, 'lake', 'codex', 'sessions', r)));
-    await until('every new-folder session captured', () => missing().length === 0, 20_000).catch(() => assert.fail(`not captured: ${missing().join(', ')}\n${out}`));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    await until('every new-folder session captured', () => missing().length === 0, 20_000).catch(() => assert.fail(`not captured: ${missing().join(', ')}\n${w.out()}`));
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0);
   } finally {
-    child.kill('SIGKILL');
+    w.child.kill('SIGKILL');
     sb.cleanup();
   }
 });
@@ -99,13 +102,9 @@ test('watch captures a session that keeps growing while it grows, not only once 
   fs.mkdirSync(path.dirname(origin), { recursive: true });
   fs.writeFileSync(origin, '{"type":"session","id":"s"}\n');
   const lake = path.join(sb.brain, 'lake', 'pi', '--stream--', 's.jsonl');
-  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  const w = watchProcess(sb.env);
   try {
-    await until('catch-up', () => out.includes('watching') && fs.existsSync(lake));
+    await until('catch-up', () => w.out().includes('watching') && fs.existsSync(lake));
     const start = fs.statSync(lake).size;
     let grewWhileStreaming = false;
     const end = Date.now() + 5000;
@@ -116,10 +115,10 @@ test('watch captures a session that keeps growing while it grows, not only once 
     }
     assert.ok(grewWhileStreaming, 'the floor took in none of a session that grew every 100 ms for 5 s until it stopped');
     await until('the whole stream captured', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0);
   } finally {
-    child.kill('SIGKILL');
+    w.child.kill('SIGKILL');
     sb.cleanup();
   }
 });
@@ -138,30 +137,23 @@ test('watch out of file watches: says so once with the fix, and still captures e
     fs.writeFileSync(f, `{"type":"session_meta","payload":{"id":"s${d}"}}\n`);
     files.push(f);
   }
-  const child = spawn('unshare', ['-Ur', 'sh', '-c', 'echo 25 > /proc/sys/user/max_inotify_watches && exec "$0" "$1" watch', process.execPath, CLI], {
-    env: { ...sb.env, BRAIN_WATCH_POLL_SECONDS: '2' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  const w = watchProcess({ ...sb.env, BRAIN_WATCH_POLL_SECONDS: '2' }, ['unshare', '-Ur', 'sh', '-c', 'echo 25 > /proc/sys/user/max_inotify_watches && exec "$0" "$1" watch', process.execPath, CLI]);
   try {
     // (The limit's own message says "watching" too.)
-    await until('catch-up', () => out.includes('watching; floor at'));
-    await until('the limit said', () => out.includes("file watching reached this system's limit"));
+    await until('catch-up', () => w.out().includes('watching; floor at'));
+    await until('the limit said', () => w.out().includes("file watching reached this system's limit"));
     // Every session, watched or not, still reaches the floor after it grows.
     for (const f of files) fs.appendFileSync(f, '{"type":"event_msg","payload":{"type":"agent_message","message":"later"}}\n');
     const lakeOf = (f: string) => path.join(sb.brain, 'lake', 'codex', 'sessions', path.relative(path.join(sb.home, '.codex', 'sessions'), f));
     const behind = () => files.filter((f) => !fs.existsSync(lakeOf(f)) || !fs.readFileSync(lakeOf(f)).equals(fs.readFileSync(f)));
-    await until('every session captured', () => behind().length === 0, 20_000).catch(() => assert.fail(`not captured: ${behind().join(', ')}\n${out}`));
-    assert.equal(out.split("file watching reached this system's limit").length - 1, 1, `said once:\n${out}`);
-    assert.match(out, /fs\.inotify\.max_user_watches=\d+ \| sudo tee/);
-    assert.match(out, /walked every 2 s/);
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0, out);
+    await until('every session captured', () => behind().length === 0, 20_000).catch(() => assert.fail(`not captured: ${behind().join(', ')}\n${w.out()}`));
+    assert.equal(w.out().split("file watching reached this system's limit").length - 1, 1, `said once:\n${w.out()}`);
+    assert.match(w.out(), /fs\.inotify\.max_user_watches=\d+ \| sudo tee/);
+    assert.match(w.out(), /walked every 2 s/);
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0, w.out());
   } finally {
-    child.kill('SIGKILL');
+    w.child.kill('SIGKILL');
     sb.cleanup();
   }
 });
@@ -200,13 +192,9 @@ test('watch goes on recording an agent whose folder was removed and made again w
   const root = path.join(sb.home, '.pi', 'agent', 'sessions');
   fs.mkdirSync(path.join(root, '--before--'), { recursive: true });
   fs.writeFileSync(path.join(root, '--before--', 'a.jsonl'), '{"type":"session","id":"a"}\n');
-  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  const w = watchProcess(sb.env);
   try {
-    await until('catch-up', () => out.includes('watching; floor at'));
+    await until('catch-up', () => w.out().includes('watching; floor at'));
     assert.ok(fs.existsSync(path.join(sb.brain, 'lake', 'pi', '--before--', 'a.jsonl')));
     fs.rmSync(path.join(sb.home, '.pi'), { recursive: true });
     await new Promise((r) => setTimeout(r, 800));
@@ -214,16 +202,16 @@ test('watch goes on recording an agent whose folder was removed and made again w
     fs.mkdirSync(path.dirname(later), { recursive: true });
     fs.writeFileSync(later, '{"type":"session","id":"b"}\n');
     const lake = path.join(sb.brain, 'lake', 'pi', '--after--', 'b.jsonl');
-    await until('the session in the folder made again', () => fs.existsSync(lake), 10_000).catch(() => assert.fail(`not captured\n${out}`));
+    await until('the session in the folder made again', () => fs.existsSync(lake), 10_000).catch(() => assert.fail(`not captured\n${w.out()}`));
     // And it is watched again: a change to it is captured too.
     fs.appendFileSync(later, '{"type":"message","id":"m1"}\n');
     await until('the change captured', () => fs.readFileSync(lake).equals(fs.readFileSync(later)), 10_000);
     // The first session stays on the floor as it was.
     assert.equal(fs.readFileSync(path.join(sb.brain, 'lake', 'pi', '--before--', 'a.jsonl'), 'utf8'), '{"type":"session","id":"a"}\n');
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0);
   } finally {
-    child.kill('SIGKILL');
+    w.child.kill('SIGKILL');
     sb.cleanup();
   }
 });
@@ -234,14 +222,10 @@ test('watch takes in a change that came while another writer held the floor, onc
   fs.mkdirSync(path.dirname(origin), { recursive: true });
   fs.writeFileSync(origin, '{"type":"session","id":"s"}\n');
   const lake = path.join(sb.brain, 'lake', 'pi', '--busy--', 's.jsonl');
-  const child = spawn(process.execPath, [CLI, 'watch'], { env: { ...sb.env, BRAIN_WATCH_LOCK_WAIT_SECONDS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  const w = watchProcess({ ...sb.env, BRAIN_WATCH_LOCK_WAIT_SECONDS: '1' });
   let held: HeldLock | null = null;
   try {
-    await until('catch-up', () => out.includes('watching; floor at') && fs.existsSync(lake));
+    await until('catch-up', () => w.out().includes('watching; floor at') && fs.existsSync(lake));
     // Another writer (a second `brain record`, the timer) holds the floor for longer than the
     // watcher waits; the session grows once meanwhile and then stays still.
     held = await tryLock(path.join(sb.brain, 'locks'), 'floor');
@@ -252,35 +236,30 @@ test('watch takes in a change that came while another writer held the floor, onc
     held.release();
     held = null;
     await until('the change taken in after the floor was let go', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)), 10_000);
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0);
   } finally {
     held?.release();
-    child.kill('SIGKILL');
+    w.child.kill('SIGKILL');
     sb.cleanup();
   }
 });
 
 test('watch on a machine with no agent yet waits, and records the first one installed', async () => {
   const sb = sandbox({ name: 'watch-no-agents' });
-  const child = spawn(process.execPath, [CLI, 'watch'], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  let code: number | null | undefined;
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res((code = c))));
+  const w = watchProcess(sb.env);
   try {
-    await until('catch-up', () => out.includes('watching; floor at'));
+    await until('catch-up', () => w.out().includes('watching; floor at'));
     await new Promise((r) => setTimeout(r, 1000));
-    assert.equal(code, undefined, `brain watch ended by itself:\n${out}`);
+    assert.equal(w.code(), undefined, `brain watch ended by itself:\n${w.out()}`);
     const first = path.join(sb.home, '.codex', 'sessions', '2026', '03', '01', 'rollout-first.jsonl');
     fs.mkdirSync(path.dirname(first), { recursive: true });
     fs.writeFileSync(first, '{"type":"session_meta","payload":{"id":"first"}}\n');
     await until('the first session captured', () => fs.existsSync(path.join(sb.brain, 'lake', 'codex', 'sessions', '2026', '03', '01', 'rollout-first.jsonl')), 10_000);
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0);
   } finally {
-    child.kill('SIGKILL');
+    w.child.kill('SIGKILL');
     sb.cleanup();
   }
 });
