@@ -1,6 +1,8 @@
 // Continuous capture: chokidar watches every agent's session folders; changes are debounced and
-// captured for just the files that changed. Nothing runs while nothing changes, except one timer
-// while an unterminated line waits for its file to go quiet.
+// captured for just the files that changed. While nothing changes no pass runs: there is only a
+// stat of each agent's sessions folder every 2 s (there, gone, made again), a timer while an
+// unterminated line waits for its file to go quiet, and, past the system's watch limit, a walk of
+// every folder every 30 s.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
