@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Lane } from './manifest';
 import { writeFileAtomic } from './durable';
+import { walkTree } from '../walk';
 
 export interface OffsetRec {
   v: 1;
@@ -56,25 +57,13 @@ export function writeOffsets(offsetsDir: string, rec: OffsetRec): void {
 /** Every offsets record (for vanished-origin checks and status). */
 export function allOffsets(offsetsDir: string): OffsetRec[] {
   const out: OffsetRec[] = [];
-  const walk = (d: string) => {
-    let ents: fs.Dirent[];
+  walkTree(offsetsDir, (e) => {
+    if (e.dir || !e.abs.endsWith('.offset.json')) return;
     try {
-      ents = fs.readdirSync(d, { withFileTypes: true });
+      out.push(JSON.parse(fs.readFileSync(e.abs, 'utf8')) as OffsetRec);
     } catch {
-      return;
+      /* a torn offsets file is re-derived on the next capture of its origin */
     }
-    for (const e of ents) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && e.name.endsWith('.offset.json')) {
-        try {
-          out.push(JSON.parse(fs.readFileSync(p, 'utf8')) as OffsetRec);
-        } catch {
-          /* a torn offsets file is re-derived on the next capture of its origin */
-        }
-      }
-    }
-  };
-  walk(offsetsDir);
+  });
   return out;
 }

@@ -36,14 +36,20 @@ const DUCKDB_EVERY_MS = 30_000;
  * (BRAIN_WATCH_POLL_SECONDS overrides). */
 const LIMIT_POLL_MS = 30_000;
 
-function pollFromEnv(env: Env): number {
-  const v = Number(env.BRAIN_WATCH_POLL_SECONDS);
-  return Number.isFinite(v) && v > 0 ? v * 1000 : LIMIT_POLL_MS;
+/** A positive number of seconds from the environment, in ms; `dflt` (ms) otherwise. */
+function envMs(env: Env, name: string, dflt: number): number {
+  const v = Number(env[name]);
+  return Number.isFinite(v) && v > 0 ? v * 1000 : dflt;
+}
+
+/** How often every session folder is walked once the watch limit was reached. */
+export function watchPollMs(env: Env): number {
+  return envMs(env, 'BRAIN_WATCH_POLL_SECONDS', LIMIT_POLL_MS);
 }
 
 /** What to say when a folder or file cannot be watched for lack of watches (ENOSPC from inotify on
  * Linux) or of file descriptors (EMFILE). */
-export function watchLimitError(e: unknown, pollMs: number): BrainError | null {
+function watchLimitError(e: unknown, pollMs: number): BrainError | null {
   const code = errnoCode(e);
   if (code !== 'ENOSPC' && code !== 'EMFILE') return null;
   const linux = process.platform === 'linux' && code === 'ENOSPC';
@@ -118,7 +124,8 @@ export function startWatch(opts: WatchOptions): Watcher {
   const rewriteQuietMs = rewriteQuietFromEnv(env);
   const roots = AGENTS.flatMap((a) => a.roots(env).map((r) => r.dir));
   // How long a pass waits for another writer (BRAIN_WATCH_LOCK_WAIT_SECONDS, for tests).
-  const lockWaitMs = Number(env.BRAIN_WATCH_LOCK_WAIT_SECONDS) > 0 ? Number(env.BRAIN_WATCH_LOCK_WAIT_SECONDS) * 1000 : 30_000;
+  const lockWaitMs = envMs(env, 'BRAIN_WATCH_LOCK_WAIT_SECONDS', 30_000);
+  const pollMs = watchPollMs(env);
   const changed = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let quietTimer: NodeJS.Timeout | undefined;
@@ -250,13 +257,13 @@ export function startWatch(opts: WatchOptions): Watcher {
   // are watched still answer at once).
   let limitTimer: NodeJS.Timeout | undefined;
   const onWatchError = (e: unknown) => {
-    const limit = watchLimitError(e, pollFromEnv(env));
+    const limit = watchLimitError(e, pollMs);
     if (!limit) return opts.onError?.(e);
     if (limitTimer || closed) return;
     limitTimer = setInterval(() => {
       fullPass = true;
       kick();
-    }, pollFromEnv(env));
+    }, pollMs);
     limitTimer.unref?.();
     opts.onError?.(limit);
   };

@@ -16,6 +16,7 @@ import { lineText } from '../index/jsonl';
 import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';
+import { walkTree } from '../walk';
 import { infoFromFile } from './session';
 import type { SessionInfo, SnippetField } from './types';
 
@@ -75,29 +76,20 @@ export function floorFiles(root: Root): FloorFile[] {
 }
 
 function walkLake(mf: MachineFloor, into: Map<string, FloorFile>): void {
-  const lake = path.join(mf.dir, 'lake');
-  const walk = (dir: string, rel: string) => {
-    let ents: fs.Dirent[];
-    try {
-      ents = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of ents) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(dir, e.name), r);
-      else if (e.isFile() && !e.name.startsWith('.tmp-')) {
-        const lakePath = `lake/${r}`;
-        const { lane, rel: lr } = laneRel(lakePath);
-        const g = /\.g(\d+)(?=\.[^./]*$|$)/.exec(e.name);
-        const gen = g ? Number(g[1]) : 1;
-        const base = baseOfGen(lakePath, gen);
-        const session = agentByLane(lane)?.sessionOf(laneRel(base).rel) ?? lr;
-        into.set(lakePath, { mf, lake_path: lakePath, lane, session, gen, base, to: null, unterminated: true, first_seen: null, last_seen: null });
-      }
-    }
-  };
-  walk(lake, '');
+  walkTree(
+    path.join(mf.dir, 'lake'),
+    (e) => {
+      const name = path.basename(e.abs);
+      if (e.dir || name.startsWith('.tmp-')) return;
+      const lakePath = `lake/${e.rel}`;
+      const { lane, rel: lr } = laneRel(lakePath);
+      const g = /\.g(\d+)(?=\.[^./]*$|$)/.exec(name);
+      const gen = g ? Number(g[1]) : 1;
+      const base = baseOfGen(lakePath, gen);
+      const session = agentByLane(lane)?.sessionOf(laneRel(base).rel) ?? lr;
+      into.set(lakePath, { mf, lake_path: lakePath, lane, session, gen, base, to: null, unterminated: true, first_seen: null, last_seen: null });
+    },
+  );
 }
 
 // ---------------------------------------------------------------- prefilter

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { freeBytes, recordingProblem } from '../floor/health';
-import { RAISE_WATCHES, watchBudget } from '../floor/watch';
+import { RAISE_WATCHES, watchBudget, watchPollMs } from '../floor/watch';
 import { readConfig, type Config } from '../config';
 import { loadSqlite } from '../sqlite';
 import { tryLock } from '../floor/lock';
@@ -113,7 +113,7 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
   if (wb) {
     const detail = `${wb.needed} session files and folders to watch; this system allows ${wb.limit} file watches per user, editors and other programs included`;
     // Past half of it, others' watches may take the rest: recording then falls back to walking.
-    if (wb.needed > wb.limit / 2) out.push({ name: 'watches', level: 'warn', detail: `${detail}: too few to watch every session at once (recording then walks the folders every 30 s)`, fix: RAISE_WATCHES });
+    if (wb.needed > wb.limit / 2) out.push({ name: 'watches', level: 'warn', detail: `${detail}: too few to watch every session at once (recording then walks the folders every ${watchPollMs(env) / 1000} s)`, fix: RAISE_WATCHES });
     else out.push({ name: 'watches', level: 'ok', detail });
   }
 
