@@ -12,7 +12,10 @@ export const mcp: Verb = {
   details: `For harnesses: \`brain init\` registers it with Claude Code and Codex. It reads stdin and writes only
 MCP messages to stdout (diagnostics go to stderr); it opens no socket and writes no file: search and
 read_session read the floor itself (the turn index is not updated), sql reads brain.duckdb as it is
-(\`brain rebuild\` or \`brain sql\` brings it up to date). With --store, search, read_session, cite and
+(\`brain rebuild\` or \`brain sql\` brings it up to date); a sql answer holds at most [sql] max_bytes of
+config.toml (BRAIN_SQL_MAX_BYTES, default 40000; long values are cut, saying so) and a statement is
+stopped after [sql] timeout (BRAIN_SQL_TIMEOUT, default 30 s). The server exits when stdin closes,
+interrupting a query still running; a line that is not JSON gets a -32700 parse error. With --store, search, read_session, cite and
 verify_citation read the store folder (one folder per machine) unless a call names another.
 The calling session is left out of search: from the call's _meta (Codex), CLAUDE_CODE_SESSION_ID
 (Claude Code), BRAIN_SESSION_ID or CODEX_THREAD_ID, or the search's own skip argument.`,
@@ -34,6 +37,9 @@ The calling session is left out of search: from the call's _meta (Codex), CLAUDE
       ctx.stdin as NodeJS.ReadStream,
       ctx.stdout as NodeJS.WriteStream,
     );
+    // The client has gone and running calls were told to stop. Should one still hold the process
+    // (a native call that ignores the interrupt), leave anyway: nobody is left to answer.
+    if (ctx.stdin === process.stdin) setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
     return 0;
   },
 };

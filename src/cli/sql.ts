@@ -1,34 +1,54 @@
 import { brainHome } from '../core/home';
 import { runReadOnlySql } from '../core/cache';
 import { formatTable, terminalWidth } from '../core/cache/format';
+import { DEFAULT_CLI_MAX_BYTES, MAX_BYTES_HELP, TIMEOUT_HELP, parseMaxBytes, parseTimeout, sqlLimits } from '../core/cache/limits';
 import { BrainError } from '../core/errors';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 
 export const sql: Verb = {
   name: 'sql',
   summary: 'Run one read-only SQL query over the DuckDB cache of the floor.',
-  usage: 'sql "SELECT …" [--json] [--limit N]',
+  usage: 'sql "SELECT …" [--json] [--limit N] [--timeout S] [--max-bytes N]',
   details: `Tables: floor.raw_lines (every floor line, byte-exact citation columns), floor.files, floor.chunks
 (the manifest), derived.messages, derived.sessions, derived.tool_calls, derived.calls, derived.usage;
 views: dialects.v_cc, v_codex, v_pi, v_cursor, v_live. The cache (BRAIN_HOME/brain.duckdb) is brought up
 to the manifest first, or built if missing. The connection is read-only: INSERT, CREATE, COPY, ATTACH,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.
+A statement is stopped after --timeout (else BRAIN_SQL_TIMEOUT, else [sql] timeout in config.toml,
+else 30 s). Reading stops at --max-bytes of answer (default 8 MiB); a value longer than a quarter of
+that is cut and ends with "…[cut <size>]".
 Example: brain sql "SELECT agent, count(DISTINCT turn_id) AS turns FROM derived.messages GROUP BY agent"
 ${COMMON_EXIT_CODES}`,
   options: [
-    { name: 'json', type: 'bool', help: 'print {columns, rows, truncated} as JSON' },
+    { name: 'json', type: 'bool', help: 'print {columns, rows, truncated, …} as JSON' },
     { name: 'limit', type: 'number', help: 'most rows to print (default 1000)' },
+    { name: 'timeout', type: 'string', help: `stop the statement after this long: ${TIMEOUT_HELP}` },
+    { name: 'max-bytes', type: 'string', help: `most bytes of answer: ${MAX_BYTES_HELP} (default 8 MiB)` },
   ],
   async run(args, ctx) {
     const query = args.positionals.join(' ');
     if (!query.trim()) throw new BrainError('usage', 'no query given', 'brain sql "SELECT …"');
-    const r = await runReadOnlySql(brainHome(ctx.env), query, { limit: (args.opts.limit as number | undefined) ?? 1000 });
+    const home = brainHome(ctx.env);
+    let timeoutMs: number;
+    if (args.opts.timeout !== undefined) {
+      const t = parseTimeout(args.opts.timeout);
+      if (t === null) throw new BrainError('usage', `--timeout ${args.opts.timeout} is not a duration up to a day`, `write ${TIMEOUT_HELP}`);
+      timeoutMs = t;
+    } else timeoutMs = sqlLimits(home, ctx.env).timeoutMs;
+    let maxBytes = DEFAULT_CLI_MAX_BYTES;
+    if (args.opts['max-bytes'] !== undefined) {
+      const b = parseMaxBytes(args.opts['max-bytes']);
+      if (b === null) throw new BrainError('usage', `--max-bytes ${args.opts['max-bytes']} is not a size between 4 KiB and 1 GiB`, `write ${MAX_BYTES_HELP}`);
+      maxBytes = b;
+    }
+    const r = await runReadOnlySql(home, query, { limit: (args.opts.limit as number | undefined) ?? 1000, timeoutMs, maxBytes });
     if (args.opts.json) {
       write(ctx.stdout, JSON.stringify(r));
       return 0;
     }
     write(ctx.stdout, formatTable(r.columns.map((c) => c.name), r.rows, terminalWidth(ctx.stdout)));
-    write(ctx.stdout, r.truncated ? `(first ${r.limit} rows; more exist: --limit N, or add LIMIT/aggregate)` : `(${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`);
+    if (r.note) write(ctx.stdout, `(${r.note})`);
+    write(ctx.stdout, r.truncated ? `(first ${r.rows.length} rows; more exist: --limit N, or add LIMIT/aggregate)` : `(${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`);
     return 0;
   },
 };

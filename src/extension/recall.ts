@@ -6,6 +6,7 @@ import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
 import { cite, readSession, search, validateInput, verify } from '../core/recall';
 import type { SqlResult } from '../core/cache';
+import { sqlLimits } from '../core/cache/limits';
 import type { FloorView } from './floorview';
 
 export interface RecallCtx {
@@ -32,6 +33,22 @@ import { SQL_INPUT_SCHEMA } from '../core/recall/types';
 
 export { SQL_INPUT_SCHEMA };
 
+/** The most bytes brain_sql asks of `brain sql`: the editor's tool answers are about 8k tokens
+ * (lmTools' MAX_OUTPUT characters, pretty-printed), so a bigger answer would only be cut again. */
+export const LM_SQL_MAX_BYTES = 24_000;
+
+/** The `brain sql` command line brain_sql runs, and how long to let it run: the statement's own
+ * limit ([sql] timeout, BRAIN_SQL_TIMEOUT; the child stops it) plus time to bring the cache up to
+ * date first. */
+export function sqlCommand(query: string, limit: number, home: string, env: Env): { args: string[]; killAfterMs: number } {
+  const lim = sqlLimits(home, env);
+  const maxBytes = Math.min(lim.maxBytes, LM_SQL_MAX_BYTES);
+  return {
+    args: ['sql', '--json', '--limit', String(limit), '--max-bytes', String(maxBytes), '--timeout', `${lim.timeoutMs}ms`, '--', query],
+    killAfterMs: lim.timeoutMs === 0 ? 24 * 3600_000 : lim.timeoutMs + 10 * 60_000,
+  };
+}
+
 export async function recall(tool: string, input: unknown, ctx: RecallCtx): Promise<unknown> {
   let i = (input ?? {}) as never;
   // Another machine's session or citation is read from the store (a local store folder) unless the
@@ -55,7 +72,15 @@ export async function recall(tool: string, input: unknown, ctx: RecallCtx): Prom
       const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
       const r = await ctx.sql(q.query, q.limit ?? 100);
       // Rows as objects keyed by column: what a model reads most easily.
-      return { columns: r.columns, rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))), truncated: r.truncated, limit: r.limit };
+      return {
+        columns: r.columns,
+        rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))),
+        truncated: r.truncated,
+        limit: r.limit,
+        max_bytes: r.max_bytes,
+        cut_values: r.cut_values,
+        ...(r.note ? { note: r.note } : {}),
+      };
     }
     default:
       throw new BrainError('no-tool', `unknown tool ${tool}`, 'use brain_search, brain_read_session, brain_cite, brain_verify_citation or brain_sql');

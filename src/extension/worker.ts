@@ -23,7 +23,7 @@ import { tick as tickCore } from '../core/store/tick';
 import { scanPending } from '../core/secrets/scan';
 import { FloorView } from './floorview';
 import type { BackupInfo, InitParams, Role, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
-import { recall } from './recall';
+import { recall, sqlCommand } from './recall';
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs as a worker thread');
@@ -103,7 +103,8 @@ export function runCli(args: string[], timeoutMs = 10 * 60_000, started?: (c: Ch
 async function sqlViaCli(query: string, limit: number): Promise<SqlResult> {
   // The cache's own update is running: wait for it rather than be refused its lock.
   await cacheRunning?.catch(() => undefined);
-  const r = await runCli(['sql', '--json', '--limit', String(limit), query], 10 * 60_000);
+  const cmd = sqlCommand(query, limit, home, { ...process.env, ...params.env });
+  const r = await runCli(cmd.args, cmd.killAfterMs);
   if (r.code === 0) return JSON.parse(r.stdout) as SqlResult;
   // The CLI's error is the core's BrainError, printed as "brain sql: message\n  hint".
   const [msg, ...hint] = r.stderr.replace(/^brain sql:\s*/, '').trim().split('\n');

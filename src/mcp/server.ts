@@ -7,11 +7,11 @@
 // only: no socket is ever opened.
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BrainError } from '../core/errors';
 import { brainHome, type Env } from '../core/home';
 import { ANNOTATIONS, DEFAULT_BUDGET, TOOLS, isUsage, toolByName, type ToolContext } from './tools';
+import { LineTransport } from './stdio';
 
 export interface McpOptions {
   env: Env;
@@ -46,7 +46,18 @@ function errorResult(e: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: err }) }] };
 }
 
-export function createServer(opts: McpOptions): Server {
+/** How long a closing server waits for its calls to stop (an interrupted DuckDB statement stops
+ * within milliseconds; a file read in progress finishes). */
+const DRAIN_MS = 3000;
+
+export interface BrainServer {
+  server: Server;
+  /** Resolves once no tool call is running, or after ms. */
+  drained(ms: number): Promise<void>;
+}
+
+export function createServer(opts: McpOptions): BrainServer {
+  const running = new Set<Promise<unknown>>();
   const budget = opts.budget ?? DEFAULT_BUDGET;
   // The core never opens the turn index for writing (an update, even opening it, writes): search
   // reads an in-memory copy of it when the file is whole and current, else scans; the rest reads
@@ -59,12 +70,17 @@ export function createServer(opts: McpOptions): Server {
     tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as never, annotations: { title: t.title, ...ANNOTATIONS } })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const tool = toolByName(req.params.name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `unknown tool "${req.params.name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}`);
-    const ctx: ToolContext = { env, callerEnv: opts.env, store: opts.store, home, budget, meta: req.params._meta as Record<string, unknown> | undefined };
+    // The signal aborts when the client cancels the call or goes away: the sql tool interrupts its
+    // statement then.
+    const ctx: ToolContext = { env, callerEnv: opts.env, store: opts.store, home, budget, meta: req.params._meta as Record<string, unknown> | undefined, signal: extra.signal };
+    const call = tool.run(req.params.arguments ?? {}, ctx);
+    running.add(call);
+    void call.catch(() => undefined).finally(() => running.delete(call));
     try {
-      const out = await tool.run(req.params.arguments ?? {}, ctx);
+      const out = await call;
       return { content: [{ type: 'text', text: JSON.stringify(out) }] };
     } catch (e) {
       // Arguments that do not fit the declared schema are the caller's error: an MCP error that
@@ -75,21 +91,25 @@ export function createServer(opts: McpOptions): Server {
       return errorResult(e);
     }
   });
-  return server;
+  const drained = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    while (running.size > 0 && Date.now() < deadline) {
+      let t: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...running]), new Promise((r) => (t = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
+      clearTimeout(t);
+    }
+  };
+  return { server, drained };
 }
 
-/** Serves on the given streams until the client closes them. */
+/** Serves on the given streams until the client closes stdin. Closing aborts the calls still
+ * running (a SQL statement is interrupted) and waits a moment for them to stop. */
 export async function serveStdio(opts: McpOptions, stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<void> {
-  const server = createServer(opts);
-  const transport = new StdioServerTransport(stdin, stdout);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
-    // A client that goes away ends the server, whatever state the transport is in.
-    stdin.once('end', () => resolve());
-    stdin.once('close', () => resolve());
-  });
+  const { server, drained } = createServer(opts);
+  const transport = new LineTransport(stdin, stdout);
+  const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
   server.onerror = (e) => opts.log?.(`brain mcp: ${e.message}`);
   await server.connect(transport);
   await closed;
-  await server.close().catch(() => undefined);
+  await drained(DRAIN_MS);
 }

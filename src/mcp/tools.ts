@@ -28,6 +28,7 @@ import { SQL_INPUT_SCHEMA } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';
+import { sqlLimits } from '../core/cache/limits';
 
 /** About 10k tokens of JSON: well under what Claude Code (25k tokens) and Codex accept from one tool. */
 export const DEFAULT_BUDGET = 40_000;
@@ -45,6 +46,8 @@ export interface ToolContext {
   budget: number;
   /** The request's _meta (Codex sends the calling thread there). */
   meta?: Record<string, unknown>;
+  /** Aborted when the client cancels the call or goes away. */
+  signal?: AbortSignal;
 }
 
 export interface ToolDef {
@@ -158,10 +161,16 @@ export interface McpSqlOutput {
   rows: Record<string, unknown>[];
   truncated: boolean;
   limit: number;
+  /** The answer's byte cap ([sql] max_bytes, BRAIN_SQL_MAX_BYTES). */
+  max_bytes: number;
+  /** Values cut short to fit; each ends with "…[cut <size>]". */
+  cut_values: number;
   /** The cache that answered (this machine's BRAIN_HOME, also with --store). */
   cache: string;
   note?: string;
 }
+
+const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
 async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
   const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
@@ -171,11 +180,14 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { precheck } = require('../core/cache/readonly') as typeof ReadonlyModule;
   precheck(q.query);
+  const lim = sqlLimits(ctx.home, ctx.env);
   // ensure: false — bringing the cache up to date would write it; a recall tool writes nothing.
   const h = await cache.openCache(ctx.home, { readOnly: true, ensure: false });
   let r: Awaited<ReturnType<typeof cache.readOnlyQuery>>;
   try {
-    r = await cache.readOnlyQuery(h.conn, q.query, q.limit ?? 100);
+    // The reader stops at the cap and cuts long values as it reads: the answer is never built
+    // whole first, whatever the table holds.
+    r = await cache.readOnlyQuery(h.conn, q.query, { limit: q.limit ?? 100, maxBytes: lim.maxBytes, timeoutMs: lim.timeoutMs, signal: ctx.signal });
   } finally {
     h.close();
   }
@@ -184,20 +196,25 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
     rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))),
     truncated: r.truncated,
     limit: r.limit,
+    max_bytes: r.max_bytes,
+    cut_values: r.cut_values,
     cache: h.path,
   };
-  const notes: string[] = [];
+  const notes: string[] = r.note ? [r.note] : [];
   // The cache is not brought up to date here (that writes); say when the floor has grown since.
   const mtime = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   if (mtime(layout(ctx.home).manifest) > mtime(h.path) + 1000) notes.push('the floor has grown since the cache was last updated, so the newest sessions may be missing: `brain sql` or `brain rebuild` updates it');
   if (ctx.store) notes.push('SQL reads this machine\'s cache; search and read_session read the store');
-  if (size(out) > ctx.budget) {
-    const all = out.rows.length;
-    while (out.rows.length > 1 && size(out) > ctx.budget) out.rows.pop();
-    out.truncated = true;
-    notes.push(`showing ${out.rows.length} of ${all} rows to fit the answer; select fewer columns, aggregate, or lower limit`);
-  }
   if (notes.length) out.note = notes.join('; ');
+  // The reader left room for these fields; should they still overflow, the last rows go (each
+  // measured once).
+  let total = bytes(out);
+  const all = out.rows.length;
+  while (out.rows.length > 1 && total > lim.maxBytes) total -= bytes(out.rows.pop()) + 1;
+  if (out.rows.length < all) {
+    out.truncated = true;
+    out.note = `${out.note ? `${out.note}; ` : ''}showing ${out.rows.length} of ${all} rows to fit the answer; select fewer columns, aggregate, or lower limit`;
+  }
   return out;
 }
 
@@ -234,7 +251,7 @@ export const TOOLS: ToolDef[] = [
     name: 'sql',
     title: 'Query the session cache (SQL)',
     description:
-      'Run one read-only DuckDB SELECT over this machine\'s session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, …), derived.sessions, derived.tool_calls, derived.usage, the dialect views dialects.v_cc, v_codex, v_pi, v_cursor, and floor.* (raw lines with their citation columns). Rows are capped; a statement that writes is refused. Use it for counts per day, project, model or machine.',
+      'Run one read-only DuckDB SELECT over this machine\'s session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, …), derived.sessions, derived.tool_calls, derived.usage, the dialect views dialects.v_cc, v_codex, v_pi, v_cursor, and floor.* (raw lines with their citation columns). Rows and bytes are capped (a long value is cut and ends with "…[cut <size>]"; read it in parts with substr), a statement is stopped after 30 s (config.toml [sql] timeout), and one that writes is refused. Use it for counts per day, project, model or machine.',
     inputSchema: SQL_INPUT_SCHEMA,
     run: runSql,
   },

@@ -15,11 +15,14 @@ import { AGENTS } from '../agents';
 import { openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS } from './db';
 import { ingest, readMeta, manifestCheck, type IngestStats } from './ingest';
 import { loadSchema } from './sqlfiles';
-import { precheck, checkType } from './readonly';
+import { precheck } from './readonly';
+import { readOnlyQuery, type SqlResult } from './query';
+import { DEFAULT_CLI_MAX_BYTES, DEFAULT_SQL_TIMEOUT_MS } from './limits';
 import { hashRange } from '../floor/ranges';
 
 export type { Db } from './db';
 export type { IngestStats } from './ingest';
+export { readOnlyQuery, type SqlColumn, type SqlResult, type QueryOptions } from './query';
 
 export interface CacheOptions {
   lockTimeoutMs?: number;
@@ -340,87 +343,30 @@ async function openLocked(home: string, opts: OpenCacheOptions): Promise<Db> {
   return openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
 }
 
-export interface SqlColumn {
-  name: string;
-  type: string;
-}
-
-export interface SqlResult {
-  columns: SqlColumn[];
-  /** Row values as JSON: numbers (64-bit integers beyond 2^53 as strings), text, lists, objects. */
-  rows: unknown[][];
-  /** More rows exist than `limit`; only the first `limit` are here. */
-  truncated: boolean;
-  limit: number;
-}
-
 export interface SqlOptions extends CacheOptions {
   /** Most rows returned (default 1000). */
   limit?: number;
+  /** Most bytes of the answer (default DEFAULT_CLI_MAX_BYTES). */
+  maxBytes?: number;
+  /** Milliseconds before the statement is interrupted (default 30 s; 0: no limit). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
 }
 
 /** Runs one read-only statement against a current cache. Write statements are refused with a
  * BrainError (code 'sql-read-only'); the connection itself is read-only, cannot touch files and
- * cannot change its settings. */
+ * cannot change its settings. A statement past its time fails with 'sql-timeout'. */
 export async function runReadOnlySql(home: string, query: string, opts: SqlOptions = {}): Promise<SqlResult> {
   precheck(query);
-  const limit = Math.max(1, Math.floor(opts.limit ?? 1000));
   const h = await openCache(home, { ...opts, readOnly: true });
   try {
-    return await readOnlyQuery(h.conn, query, limit);
+    return await readOnlyQuery(h.conn, query, {
+      limit: opts.limit ?? 1000,
+      maxBytes: opts.maxBytes ?? DEFAULT_CLI_MAX_BYTES,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS,
+      signal: opts.signal,
+    });
   } finally {
     h.close();
   }
-}
-
-/** The statement checks and the capped read, on an open read-only connection. */
-export async function readOnlyQuery(conn: DuckDBConnection, query: string, limit: number): Promise<SqlResult> {
-  precheck(query);
-  const ex = await conn.extractStatements(query).catch((e: Error) => {
-    throw sqlError(e);
-  });
-  if (ex.count !== 1) {
-    throw new BrainError('sql-one-statement', `brain sql runs one statement at a time; this text has ${ex.count}.`, 'Remove the extra statements (or the trailing `;` and what follows it).');
-  }
-  const p = await ex.prepare(0).catch((e: Error) => {
-    throw sqlError(e);
-  });
-  try {
-    checkType(p.statementType, query);
-    const reader = await p.streamAndReadUntil(limit + 1).catch((e: Error) => {
-      throw sqlError(e);
-    });
-    const names = reader.columnNames();
-    const types = reader.columnTypes();
-    const all = reader.getRowsJson() as unknown[][];
-    const rows = all.slice(0, limit).map((r) => r.map((v, i) => jsonValue(v, types[i].typeId)));
-    return {
-      columns: names.map((n, i) => ({ name: n, type: types[i].toString() })),
-      rows,
-      truncated: all.length > limit,
-      limit,
-    };
-  } finally {
-    p.destroySync();
-  }
-}
-
-function sqlError(e: Error): BrainError {
-  if (e instanceof BrainError) return e;
-  const first = e.message.split('\n')[0];
-  if (/read-only mode|file system operations are disabled|configuration has been locked/i.test(e.message)) {
-    return new BrainError('sql-read-only', `brain sql is read-only: ${first}`, 'Only SELECT statements can run here.', { cause: e });
-  }
-  return new BrainError('sql-error', first, 'Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: dialects.v_cc, v_codex, v_pi, v_cursor.', { cause: e });
-}
-
-// DuckDB type ids of 64/128-bit integers and decimals, which the JSON reader gives as strings.
-const NUMERIC_TEXT = new Set([5, 9, 16, 19, 32]); // BIGINT, UBIGINT, HUGEINT, DECIMAL, UHUGEINT
-
-function jsonValue(v: unknown, typeId: number): unknown {
-  if (typeof v === 'string' && NUMERIC_TEXT.has(typeId)) {
-    const n = Number(v);
-    if (Number.isFinite(n) && (typeId === 19 || Number.isSafeInteger(n))) return n;
-  }
-  return v;
 }
