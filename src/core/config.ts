@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { BrainError } from './errors';
 import { layout, type Env } from './home';
+import { SQL_KEYS, sqlTable } from './cache/limits';
 
 export interface StoreConfig {
   /** Absolute folder holding one folder per machine. */
@@ -33,7 +34,7 @@ export const DEFAULT_INTERVAL = 600;
 const MIN_INTERVAL = 60;
 const MAX_INTERVAL = 86_400;
 
-const TOP_KEYS = ['machine', 'rsync_path', 'interval', 'store'];
+const TOP_KEYS = ['machine', 'rsync_path', 'interval', 'store', 'sql'];
 const STORE_KEYS = ['path', 'host', 'ssh_mux_only'];
 
 /** The machine's folder name at the store: it must be one plain path segment. */
@@ -69,7 +70,7 @@ export function parseInterval(v: unknown): number | null {
 export function validateConfig(raw: Record<string, unknown>, file: string, env: Env = process.env, opts: { checkLocalStore?: boolean } = {}): Config {
   for (const k of Object.keys(raw)) {
     if (!TOP_KEYS.includes(k)) {
-      fail(file, `unknown key ${JSON.stringify(k)} (= ${show(raw[k])})`, `known keys: ${TOP_KEYS.join(', ')}; [store] holds ${STORE_KEYS.join(', ')}`);
+      fail(file, `unknown key ${JSON.stringify(k)} (= ${show(raw[k])})`, `known keys: ${TOP_KEYS.join(', ')}; [store] holds ${STORE_KEYS.join(', ')}; [sql] holds ${SQL_KEYS.join(', ')}`);
     }
   }
   let machine: string;
@@ -108,6 +109,9 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
     }
     interval = n;
   }
+
+  // brain sql and the sql tools read [sql] themselves (cache/limits.ts); checked here for doctor.
+  if (raw.sql !== undefined) sqlTable(raw.sql, file);
 
   let store: StoreConfig | undefined;
   if (raw.store !== undefined) {
@@ -253,6 +257,14 @@ export function renderConfig(v: TemplateValues): string {
   L.push('# How often `brain tick` (run by the timer every 5 minutes) looks for changes: seconds, or');
   L.push('# "10m" / "1h", between 60 seconds and 1 day. A change waits at most this plus one timer period.');
   L.push(v.interval !== undefined ? `interval = ${v.interval}` : `# interval = ${q('10m')}`);
+  L.push('');
+  L.push('# SQL (`brain sql`, and the sql tool of `brain mcp` and the editor). BRAIN_SQL_TIMEOUT and');
+  L.push('# BRAIN_SQL_MAX_BYTES override these.');
+  L.push('#   timeout    a statement is stopped after this long: seconds, or "1.5s" / "2m"; 0: no limit.');
+  L.push('#   max_bytes  the most an agent\'s answer holds (at least 4096); longer values are cut, saying so.');
+  L.push('# [sql]');
+  L.push(`# timeout = ${q('30s')}`);
+  L.push('# max_bytes = 40000');
   L.push('');
   L.push('# Where the floor (lake/, manifest/, meta/) is backed up. Each machine writes only its own');
   L.push('# <path>/<machine>/ folder; nothing there is ever deleted or rewritten.');
