@@ -14,22 +14,27 @@ const CAP = 40_000; // DEFAULT_TOOL_MAX_BYTES
 const FOREVER = 'SELECT sum(i) AS s FROM range(1000000000000) t(i)';
 
 let sb: Sandbox;
-let mcp: Mcp;
-before(async () => {
+before(() => {
   sb = sandbox({ name: 'mcp-bounds' });
   const r = brain(sb, ['rebuild']);
   assert.equal(r.status, 0, r.stderr);
-  mcp = await startMcp(sb.env);
 });
-after(async () => {
-  await mcp?.close();
-  sb?.cleanup();
-});
+after(() => sb?.cleanup());
+
+/** Each test has its own server, so one that dies of an unbounded answer takes no other with it. */
+async function withMcp<T>(env: NodeJS.ProcessEnv, fn: (m: Mcp) => Promise<T>): Promise<T> {
+  const m = await startMcp(env);
+  try {
+    return await fn(m);
+  } finally {
+    await m.close();
+  }
+}
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 test('one 50 MB value comes back cut, under the cap, with a marker and a note', { timeout: 120_000 }, async () => {
-  const r = await mcp.call('sql', { query: "SELECT 'head' AS k, repeat('x', 52428800) AS v" });
+  const r = await withMcp(sb.env, (mcp) => mcp.call('sql', { query: "SELECT 'head' AS k, repeat('x', 52428800) AS v" }));
   assert.equal(r.isError, false, r.text.slice(0, 500));
   assert.ok(bytes(r.text) <= CAP, `answer is ${bytes(r.text)} bytes`);
   const row = r.json.rows[0];
@@ -42,7 +47,7 @@ test('one 50 MB value comes back cut, under the cap, with a marker and a note', 
 });
 
 test('500 rows of 1 MB: the answer stops at the cap and says how to ask for less', { timeout: 120_000 }, async () => {
-  const r = await mcp.call('sql', { query: "SELECT i, repeat('y', 1048576) AS v FROM range(500) t(i)", limit: 500 });
+  const r = await withMcp(sb.env, (mcp) => mcp.call('sql', { query: "SELECT i, repeat('y', 1048576) AS v FROM range(500) t(i)", limit: 500 }));
   assert.equal(r.isError, false, r.text.slice(0, 500));
   assert.ok(bytes(r.text) <= CAP, `answer is ${bytes(r.text)} bytes`);
   assert.equal(r.json.truncated, true);
@@ -58,31 +63,25 @@ test('500 rows of 1 MB: the answer stops at the cap and says how to ask for less
 
 test('the cap follows BRAIN_SQL_MAX_BYTES and [sql] max_bytes in config.toml', { timeout: 120_000 }, async () => {
   const q = { query: "SELECT repeat('z', 1000000) AS v" };
-  const viaEnv = await startMcp({ ...sb.env, BRAIN_SQL_MAX_BYTES: '8k' });
-  try {
-    const r = await viaEnv.call('sql', q);
+  await withMcp({ ...sb.env, BRAIN_SQL_MAX_BYTES: '8k' }, async (mcp) => {
+    const r = await mcp.call('sql', q);
     assert.equal(r.isError, false, r.text.slice(0, 500));
     assert.ok(bytes(r.text) <= 8192, `answer is ${bytes(r.text)} bytes`);
     assert.equal(r.json.max_bytes, 8192);
-  } finally {
-    await viaEnv.close();
-  }
+  });
   fs.writeFileSync(path.join(sb.brain, 'config.toml'), '[sql]\nmax_bytes = 6000\n');
   try {
-    const viaConfig = await startMcp(sb.env);
-    try {
-      const r = await viaConfig.call('sql', q);
+    await withMcp(sb.env, async (mcp) => {
+      const r = await mcp.call('sql', q);
       assert.ok(bytes(r.text) <= 6000, `answer is ${bytes(r.text)} bytes`);
       assert.equal(r.json.max_bytes, 6000);
-    } finally {
-      await viaConfig.close();
-    }
-    // A bad value is named, with what to write.
-    fs.writeFileSync(path.join(sb.brain, 'config.toml'), '[sql]\nmax_bytes = "lots"\n');
-    const r = await mcp.call('sql', q);
-    assert.equal(r.isError, true);
-    assert.equal(r.json.error.code, 'config-invalid');
-    assert.match(r.json.error.message, /\[sql\] max_bytes = "lots"/);
+      // A bad value is named, with what to write (the file is read at each call).
+      fs.writeFileSync(path.join(sb.brain, 'config.toml'), '[sql]\nmax_bytes = "lots"\n');
+      const bad = await mcp.call('sql', q);
+      assert.equal(bad.isError, true);
+      assert.equal(bad.json.error.code, 'config-invalid');
+      assert.match(bad.json.error.message, /\[sql\] max_bytes = "lots"/);
+    });
   } finally {
     fs.rmSync(path.join(sb.brain, 'config.toml'), { force: true });
   }
@@ -91,26 +90,25 @@ test('the cap follows BRAIN_SQL_MAX_BYTES and [sql] max_bytes in config.toml', {
 test('a statement that runs for ever is interrupted at the configured timeout; the server serves on', { timeout: 120_000 }, async () => {
   fs.writeFileSync(path.join(sb.brain, 'config.toml'), '[sql]\ntimeout = "1s"\n');
   try {
-    const r = await mcp.call('sql', { query: FOREVER });
-    assert.equal(r.isError, true, r.text);
-    assert.equal(r.json.error.code, 'sql-timeout');
-    assert.match(r.json.error.message, /ran longer than 1 s and was stopped/);
-    assert.match(r.json.error.hint, /\[sql\] timeout/);
+    await withMcp(sb.env, async (mcp) => {
+      const r = await mcp.call('sql', { query: FOREVER });
+      assert.equal(r.isError, true, r.text);
+      assert.equal(r.json.error.code, 'sql-timeout');
+      assert.match(r.json.error.message, /ran longer than 1 s and was stopped/);
+      assert.match(r.json.error.hint, /\[sql\] timeout/);
+      const next = await mcp.call('sql', { query: 'SELECT 42 AS x' });
+      assert.equal(next.isError, false, next.text);
+      assert.deepEqual(next.json.rows, [{ x: 42 }]);
+    });
   } finally {
     fs.rmSync(path.join(sb.brain, 'config.toml'), { force: true });
   }
-  const next = await mcp.call('sql', { query: 'SELECT 42 AS x' });
-  assert.equal(next.isError, false, next.text);
-  assert.deepEqual(next.json.rows, [{ x: 42 }]);
   // The environment sets it too.
-  const viaEnv = await startMcp({ ...sb.env, BRAIN_SQL_TIMEOUT: '500ms' });
-  try {
-    const r = await viaEnv.call('sql', { query: FOREVER });
+  await withMcp({ ...sb.env, BRAIN_SQL_TIMEOUT: '500ms' }, async (mcp) => {
+    const r = await mcp.call('sql', { query: FOREVER });
     assert.equal(r.json.error?.code, 'sql-timeout', r.text);
     assert.match(r.json.error.message, /longer than 0\.5 s/);
-  } finally {
-    await viaEnv.close();
-  }
+  });
 });
 
 /** `brain mcp` on raw pipes, initialized. */
@@ -168,7 +166,7 @@ test('a line that is not JSON gets a -32700 parse error with id null, and the se
     s.send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} }));
     await s.waitFor(() => s.replies().some((r) => r.id === 8), 'tools/list answered');
     const errors = s.replies().filter((r) => r.id === null);
-    assert.equal(errors.length, 2, JSON.stringify(s.replies()));
+    assert.equal(errors.length, 2, JSON.stringify(s.replies().map((r) => r.error ?? r.id)));
     for (const e of errors) {
       assert.equal(e.error?.code, -32700);
       assert.match(e.error?.message ?? '', /^Parse error/);
