@@ -48,7 +48,9 @@ ${COMMON_EXIT_CODES}`,
     }
     write(ctx.stdout, formatTable(r.columns.map((c) => c.name), r.rows, terminalWidth(ctx.stdout)));
     if (r.note) write(ctx.stdout, `(${r.note})`);
-    write(ctx.stdout, r.truncated ? `(first ${r.rows.length} rows; more exist: --limit N, or add LIMIT/aggregate)` : `(${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`);
+    // Rows short of the limit yet more exist: the byte cap stopped them (the note says so).
+    const more = r.rows.length < r.limit ? '--max-bytes N' : '--limit N';
+    write(ctx.stdout, r.truncated ? `(first ${r.rows.length} rows; more exist: ${more}, or add LIMIT/aggregate)` : `(${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`);
     return 0;
   },
 };

@@ -4,11 +4,7 @@
 import * as vscode from 'vscode';
 import type { Backend } from './backend';
 import { RemoteError } from './backend';
-import { TOOL_NAMES, type ToolName } from './recall';
-
-
-/** Characters of JSON a tool returns at most: about 8k tokens. */
-export const MAX_OUTPUT = 32_000;
+import { TOOL_NAMES, sized, type ToolName } from './recall';
 
 function message(name: ToolName, input: Record<string, unknown>): string {
   switch (name) {
@@ -23,23 +19,6 @@ function message(name: ToolName, input: Record<string, unknown>): string {
     case 'brain_sql':
       return 'Running a read-only SQL query on the session cache';
   }
-}
-
-/** Trims a result to MAX_OUTPUT, dropping whole list items from the end and saying so. */
-export function sized(result: unknown): string {
-  let text = JSON.stringify(result, null, 1);
-  if (text.length <= MAX_OUTPUT) return text;
-  const r = result as Record<string, unknown>;
-  for (const key of ['hits', 'turns', 'rows']) {
-    const list = r?.[key];
-    if (!Array.isArray(list)) continue;
-    let n = list.length;
-    while (n > 1 && text.length > MAX_OUTPUT) {
-      n = Math.max(1, Math.floor(n * 0.7));
-      text = JSON.stringify({ ...r, [key]: list.slice(0, n), truncated: `${list.length - n} more ${key} left out to fit; narrow the request` }, null, 1);
-    }
-  }
-  return text.length <= MAX_OUTPUT ? text : `${text.slice(0, MAX_OUTPUT)}\n… (cut to ${MAX_OUTPUT} characters; narrow the request)`;
 }
 
 export function registerTools(backend: Backend): vscode.Disposable[] {

@@ -33,8 +33,28 @@ import { SQL_INPUT_SCHEMA } from '../core/recall/types';
 
 export { SQL_INPUT_SCHEMA };
 
-/** The most bytes brain_sql asks of `brain sql`: the editor's tool answers are about 8k tokens
- * (lmTools' MAX_OUTPUT characters, pretty-printed), so a bigger answer would only be cut again. */
+/** Characters of JSON an editor tool returns at most: about 8k tokens. */
+export const MAX_OUTPUT = 32_000;
+
+/** Trims a result to MAX_OUTPUT, dropping whole list items from the end and saying so. */
+export function sized(result: unknown): string {
+  let text = JSON.stringify(result, null, 1);
+  if (text.length <= MAX_OUTPUT) return text;
+  const r = result as Record<string, unknown>;
+  for (const key of ['hits', 'turns', 'rows']) {
+    const list = r?.[key];
+    if (!Array.isArray(list)) continue;
+    let n = list.length;
+    while (n > 1 && text.length > MAX_OUTPUT) {
+      n = Math.max(1, Math.floor(n * 0.7));
+      text = JSON.stringify({ ...r, [key]: list.slice(0, n), truncated: `${list.length - n} more ${key} left out to fit; narrow the request` }, null, 1);
+    }
+  }
+  return text.length <= MAX_OUTPUT ? text : `${text.slice(0, MAX_OUTPUT)}\n… (cut to ${MAX_OUTPUT} characters; narrow the request)`;
+}
+
+/** The most bytes brain_sql asks of `brain sql`: the editor's tool answers are MAX_OUTPUT
+ * characters, pretty-printed, so a bigger answer would only be cut again (and mid-JSON). */
 export const LM_SQL_MAX_BYTES = 24_000;
 
 /** The `brain sql` command line brain_sql runs, and how long to let it run: the statement's own

@@ -54,3 +54,53 @@ test('brain sql refuses writes: exit 3, a clear message, nothing written', () =>
   assert.equal(r.status, 2);
   assert.match(r.stderr, /no query given/);
 });
+
+const FOREVER = 'SELECT sum(i) AS s FROM range(1000000000000) t(i)';
+
+test('a statement past its time is stopped: --timeout, BRAIN_SQL_TIMEOUT, [sql] timeout; exit 3 with what to do', () => {
+  const r = brain(sb, ['sql', '--timeout', '1', FOREVER], { timeout: 60_000 });
+  assert.equal(r.status, 3, r.stderr);
+  assert.match(r.stderr, /^brain sql: the statement ran longer than 1 s and was stopped\n  .*--timeout/);
+  assert.equal(r.stdout, '');
+  const env = brain(sb, ['sql', FOREVER], { env: { BRAIN_SQL_TIMEOUT: '500ms' }, timeout: 60_000 });
+  assert.equal(env.status, 3, env.stderr);
+  assert.match(env.stderr, /longer than 0\.5 s/);
+  const cfg = path.join(sb.brain, 'config.toml');
+  fs.writeFileSync(cfg, '[sql]\ntimeout = 1\n');
+  try {
+    const c = brain(sb, ['sql', FOREVER], { timeout: 60_000 });
+    assert.equal(c.status, 3, c.stderr);
+    assert.match(c.stderr, /longer than 1 s/);
+    // The flag wins over the file.
+    const f = brain(sb, ['sql', '--timeout', '30', 'SELECT 1 AS one']);
+    assert.equal(f.status, 0, f.stderr);
+  } finally {
+    fs.rmSync(cfg);
+  }
+  const bad = brain(sb, ['sql', '--timeout', 'soon', 'SELECT 1']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--timeout soon is not a duration/);
+});
+
+test('the answer is bounded in bytes: a 50 MB value is cut with a marker, by default and with --max-bytes', () => {
+  const big = "SELECT 'k' AS k, repeat('x', 52428800) AS v";
+  const d = brain(sb, ['sql', '--json', big]);
+  assert.equal(d.status, 0, d.stderr);
+  assert.ok(Buffer.byteLength(d.stdout) <= 8 * 1024 * 1024 + 1, `${Buffer.byteLength(d.stdout)} bytes`);
+  const j = JSON.parse(d.stdout);
+  assert.equal(j.rows[0][0], 'k');
+  assert.match(j.rows[0][1], /^x+…\[cut \d+\.\d MB\]$/);
+  assert.equal(j.cut_values, 1);
+  const s = brain(sb, ['sql', '--json', '--max-bytes', '8k', big]);
+  assert.equal(s.status, 0, s.stderr);
+  assert.ok(Buffer.byteLength(s.stdout) <= 8192 + 1, `${Buffer.byteLength(s.stdout)} bytes`);
+  assert.equal(JSON.parse(s.stdout).max_bytes, 8192);
+  // Many long rows: reading stops at the cap, and the table says how to see more.
+  const rows = brain(sb, ['sql', '--max-bytes', '16k', "SELECT i, repeat('y', 100000) AS v FROM range(1000) t(i)"]);
+  assert.equal(rows.status, 0, rows.stderr);
+  assert.match(rows.stdout, /rows stop at \d+, where the answer reached its 16\.0 KB cap/);
+  assert.match(rows.stdout, /\(first \d+ rows; more exist: --max-bytes N/);
+  const bad = brain(sb, ['sql', '--max-bytes', '100', 'SELECT 1']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--max-bytes 100 is not a size between 4 KiB and 1 GiB/);
+});

@@ -208,7 +208,10 @@ export async function readOnlyQuery(conn: DuckDBConnection, query: string, opts:
           let rowBytes = 3;
           let rowCut = 0;
           for (let c = 0; c < vectors.length; c++) {
-            const f = fit(convert(vectors[c].getItem(r), vectors[c].type), Math.max(MARK_ROOM, Math.min(valueMax, budget - used - rowBytes - keyBytes[c])));
+            // A value is cut only when it is long; a row that does not fit whole is left out,
+            // except the first, which is cut into what room there is.
+            const room = rows.length > 0 ? valueMax : Math.max(MARK_ROOM, Math.min(valueMax, budget - used - rowBytes - keyBytes[c]));
+            const f = fit(convert(vectors[c].getItem(r), vectors[c].type), room);
             row.push(f.v);
             rowBytes += keyBytes[c] + f.bytes;
             if (f.cut) rowCut++;
