@@ -15,8 +15,9 @@ read_session read the floor itself (the turn index is not updated), sql reads br
 (\`brain rebuild\` or \`brain sql\` brings it up to date); a sql answer holds at most [sql] max_bytes of
 config.toml (BRAIN_SQL_MAX_BYTES, default 40000; long values are cut, saying so) and a statement is
 stopped after [sql] timeout (BRAIN_SQL_TIMEOUT, default 30 s). The server exits when stdin closes,
-interrupting a query still running; a line that is not JSON gets a -32700 parse error. With --store, search, read_session, cite and
-verify_citation read the store folder (one folder per machine) unless a call names another.
+interrupting a query still running; a line that is not JSON gets a -32700 parse error.
+With --store, search, read_session, cite and verify_citation read the store folder (one folder per
+machine) unless a call names another.
 The calling session is left out of search: from the call's _meta (Codex), CLAUDE_CODE_SESSION_ID
 (Claude Code), BRAIN_SESSION_ID or CODEX_THREAD_ID, or the search's own skip argument.`,
   options: [{ name: 'store', type: 'string', help: 'a store folder holding every machine\'s floor' }],
