@@ -23,7 +23,7 @@ export class UnsafePathError extends BrainError {
     readonly reason: string,
     what: string,
   ) {
-    super(UNSAFE, `${what} ${JSON.stringify(input)} ${reason}: refused, it would read or write outside ${root}`, 'nothing outside was read or written; remove or fix that entry (a floor path is relative, has no "..", and no part of it is a symlink)');
+    super(UNSAFE, `${what} ${JSON.stringify(input)} ${reason}: refused, it would read or write outside ${root}`, 'it was not followed; remove or fix that entry (a floor path is relative, has no "..", and no part of it is a symlink)');
     this.name = 'UnsafePathError';
   }
 }

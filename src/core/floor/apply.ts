@@ -212,7 +212,8 @@ export class Applier {
    * there and only the claim is missing, handled by the caller through isClaimed). */
   private writeChunk(le: ListedEntry, e: ChunkEntry): 'written' | 'already' | 'reject' {
     const m = e.line;
-    const lake = path.join(this.l.root, m.lake_path);
+    // A symlink planted in the lake would have the append (or a torn-tail cut) land outside.
+    const lake = within(this.l.root, m.lake_path, { what: 'lake_path', disk: true, file: true });
     const claim = this.claimed(e);
     if (claim.byte_to >= m.byte_to) return 'already';
     if (claim.byte_to !== m.byte_from || claim.line_to !== m.line_from - 1) {
