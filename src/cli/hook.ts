@@ -1,5 +1,5 @@
 import { brainHome } from '../core/home';
-import { describe } from '../core/errors';
+import { describe, notWritable } from '../core/errors';
 import { recordHook, type HookPayload } from '../core/floor/hook';
 import { write, type Verb } from './args';
 
@@ -42,7 +42,7 @@ Never fails the agent's hook: problems go to stderr and the exit code is 0 (use 
       recordHook(brainHome(ctx.env), lane, payload, ctx.env);
       return 0;
     } catch (e) {
-      write(ctx.stderr, `brain hook: ${describe(e)} (the agent is not affected)`);
+      write(ctx.stderr, `brain hook: ${describe(notWritable(e, brainHome(ctx.env)) ?? e)} (the agent is not affected)`);
       return args.opts.strict ? 1 : 0;
     }
   },

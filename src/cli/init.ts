@@ -1,4 +1,5 @@
 import { brainHome } from '../core/home';
+import { homeNotWritable } from '../core/errors';
 import { brainCommand } from '../core/store/brainpath';
 import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/store/init';
 import { HARNESS_INIT_STEPS } from '../core/harness/steps';
@@ -24,6 +25,9 @@ timer. Running it again changes nothing that is already right. Exit 0, or 1 if a
     { name: 'json', type: 'bool', help: 'machine-readable' },
   ],
   async run(args, ctx) {
+    // Every step records into or configures BRAIN_HOME: one that cannot be written is said once.
+    const ro = homeNotWritable(brainHome(ctx.env));
+    if (ro) throw ro;
     const results = await runInit(
       {
         home: brainHome(ctx.env),

@@ -1,5 +1,6 @@
 // brain <verb>: parse, validate, call core, print. Verbs hold no logic of their own.
-import { describe, BrainError } from '../core/errors';
+import { describe, notWritable, BrainError } from '../core/errors';
+import { brainHome } from '../core/home';
 import { helpText, parseArgs, write, type VerbContext } from './args';
 import { VERBS } from './verbs';
 
@@ -43,7 +44,7 @@ export async function main(argv: string[], ctx: VerbContext): Promise<number> {
     const args = parseArgs(rest, verb.options);
     return await verb.run(args, ctx);
   } catch (e) {
-    write(ctx.stderr, `brain ${name}: ${describe(e)}`);
+    write(ctx.stderr, `brain ${name}: ${describe(notWritable(e, brainHome(ctx.env)) ?? e)}`);
     if (e instanceof BrainError && e.code === 'usage') return 2;
     return 3;
   }

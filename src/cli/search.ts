@@ -78,6 +78,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     if (o.newest) input.newest = true;
     if (o.store !== undefined) input.store = o.store as string;
     const r = searchCore(input, ctx.env);
+    for (const x of r.refused) write(ctx.stderr, `brain search: refused ${x.machine}:${x.lake_path} — it ${x.problem}; not read (remove or fix that entry)`);
     if (o.json) {
       write(ctx.stdout, JSON.stringify(r));
       return r.hits.length ? 0 : 1;

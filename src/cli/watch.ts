@@ -1,6 +1,6 @@
 import { brainHome } from '../core/home';
 import { startWatch } from '../core/floor/watch';
-import { describe } from '../core/errors';
+import { describe, homeNotWritable, notWritable } from '../core/errors';
 import { write, type Verb } from './args';
 
 export const watch: Verb = {
@@ -11,6 +11,9 @@ export const watch: Verb = {
   options: [{ name: 'quiet', type: 'bool', help: 'print nothing per pass' }],
   async run(args, ctx) {
     const home = brainHome(ctx.env);
+    // Watching a floor that cannot be written would only repeat this error on every change.
+    const ro = homeNotWritable(home);
+    if (ro) throw ro;
     const w = startWatch({
       home,
       env: ctx.env,
@@ -20,7 +23,7 @@ export const watch: Verb = {
         const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
         if (chunks > 0 || r.events.length > 0) write(ctx.stdout, `${new Date().toISOString()} captured ${chunks} chunk(s), ${bytes} bytes${r.events.length ? `, ${r.events.length} note(s)` : ''}`);
       },
-      onError: (e) => write(ctx.stderr, `brain watch: ${describe(e)}`),
+      onError: (e) => write(ctx.stderr, `brain watch: ${describe(notWritable(e, home) ?? e)}`),
     });
     await w.ready;
     write(ctx.stdout, `watching; floor at ${home} (Ctrl-C to stop)`);

@@ -86,6 +86,11 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
     machineFrom = 'hostname';
   }
   if (env.BRAIN_MACHINE) {
+    // It names a folder at the store, like the config's machine: the same rule, or a sync could
+    // write beside (or above) the machine folders.
+    if (!MACHINE_RE.test(env.BRAIN_MACHINE)) {
+      throw new BrainError('config-invalid', `BRAIN_MACHINE=${show(env.BRAIN_MACHINE)} is not a plain folder name`, 'use letters, digits, ".", "_" and "-" (it names this machine\'s folder at the store), or unset it');
+    }
     machine = env.BRAIN_MACHINE;
     machineFrom = 'env';
   }

@@ -13,6 +13,7 @@ import { laneRel, readTurns } from '../core/index/read';
 import { homeRoot, projectFromPath, readMeta } from '../core/index/roots';
 import { openIndex, type SessionRow, type TurnIndex } from '../core/index/turnindex';
 import { readSession } from '../core/recall';
+import { lakeFile } from '../core/recall/floorpath';
 import { titleOf } from '../core/turns';
 import type { SessionInfo, SessionView } from './protocol';
 
@@ -170,7 +171,8 @@ export class FloorView {
       const { rel } = laneRel(a.lakePath);
       const got = (() => {
         try {
-          return readTurns(path.join(r.root, a.lakePath), a.lane, rel, { full: false, to: a.bytes, tail: true });
+          // A store's manifest is another machine's word: its path goes through the guard.
+          return readTurns(lakeFile(r.root, a.lakePath), a.lane, rel, { full: false, to: a.bytes, tail: true });
         } catch {
           return null;
         }

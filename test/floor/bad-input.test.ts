@@ -191,3 +191,29 @@ test('an unreadable file is reported and the rest is captured', () => {
     sb.cleanup();
   }
 });
+
+test('a lake file replaced by a symlink is never appended to (or cut) through it: record refuses, naming it', () => {
+  const sb = sandbox({ fixtures: true, name: 'lake-symlink' });
+  try {
+    assert.equal(brain(sb, ['record']).status, 0);
+    const lakePath = 'lake/cc/-misc-git-ai/claude-code-with-plan.jsonl';
+    const lake = path.join(sb.brain, lakePath);
+    const victim = path.join(sb.dir, 'victim.jsonl');
+    fs.copyFileSync(lake, victim);
+    const before = fs.readFileSync(victim);
+    fs.rmSync(lake);
+    fs.symlinkSync(victim, lake);
+    fs.appendFileSync(path.join(sb.home, '.claude', 'projects', '-misc-git-ai', 'claude-code-with-plan.jsonl'), '{"type":"summary","summary":"more"}\n');
+    const r = brain(sb, ['record']);
+    assert.equal(r.status, 3, r.stdout + r.stderr);
+    assert.ok(r.stderr.includes(`lake_path ${JSON.stringify(lakePath)} is a symlink: refused`), r.stderr);
+    assert.deepEqual(fs.readFileSync(victim), before, 'the file the symlink points at is untouched');
+    // The new bytes wait in the spool; verify names the symlink.
+    assert.ok(fs.readdirSync(path.join(sb.brain, 'spool', 'cc')).some((n) => n.endsWith('.chunk')));
+    const v = brain(sb, ['verify']);
+    assert.equal(v.status, 1);
+    assert.match(v.stdout, /unsafe-path: lake\/cc\/-misc-git-ai\/claude-code-with-plan\.jsonl: .*is a symlink/);
+  } finally {
+    sb.cleanup();
+  }
+});

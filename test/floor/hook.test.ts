@@ -70,3 +70,61 @@ test('hook never fails the agent: bad payload, unknown agent, unwritable BRAIN_H
     sb.cleanup();
   }
 });
+
+/** Every file under a folder, relative ('/'-separated), symlinks included and never followed. */
+function tree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else out.push(r);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
+
+test('a session id that would climb out of meta/ (.., /, absolute, NUL) is kept as one escaped name inside it', () => {
+  const sb = sandbox({ name: 'hook-escape' });
+  try {
+    const before = tree(sb.dir);
+    const ids = ['../../../../escape', 'a/b', '/etc/brain-hook-abs', '..', 'x\u0000y', '%2E', 'ok-id'];
+    for (const id of ids) {
+      const r = brain(sb, ['hook', 'cc', '--strict'], { input: JSON.stringify({ session_id: id, cwd: '/' }) });
+      assert.equal(r.status, 0, `${JSON.stringify(id)}: ${r.stderr}`);
+      assert.equal(r.stderr, '');
+    }
+    // Nothing new outside BRAIN_HOME, and nothing at /etc.
+    const added = tree(sb.dir).filter((f) => !before.includes(f));
+    assert.deepEqual(added.filter((f) => !f.startsWith('home/.brain/')), []);
+    assert.ok(!fs.existsSync('/etc/brain-hook-abs.json'));
+    const meta = path.join(sb.brain, 'meta', 'cc');
+    assert.deepEqual(fs.readdirSync(meta).sort(), ['%252E.json', '%2E.%2F..%2F..%2F..%2Fescape.json', '%2E..json', '%2Fetc%2Fbrain-hook-abs.json', 'a%2Fb.json', 'ok-id.json', 'x%00y.json']);
+    // The record keeps the id as the harness gave it; recall finds it under the same escaped name.
+    assert.equal(JSON.parse(fs.readFileSync(path.join(meta, 'a%2Fb.json'), 'utf8')).session, 'a/b');
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('a symlink planted at meta/<lane> is never written through: the hook says so and exits 0', () => {
+  const sb = sandbox({ name: 'hook-symlink' });
+  try {
+    const ok = brain(sb, ['hook', 'cc'], { input: JSON.stringify({ session_id: 'first', cwd: '/' }) });
+    assert.equal(ok.status, 0, ok.stderr);
+    const outside = path.join(sb.dir, 'outside');
+    fs.mkdirSync(outside);
+    fs.rmSync(path.join(sb.brain, 'meta', 'cc'), { recursive: true });
+    fs.symlinkSync(outside, path.join(sb.brain, 'meta', 'cc'));
+    const r = brain(sb, ['hook', 'cc'], { input: JSON.stringify({ session_id: 'second', cwd: '/' }) });
+    assert.equal(r.status, 0);
+    assert.match(r.stderr, /meta\/cc.*symlink.*refused/);
+    assert.match(r.stderr, /agent is not affected/);
+    assert.deepEqual(fs.readdirSync(outside), []);
+    assert.equal(brain(sb, ['hook', 'cc', '--strict'], { input: JSON.stringify({ session_id: 'third', cwd: '/' }) }).status, 1);
+    assert.deepEqual(fs.readdirSync(outside), []);
+  } finally {
+    sb.cleanup();
+  }
+});

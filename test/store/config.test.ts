@@ -120,3 +120,17 @@ describe('--store', () => {
     assert.throws(() => parseStoreArg('relative/dir'), /neither an absolute path nor HOST:\/PATH/);
   });
 });
+
+describe('BRAIN_MACHINE', () => {
+  it('names a folder at the store, so it must be a plain folder name like machine = (no .., no /)', () => {
+    const raw = parse(renderConfig({ store: { path: storeDir } })) as Record<string, unknown>;
+    for (const bad of ['../escape', 'a/b', '..', '.hidden', '/abs']) {
+      assert.throws(
+        () => validateConfig(raw, 'x.toml', { BRAIN_MACHINE: bad }),
+        (e: unknown) => e instanceof BrainError && e.code === 'config-invalid' && e.message.includes(JSON.stringify(bad)) && /plain folder name/.test(e.message),
+        bad,
+      );
+    }
+    assert.equal(validateConfig(raw, 'x.toml', { BRAIN_MACHINE: 'box-2.lan' }).machine, 'box-2.lan');
+  });
+});

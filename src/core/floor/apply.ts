@@ -10,7 +10,8 @@ import { readOffsets, writeOffsets } from './offsets';
 import { hashRange } from './ranges';
 import { listEntries, reject, spoolFiles, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
 import { crashPoint } from './crash';
-import { lakeSegment } from './names';
+import { metaDir, metaName } from './metaname';
+import { within } from '../safepath';
 
 export interface FloorEvent {
   code: string;
@@ -211,7 +212,8 @@ export class Applier {
    * there and only the claim is missing, handled by the caller through isClaimed). */
   private writeChunk(le: ListedEntry, e: ChunkEntry): 'written' | 'already' | 'reject' {
     const m = e.line;
-    const lake = path.join(this.l.root, m.lake_path);
+    // A symlink planted in the lake would have the append (or a torn-tail cut) land outside.
+    const lake = within(this.l.root, m.lake_path, { what: 'lake_path', disk: true, file: true });
     const claim = this.claimed(e);
     if (claim.byte_to >= m.byte_to) return 'already';
     if (claim.byte_to !== m.byte_from || claim.line_to !== m.line_from - 1) {
@@ -329,16 +331,15 @@ function fileSize(f: string): number {
 /** Writes meta/<lane>/<session>.json without a lock: link(2) refuses to replace, so two writers
  * never clobber each other. A later, different record for the same session gets <session>.N.json. */
 export function applyMeta(l: Layout, e: MetaEntry): string | null {
-  const dir = path.join(l.meta, e.lane);
+  const dir = metaDir(l.root, e.lane);
   mkdirPrivate(dir);
-  const base = lakeSegment(Buffer.from(e.session)).name;
   const body = JSON.stringify(e.record, null, 1) + '\n';
   const tmp = path.join(dir, `.tmp-${process.pid}-${e.id}`);
   fs.writeFileSync(tmp, body, { mode: FILE_MODE });
   fs.chmodSync(tmp, FILE_MODE);
   try {
     for (let n = 1; n < 1000; n++) {
-      const dest = path.join(dir, n === 1 ? `${base}.json` : `${base}.${n}.json`);
+      const dest = within(dir, metaName(e.session, n), { what: 'the meta record of session' });
       try {
         fs.linkSync(tmp, dest);
         return dest;

@@ -1,13 +1,15 @@
 // Byte and line ranges of floor files: the arithmetic every citation check rests on.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { READ_NOFOLLOW } from '../safepath';
 
 const BLOCK = 1 << 20;
 
-/** sha256 (hex) of bytes [from, to) of a file, read in blocks. Throws if the file is shorter. */
+/** sha256 (hex) of bytes [from, to) of a file, read in blocks. Throws if the file is shorter, or
+ * is a symlink (ELOOP): a floor file never is one, and the bytes it points at are not the floor's. */
 export function hashRange(file: string, from: number, to: number): string {
   const h = createHash('sha256');
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, READ_NOFOLLOW);
   try {
     const buf = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, to - from)));
     let pos = from;
@@ -51,7 +53,7 @@ export function lineRangeToBytes(
   hint: { line: number; byte: number } = { line: 1, byte: 0 },
 ): { byte_from: number; byte_to: number } | null {
   if (lineFrom < 1 || lineTo < lineFrom || hint.line > lineFrom) return null;
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, READ_NOFOLLOW);
   try {
     const buf = Buffer.allocUnsafe(BLOCK);
     let line = hint.line; // line number of the byte at `pos`

@@ -11,9 +11,10 @@ import { allOffsets } from './offsets';
 import { firstDifference } from './ranges';
 import { spoolFiles } from './spool';
 import { sample } from '../sample';
+import { READ_NOFOLLOW, unsafeReason } from '../safepath';
 
 export interface VerifyProblem {
-  kind: 'mismatch' | 'missing' | 'short' | 'gap' | 'overlap' | 'lines' | 'unclaimed' | 'unmanifested' | 'permissions' | 'manifest' | 'origin';
+  kind: 'mismatch' | 'missing' | 'short' | 'gap' | 'overlap' | 'lines' | 'unclaimed' | 'unmanifested' | 'permissions' | 'manifest' | 'origin' | 'unsafe-path';
   path: string;
   message: string;
   line?: ManifestLine;
@@ -63,6 +64,13 @@ export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyRepor
   for (const [lp, chunks] of byFile) {
     rep.files++;
     chunks.sort((a, b) => a.byte_from - b.byte_from);
+    // A manifest line is input (a store's was written by another machine): its path goes through
+    // the guard, and one that leaves the floor or meets a symlink is reported, not read.
+    const unsafe = /^lake\//.test(lp) ? unsafeReason(root, lp, { disk: true, file: true }) : 'is not under lake/';
+    if (unsafe) {
+      rep.problems.push({ kind: 'unsafe-path', path: lp, message: `lake_path named by ${chunks.length} manifest line(s) ${unsafe}: not read (nothing outside the floor is followed)` });
+      continue;
+    }
     const file = path.join(root, lp);
     let size = -1;
     try {
@@ -105,6 +113,10 @@ export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyRepor
   if (!opts.filter) {
     for (const lp of listLake(root)) {
       if (byFile.has(lp)) continue;
+      if (fs.lstatSync(path.join(root, lp), { throwIfNoEntry: false })?.isSymbolicLink()) {
+        rep.problems.push({ kind: 'unsafe-path', path: lp, message: 'a symlink in the lake (recall and verify never follow it): remove it' });
+        continue;
+      }
       const size = fileSizeOf(path.join(root, lp));
       if ((pending.get(lp) ?? -1) >= size) rep.pending.push({ path: lp, bytes: size });
       else rep.problems.push({ kind: 'unmanifested', path: lp, message: 'lake file has no manifest line' });
@@ -144,7 +156,7 @@ function fileSizeOf(file: string): number {
 
 function hashAndCount(file: string, from: number, to: number): { sha: string; newlines: number; lastByte: number } {
   const h = createHash('sha256');
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, READ_NOFOLLOW);
   let newlines = 0;
   let lastByte = -1;
   try {

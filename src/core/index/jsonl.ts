@@ -3,6 +3,7 @@
 // turn index never reads: a long line has its long strings cut out before JSON.parse, and a dialect
 // decodes one of them only when it needs that text (JsonLine.str).
 import * as fs from 'node:fs';
+import { READ_NOFOLLOW } from '../safepath';
 import type { RawLine } from '../turns';
 
 const BLOCK = 4 << 20;
@@ -27,7 +28,8 @@ export function forEachLine(
   cb: (l: RawLine) => void,
   opts: { tail?: boolean } = {},
 ): LineEnd {
-  const fd = fs.openSync(file, 'r');
+  // Floor files are never symlinks: one found here was planted, and is not followed.
+  const fd = fs.openSync(file, READ_NOFOLLOW);
   // One block buffer is reused across files (a fresh 4 MB per file is garbage the GC sees late).
   const mine = spare;
   spare = null;

@@ -44,7 +44,8 @@ export function runParseJob(j: ParseJob): ParseResult {
   try {
     r = readTurns(j.file, j.lane, j.rel, { full: false, resume: j.resume, to: j.to, tail: j.tail });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    // ELOOP: the file became a symlink after its path was checked; it is not followed.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'missing' };
     throw e;
   }
   if (!r) return { kind: 'none' };

@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { BrainError } from '../errors';
 import { brainHome, type Env } from '../home';
 import { machineName } from '../machine';
+import { metaName } from '../floor/metaname';
+import { fileSegment, readInside } from '../safepath';
 
 export interface MachineFloor {
   machine: string;
@@ -65,10 +67,12 @@ export interface MetaRecord {
   git?: { common_dir?: string; remote?: string | null; branch?: string | null; commit?: string | null } | null;
 }
 
-/** The meta record a hook took at session start (meta/<lane>/<session>.json), if any. */
+/** The meta record a hook took at session start (meta/<lane>/<session>.json), if any. Lane and
+ * session come from a manifest (another machine's, in a store): the file is found through the
+ * guard, never through a symlink, and a record that is not there or not safe is simply absent. */
 export function readMeta(dir: string, lane: string, session: string): MetaRecord | null {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dir, 'meta', lane, `${session}.json`), 'utf8')) as MetaRecord;
+    return JSON.parse(readInside(dir, `meta/${fileSegment(lane)}/${metaName(session)}`, { what: 'meta record' }).toString('utf8')) as MetaRecord;
   } catch {
     return null;
   }

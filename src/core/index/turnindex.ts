@@ -22,10 +22,13 @@ import { fold, runParseJob, type ParseJob, type ParseResult } from './parse-job'
 import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
+import { lakeFileProblem } from '../recall/floorpath';
 
 type DB = BetterSqlite3.Database;
 
-const SCHEMA_VERSION = '3';
+// 4: files whose lake_path the guard refuses are no longer read; an index built before may hold
+// text such a file pointed at, so it is built again.
+const SCHEMA_VERSION = '4';
 
 /** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
  * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
@@ -159,6 +162,8 @@ export interface UpdateReport {
   /** UTF-8 bytes of turn text indexed. */
   text_bytes: number;
   ms: number;
+  /** Files left unread: their lake_path leaves the machine's folder or meets a symlink. */
+  refused: { machine: string; lake_path: string; problem: string }[];
 }
 
 export type IndexOpen = { ok: true; index: TurnIndex } | { ok: false; reason: string };
@@ -184,11 +189,20 @@ function sqliteCode(e: unknown): string {
   return String((e as { code?: unknown }).code ?? '');
 }
 
+/** SQLite opens through a symlink: one planted in a store would have the index read from, or
+ * written to, a file elsewhere. Why the index is not used, or null. */
+function indexSymlink(root: Root): string | null {
+  const link = [root.index, `${root.index}-wal`, `${root.index}-shm`, `${root.index}-journal`].find((f) => fs.lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink());
+  return link ? `${link} is a symlink, which is never followed` : null;
+}
+
 /** Opens (creating when missing) the turn index of a root. Fails with a reason, never throws:
  * the caller falls back to a scan and says why. */
 export function openIndex(root: Root): IndexOpen {
   const Database = loadSqlite();
   if (!Database) return { ok: false, reason: `better-sqlite3 cannot load (${sqliteLoadError() ?? 'unknown error'})` };
+  const link = indexSymlink(root);
+  if (link) return { ok: false, reason: link };
   for (let attempt = 0; ; attempt++) {
     let db: DB | null = null;
     try {
@@ -270,6 +284,8 @@ function takeSnapshot(root: Root): IndexOpen {
   const Database = loadSqlite();
   if (!Database) return { ok: false, reason: `better-sqlite3 cannot load (${sqliteLoadError() ?? 'unknown error'})` };
   const file = root.index;
+  const link = indexSymlink(root);
+  if (link) return { ok: false, reason: link };
   const identity = () => {
     try {
       const st = fs.statSync(file, { bigint: true });
@@ -510,7 +526,7 @@ export class TurnIndex {
   /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
   update(): UpdateReport {
     const t0 = Date.now();
-    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0 };
+    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     if (this.root.kind === 'home') {
@@ -607,7 +623,7 @@ export class TurnIndex {
               } else if (m.ok && m.result) ahead = { key: s.key, result: m.result };
               // A job that failed there is parsed again here, where its error is reported.
             }
-            const r = this.indexFile(behind[i++], ahead);
+            const r = this.indexFile(behind[i++], ahead, rep.refused);
             if (r.ahead) rep.parsed_ahead++;
             rep.text_bytes += r.text;
             bytes += r.bytes;
@@ -724,9 +740,16 @@ export class TurnIndex {
     this.refreshSession(f);
   }
 
-  private jobFor(row: FileRow): ParseJob | null {
+  /** The parse job for a file's new bytes; null when its machine is gone or its path is refused
+   * (a manifest line naming `..` or a symlink: it stays behind, and is reported on each update). */
+  private jobFor(row: FileRow, refused?: UpdateReport['refused']): ParseJob | null {
     const mf = this.root.machines.find((m) => m.machine === row.machine);
     if (!mf) return null;
+    const problem = lakeFileProblem(mf.dir, row.lake_path);
+    if (problem) {
+      refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
+      return null;
+    }
     return {
       file: path.join(mf.dir, row.lake_path),
       lane: row.lane,
@@ -739,10 +762,10 @@ export class TurnIndex {
 
   /** Reads a file's new bytes. Runs inside the batch's transaction, so `row` is read again here;
    * a result parsed ahead (by the parse thread) is used only if the row has not moved since. */
-  private indexFile(stale: FileRow, ahead?: { key: string; result: ParseResult }): { bytes: number; turns: number; text: number; ahead?: boolean } {
+  private indexFile(stale: FileRow, ahead: { key: string; result: ParseResult } | undefined, refused: UpdateReport['refused']): { bytes: number; turns: number; text: number; ahead?: boolean } {
     const row = this.st.fileById.get(stale.id) as FileRow;
     if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0, text: 0 };
-    const job = this.jobFor(row);
+    const job = this.jobFor(row, refused);
     if (!job) return { bytes: 0, turns: 0, text: 0 };
     const used = !!ahead && ahead.key === progressKey(row);
     const r = used ? ahead.result : runParseJob(job);

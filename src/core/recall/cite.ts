@@ -12,6 +12,8 @@ import { resolveRoot, type Root } from '../index/roots';
 import type { CiteInput, CiteOutput, VerifyInput, VerifyOutput } from './types';
 import { CITE_INPUT_SCHEMA, VERIFY_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
+import { lakeFile } from './floorpath';
+import { UnsafePathError, unsafeReason } from '../safepath';
 
 /** Generation of a lake path from its name (x.g2.jsonl -> 2). */
 export function genOf(lakePath: string): number {
@@ -29,16 +31,17 @@ export function citeSpan(dir: string, machine: string, lakePath: string, span: S
     line_to: span.line_to,
     byte_from: span.byte_from,
     byte_to: span.byte_to,
-    sha256: hashRange(path.join(dir, lakePath), span.byte_from, span.byte_to),
+    sha256: hashRange(lakeFile(dir, lakePath), span.byte_from, span.byte_to),
   };
 }
 
+/** A lake_path from a tool argument or a citation: a usage error when it could never name a floor
+ * file (absolute, `..`, not under lake/); the guard then checks the disk where it is opened. */
 function safeLakePath(p: string): string {
-  const norm = path.posix.normalize(p.replace(/\\/g, '/'));
-  if (norm.startsWith('/') || norm.startsWith('../') || norm === '..' || !norm.startsWith('lake/')) {
-    throw new BrainError('usage', `lake_path ${JSON.stringify(p)} is not a path inside a floor's lake/`, 'citations name files as lake/<agent>/...');
-  }
-  return norm;
+  const norm = p.replace(/\\/g, '/');
+  const why = unsafeReason('/', norm) ?? (/^lake\//.test(norm) ? null : 'is not under lake/');
+  if (why) throw new BrainError('usage', `lake_path ${JSON.stringify(p)} ${why}: it is not a path inside a floor's lake/`, 'citations name files as lake/<agent>/...');
+  return path.posix.normalize(norm);
 }
 
 function machineFloor(root: Root, machine: string | undefined): { dir: string; machine: string } {
@@ -61,7 +64,7 @@ export function cite(input: CiteInput, env: Env = process.env): CiteOutput {
   const root = resolveRoot({ store: input.store }, env);
   const mf = machineFloor(root, input.machine);
   const lakePath = safeLakePath(input.lake_path);
-  const file = path.join(mf.dir, lakePath);
+  const file = lakeFile(mf.dir, lakePath);
   if (!fs.existsSync(file)) throw new BrainError('not-found', `no floor file ${file}`, 'take lake_path from a search or read result');
   const r = lineRangeToBytes(file, input.line_from, input.line_to);
   if (!r) throw new BrainError('not-found', `${file} has no line ${input.line_from}`);
@@ -95,8 +98,14 @@ export function verify(input: VerifyInput, env: Env = process.env): VerifyOutput
   const root = resolveRoot({ store: input.store }, env);
   const mf = machineFloor(root, c.machine);
   const lakePath = safeLakePath(c.lake_path);
-  const file = path.join(mf.dir, lakePath);
+  let file = path.join(mf.dir, lakePath);
   const out = (ok: boolean, sha256: string | null, problem: string | null): VerifyOutput => ({ ok, path: file, sha256, problem, citation: c });
+  try {
+    file = lakeFile(mf.dir, lakePath);
+  } catch (e) {
+    if (e instanceof UnsafePathError) return out(false, null, e.message);
+    throw e;
+  }
   let size: number;
   try {
     size = fs.statSync(file).size;

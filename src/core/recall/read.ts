@@ -1,7 +1,6 @@
 // brain_read: one session's turns (all of them, or a range), each with its citation. The session is
 // found through the turn index when it can be used, else from the manifests; its file is then read
 // in full by the agent's dialect, so tool calls, their output and thinking are all there.
-import * as path from 'node:path';
 import { BrainError } from '../errors';
 import type { Env } from '../home';
 import type { Turn } from '../turns';
@@ -14,6 +13,9 @@ import { infoFromFile, infoFromRow } from './session';
 import type { ReadInput, ReadOutput, SessionInfo, TurnView } from './types';
 import { READ_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
+import { lakeFile } from './floorpath';
+import { UnsafePathError } from '../safepath';
+import type { RefusedFile } from './types';
 
 export const DEFAULT_MAX_CHARS = 2000;
 
@@ -71,10 +73,16 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string): Fo
 }
 
 function viaFloor(root: Root, ref: string, machine?: string): Found | null {
-  let files = floorFiles(root).filter((f) => !machine || f.mf.machine === machine);
+  const refused: RefusedFile[] = [];
+  let files = floorFiles(root, refused).filter((f) => !machine || f.mf.machine === machine);
   const exact = files.filter((f) => f.session === ref);
   files = exact.length ? exact : files.filter((f) => f.session.startsWith(ref));
-  if (files.length === 0) return null;
+  if (files.length === 0) {
+    // A session whose only file was refused is named as refused, not as missing.
+    const r = refused.find((x) => (!machine || x.machine === machine) && x.session !== undefined && (x.session === ref || x.session.startsWith(ref)));
+    if (r) throw new UnsafePathError(r.lake_path, `${root.path}${root.kind === 'store' ? `/${r.machine}` : ''}`, r.problem, 'lake_path');
+    return null;
+  }
   const keys = new Map<string, FloorFile[]>();
   for (const f of files) {
     const k = `${f.mf.machine}\0${f.lane}\0${f.session}`;
@@ -111,7 +119,7 @@ export function readSession(input: ReadInput, env: Env = process.env): ReadOutpu
     throw new BrainError('not-found', `no session "${input.session}" in ${root.kind === 'store' ? `the store ${root.path}` : root.path}`, 'search for it first (brain search TERM) and use the session id it lists');
   }
   const f = found.file;
-  const r = readTurns(path.join(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
+  const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
   if (!r) throw new BrainError('not-found', `${f.lake_path} is not a transcript any dialect reads`);
   const info = found.info ?? infoFromFile(f, r.facts, r.turns);
   const view = (t: Turn): TurnView => ({

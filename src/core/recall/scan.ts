@@ -17,8 +17,10 @@ import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';
 import { walkTree } from '../walk';
+import { READ_NOFOLLOW, UnsafePathError } from '../safepath';
+import { lakeFile, lakeFileProblem, noteRefused } from './floorpath';
 import { infoFromFile } from './session';
-import type { SessionInfo, SnippetField } from './types';
+import type { RefusedFile, SessionInfo, SnippetField } from './types';
 
 export interface FloorFile {
   mf: MachineFloor;
@@ -35,9 +37,11 @@ export interface FloorFile {
 }
 
 /** Every live file of a root (the newest generation of each), from the manifests; a machine
- * folder without a manifest is walked instead. */
-export function floorFiles(root: Root): FloorFile[] {
+ * folder without a manifest is walked instead. A file whose lake_path the guard refuses (it leaves
+ * the machine's folder, or a symlink is on its way) is left out and added to `refused`. */
+export function floorFiles(root: Root, refused: RefusedFile[] = []): FloorFile[] {
   const out: FloorFile[] = [];
+  const seen = new Set<string>();
   for (const mf of root.machines) {
     const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
     const byPath = new Map<string, FloorFile>();
@@ -70,7 +74,12 @@ export function floorFiles(root: Root): FloorFile[] {
     }
     const newest = new Map<string, number>();
     for (const f of byPath.values()) newest.set(f.base, Math.max(newest.get(f.base) ?? 0, f.gen));
-    for (const f of byPath.values()) if (newest.get(f.base) === f.gen) out.push(f);
+    for (const f of byPath.values()) {
+      if (newest.get(f.base) !== f.gen) continue;
+      const problem = lakeFileProblem(mf.dir, f.lake_path, seen);
+      if (problem) noteRefused(refused, { machine: mf.machine, lake_path: f.lake_path, session: f.session, problem });
+      else out.push(f);
+    }
   }
   return out;
 }
@@ -146,7 +155,7 @@ function rgFiles(files: FloorFile[], pats: string[]): Set<string> | null {
 function nodeHas(file: string, pats: string[], to: number | null): boolean {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = fs.openSync(file, READ_NOFOLLOW);
   } catch {
     return false;
   }
@@ -213,13 +222,12 @@ export interface FileScan {
 /** Parses a file in full and sorts every mention of `term` by where it sits. */
 export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | null {
   const q = fold(term);
-  const abs = path.join(file.mf.dir, file.lake_path);
   const { rel } = laneRel(file.lake_path);
   const bad: Mention[] = [];
   let badCount = 0;
   let r;
   try {
-    r = readTurns(abs, file.lane, rel, {
+    r = readTurns(lakeFile(file.mf.dir, file.lake_path), file.lane, rel, {
       full: true,
       to: file.to,
       tail: file.unterminated,
@@ -230,7 +238,9 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
       },
     });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // Gone since it was listed, or turned into a symlink since its path was checked (the listing
+    // reported a file refused then): nothing to read either way.
+    if (e instanceof UnsafePathError || ['ENOENT', 'ELOOP'].includes(String((e as NodeJS.ErrnoException).code))) return null;
     throw e;
   }
   if (!r) return null;

@@ -18,7 +18,9 @@ import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
 import { floorFiles, prefilter, scanFile, snippetText, type FileScan, type FloorFile, type Mention } from './scan';
 import { infoFromRow } from './session';
-import type { SearchHit, SearchInput, SearchOutput, SessionInfo, Snippet } from './types';
+import type { RefusedFile, SearchHit, SearchInput, SearchOutput, SessionInfo, Snippet } from './types';
+import { lakeFile, lakeFileProblem, noteRefused, refusalOf } from './floorpath';
+import { READ_NOFOLLOW } from '../safepath';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
 
@@ -120,7 +122,7 @@ function rank(list: Ranked[], newest: boolean): Ranked[] {
 
 /** The raw lines of a span, when no dialect turn comes out of them (kept honest, not pretty). */
 function rawText(file: string, span: { byte_from: number; byte_to: number }): string {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, READ_NOFOLLOW);
   try {
     const n = Math.min(span.byte_to - span.byte_from, 1 << 20);
     const b = Buffer.allocUnsafe(n);
@@ -151,6 +153,7 @@ export function search(input: SearchInput, env: Env = process.env): SearchOutput
   const root = resolveRoot({ store: input.store }, env);
   let fallback: string | null = null;
   let idx: TurnIndex | null = null;
+  const refused: RefusedFile[] = [];
   // BRAIN_INDEX_SNAPSHOT=1 (brain mcp): the index only as an in-memory copy of a current file,
   // never opened for an update (that writes); otherwise the scan.
   const snapshot = env.BRAIN_INDEX_SNAPSHOT === '1';
@@ -165,7 +168,7 @@ export function search(input: SearchInput, env: Env = process.env): SearchOutput
     if (!o.ok) fallback = o.reason;
     else {
       try {
-        o.index.update();
+        for (const r of o.index.update().refused) noteRefused(refused, r);
         idx = o.index;
       } catch (e) {
         o.index.close();
@@ -174,21 +177,23 @@ export function search(input: SearchInput, env: Env = process.env): SearchOutput
     }
   }
   try {
-    return idx ? viaIndex(idx, root, term, limit, filter, !!input.newest) : viaScan(root, term, limit, filter, !!input.newest, fallback ?? 'no index');
+    return idx ? viaIndex(idx, root, term, limit, filter, !!input.newest, refused) : viaScan(root, term, limit, filter, !!input.newest, fallback ?? 'no index', refused);
   } finally {
     idx?.close();
   }
 }
 
-function out(term: string, source: 'index' | 'scan', fallback: string | null, tools: boolean, tier1: Ranked[], tier2: Ranked[], limit: number): SearchOutput {
+function out(term: string, source: 'index' | 'scan', fallback: string | null, tools: boolean, tier1: Ranked[], tier2: Ranked[], limit: number, refused: RefusedFile[]): SearchOutput {
   const total = tier1.length + tier2.length;
   const shown = [...tier1.map((r) => ({ r, tier: 'turns' as const })), ...tier2.map((r) => ({ r, tier: 'tools' as const }))].slice(0, limit);
+  // Snippets are read now, so files refused while reading them are in the list below.
   const hits: SearchHit[] = shown.map(({ r, tier }) => ({ ...r.info, tier, matching_turns: r.count, snippets: r.snip() }));
   const parts = [`${total} session${total === 1 ? '' : 's'} for ${JSON.stringify(term)}`];
   if (total > hits.length) parts.push(`showing ${hits.length}`);
   parts.push(source === 'index' ? 'turn index' : `scan (${fallback})`);
   parts.push(tools ? 'tool output searched' : 'tool output not searched: the list is full (raise --limit to search it)');
-  return { term, source, fallback: source === 'scan' ? fallback : null, tool_output_searched: tools, total, header: parts.join(' · '), hits };
+  if (refused.length) parts.push(`${refused.length} floor file${refused.length === 1 ? '' : 's'} refused (unsafe path, not read)`);
+  return { term, source, fallback: source === 'scan' ? fallback : null, tool_output_searched: tools, total, header: parts.join(' · '), hits, refused };
 }
 
 /** A session's facts from its keys: enough to filter and rank; the title comes with fullInfo. */
@@ -204,7 +209,8 @@ function fullInfo(idx: TurnIndex, shown: Ranked[]): void {
   }
 }
 
-function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Filter, newest: boolean): SearchOutput {
+function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Filter, newest: boolean, refused: RefusedFile[]): SearchOutput {
+  const seen = new Set<string>();
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
   const matches = idx.match(term);
@@ -231,8 +237,8 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           const mf = file && root.machines.find((x) => x.machine === file.machine);
           if (!file || !mf) return [];
           const role = t.role === 'u' ? ('user' as const) : ('assistant' as const);
-          const abs = path.join(mf.dir, file.lake_path);
           try {
+            const abs = lakeFile(mf.dir, file.lake_path, seen);
             // The index keeps no turn text: the snippet comes from the turn's own lines.
             const text = turnText(abs, file.lane, laneRel(file.lake_path).rel, t, role) ?? rawText(abs, t);
             return [
@@ -244,15 +250,17 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
                 citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen),
               },
             ];
-          } catch {
-            return []; // the file went away under the index (a store being changed): no snippet
+          } catch (e) {
+            const r = refusalOf(file.machine, file.lake_path, e);
+            if (r) noteRefused(refused, r);
+            return []; // the file went away under the index (a store being changed), or is refused: no snippet
           }
         }),
     });
   }
   rank(tier1, newest);
   if (all) fullInfo(idx, tier1.slice(0, limit));
-  if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit);
+  if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit, refused);
   // Room left: the tool tier, over the files of sessions tier 1 did not list.
   const files: { file: FloorFile; sess: SessionKeys }[] = [];
   // One read of the sessions (without titles) for every file's filter; titles after ranking.
@@ -266,6 +274,11 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     let ok = passed.get(s.id);
     if (ok === undefined) passed.set(s.id, (ok = passes(f, lightInfo(s))));
     if (!ok) continue;
+    const problem = lakeFileProblem(mf.dir, fr.lake_path, seen);
+    if (problem) {
+      noteRefused(refused, { machine: mf.machine, lake_path: fr.lake_path, session: s.session, problem });
+      continue;
+    }
     files.push({
       sess: s,
       file: { mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen },
@@ -288,7 +301,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => ({ ...toolRanked(lightInfo(sess), scans), id: sess.id }));
   rank(tier2, newest);
   fullInfo(idx, tier2.slice(0, Math.max(0, limit - tier1.length)));
-  return out(term, 'index', null, true, tier1, tier2, limit);
+  return out(term, 'index', null, true, tier1, tier2, limit, refused);
 }
 
 function toolRanked(info: SessionInfo, scans: FileScan[]): Ranked {
@@ -303,8 +316,8 @@ function toolRanked(info: SessionInfo, scans: FileScan[]): Ranked {
   };
 }
 
-function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boolean, why: string): SearchOutput {
-  const files = floorFiles(root).filter((x) => keyPasses(f, x.lane, x.mf.machine, x.session));
+function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boolean, why: string, refused: RefusedFile[]): SearchOutput {
+  const files = floorFiles(root, refused).filter((x) => keyPasses(f, x.lane, x.mf.machine, x.session));
   const pre = prefilter(files, term);
   const bySess = new Map<string, FileScan[]>();
   for (const file of pre.files) {
@@ -343,5 +356,5 @@ function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boo
   }
   rank(tier1, newest);
   rank(tier2, newest);
-  return out(term, 'scan', why, true, tier1, tier2, limit);
+  return out(term, 'scan', why, true, tier1, tier2, limit, refused);
 }

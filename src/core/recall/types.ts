@@ -72,6 +72,16 @@ export interface SearchHit extends SessionInfo {
   snippets: Snippet[];
 }
 
+/** A floor file recall would not read: its lake_path (from a manifest, or the index built from
+ * one) leaves the machine's folder, or a symlink sits on its way. Its bytes are never read. */
+export interface RefusedFile {
+  machine: string;
+  lake_path: string;
+  /** The session the manifest says the file holds, when known. */
+  session?: string;
+  problem: string;
+}
+
 export interface SearchOutput {
   term: string;
   /** 'index': the turn index answered the turn tier; 'scan': the files were read. */
@@ -85,6 +95,8 @@ export interface SearchOutput {
   /** One line saying all of the above. */
   header: string;
   hits: SearchHit[];
+  /** Floor files left unread because their path is not safe to follow (empty when none). */
+  refused: RefusedFile[];
 }
 
 // ---------------------------------------------------------------- read

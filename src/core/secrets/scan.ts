@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { READ_NOFOLLOW, within } from '../safepath';
 import { layout } from '../home';
 import { waitLock } from '../floor/lock';
 import { readManifest, type ManifestLine } from '../floor/manifest';
@@ -70,7 +71,8 @@ async function scanChunk(home: string, m: ManifestLine, p: Pass, firstSeen: Map<
   const file = path.join(home, m.lake_path);
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // The manifest names the file; a symlink planted on its way is reported, not read through.
+    fd = fs.openSync(within(home, m.lake_path, { what: 'lake_path', disk: true, file: true }), READ_NOFOLLOW);
   } catch (e) {
     p.report.errors++;
     p.cache.errors.push({ lake_path: m.lake_path, byte_from: m.byte_from, message: (e as Error).message });

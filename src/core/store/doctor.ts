@@ -15,6 +15,7 @@ import { syncPaths } from './paths';
 import { retentionGuard, retentionWarning } from './retention';
 import { effectiveWarning, mtimeOf, problems, readState } from './state';
 import { ageText } from './machines';
+import { homeNotWritable } from '../errors';
 import { timerStatus, type Platform } from './timer';
 import { envNumber, muxCheck, sshBase, sshOptions, storeLabel } from './transport';
 
@@ -103,7 +104,9 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
   }
 
   const rec = recordingProblem(home);
-  if (rec) out.push({ name: 'recording', level: 'fail', detail: `${rec.label}: ${rec.message}${rec.at ? ` (${rec.at})` : ''}`, fix: rec.hint });
+  const ro = homeNotWritable(home);
+  if (ro) out.push({ name: 'recording', level: 'fail', detail: ro.message, fix: ro.hint });
+  else if (rec) out.push({ name: 'recording', level: 'fail', detail: `${rec.label}: ${rec.message}${rec.at ? ` (${rec.at})` : ''}`, fix: rec.hint });
   else {
     const free = freeBytes(home);
     out.push({ name: 'recording', level: 'ok', detail: `no capture pass is failing${free !== null ? `; ${(free / 2 ** 30).toFixed(1)} GB free on the disk that holds ${home}` : ''}` });

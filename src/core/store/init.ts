@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { parseStoreArg, readConfig, renderConfig, validateConfig, type TemplateValues } from '../config';
-import { BrainError, describe } from '../errors';
+import { BrainError, describe, notWritable } from '../errors';
 import { ensureHome, layout, mkdirPrivate, type Env } from '../home';
 import { writeFileAtomic } from '../floor/durable';
 import { applyHooks, planHooks } from './hooks';
@@ -157,7 +157,7 @@ export async function runInit(ctx: InitContext, steps: InitStep[] = STORE_INIT_S
     try {
       out.push(...(await s.run(ctx)));
     } catch (e) {
-      out.push({ step: s.name, status: 'failed', detail: describe(e) });
+      out.push({ step: s.name, status: 'failed', detail: describe(notWritable(e, ctx.home) ?? e) });
     }
   }
   return out;

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { within } from '../safepath';
 import type { Config } from '../config';
 import { layout, type Env } from '../home';
 import { hashRange } from '../floor/ranges';
@@ -128,7 +129,7 @@ export async function readbackStore(home: string, cfg: Config, env: Env, opts: S
   const store = cfg.store;
   if (!store) return { ok: false, label: 'backup not set up', message: `${cfg.file} has no [store]`, hint: 'run `brain init --store PATH`' };
   if (!store.host) {
-    const dest = path.join(store.path, cfg.machine);
+    const dest = within(store.path, cfg.machine, { what: 'the machine name' });
     if (!fs.existsSync(dest)) return { ok: false, label: 'nothing at the store', message: `${dest} does not exist: this machine has not synced yet`, hint: 'run `brain sync --now`' };
     const rep = readbackFolder(home, dest, opts);
     rep.dest = dest;

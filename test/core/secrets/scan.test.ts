@@ -169,3 +169,20 @@ describe('secret scan over the floor', () => {
     assert.equal(v.status, 1, 'verify names the damage the scan met');
   });
 });
+
+describe('secret scan and symlinks', () => {
+  it('a lake file replaced by a symlink is not read through: its chunks are errors, its keys are not found', async () => {
+    const pf = floor('sec-symlink');
+    const lakePath = manifest(pf.sb).find((m) => m.lane === 'cc')!.lake_path;
+    const lake = path.join(pf.sb.brain, lakePath);
+    const outside = path.join(pf.sb.dir, 'outside.jsonl');
+    fs.renameSync(lake, outside);
+    fs.symlinkSync(outside, lake);
+    const r = await rescanAll(pf.sb.brain);
+    assert.equal(r.ran, true);
+    const { cache } = readCache(pf.sb.brain);
+    assert.ok(cache.errors.some((e) => e.lake_path === lakePath && /is a symlink: refused/.test(e.message)), JSON.stringify(cache.errors));
+    assert.ok(cache.findings.every((f) => f.citation.lake_path !== lakePath), 'nothing found through the symlink');
+    assert.ok(cache.findings.length > 0, 'the other files are still scanned');
+  });
+});
