@@ -40,7 +40,9 @@ BRAIN_HOME/lake (spool -> lake -> manifest -> offsets). Files rewritten by their
 generation (name.g2.jsonl); nothing on the floor is ever edited. An unterminated last line waits until
 its file has been quiet for BRAIN_QUIET_SECONDS (default 600) or disappears.
 If another process is capturing, waits up to --wait seconds (default 60) for it.
-${COMMON_EXIT_CODES} Exit 75: another writer held the floor for the whole wait.`,
+${COMMON_EXIT_CODES} Exit 1: some new bytes were not recorded because a lake file is not as the manifest says
+(each named on stderr, and under "refused" with --json); everything else was. Exit 75: another writer held the
+floor for the whole wait.`,
   options: [
     { name: 'json', type: 'bool', help: 'machine-readable counts per lane' },
     { name: 'wait', type: 'number', help: 'seconds to wait for another writer (default 60)' },
@@ -54,11 +56,15 @@ ${COMMON_EXIT_CODES} Exit 75: another writer held the floor for the whole wait.`
       return 75;
     }
     const caches: StepResult[] = args.opts['no-caches'] ? [] : await afterCapture(home, ctx.env);
-    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, caches }));
+    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, refused: r.refused, caches }));
     else {
       write(ctx.stdout, formatReport(r));
       for (const c of caches) write(ctx.stdout, `  ${c.ok ? '' : 'FAILED '}${c.step}: ${c.detail}`);
     }
-    return 0;
+    if (r.refused.length === 0) return 0;
+    // Bytes the floor would not take: the rest was recorded, but this pass did not do its job.
+    write(ctx.stderr, `brain record: ${r.refused.length} chunk(s) not recorded because the floor is not as its manifest says:`);
+    for (const e of r.refused) write(ctx.stderr, `  ${e.path}: ${e.message}${e.hint ? `\n    ${e.hint}` : ''}`);
+    return 1;
   },
 };

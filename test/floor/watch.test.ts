@@ -263,3 +263,30 @@ test('watch on a machine with no agent yet waits, and records the first one inst
     sb.cleanup();
   }
 });
+
+test('a FIFO named like a session neither hangs watch nor holds the floor: other sessions are captured, Ctrl-C stops it', async () => {
+  const sb = sandbox({ fixtures: true, name: 'watch-fifo' });
+  const dir = path.join(sb.home, '.claude', 'projects', 'p');
+  fs.mkdirSync(dir, { recursive: true });
+  const w = watchProcess(sb.env);
+  try {
+    await until('catch-up', () => w.out().includes('watching; floor at'));
+    // Made while watching: the watcher reports it as a new file and a pass opens it by name.
+    const since = w.out().length;
+    assert.equal(spawnSync('mkfifo', [path.join(dir, 's.jsonl')]).status, 0, 'mkfifo');
+    await until('the FIFO seen', () => w.out().slice(since).includes('note(s)'), 10_000).catch(() => assert.fail(`no pass after the FIFO appeared\n${w.out()}`));
+    const origin = path.join(sb.home, '.codex', 'sessions', '2025', '01', '01', 'agent-sessions-small.jsonl');
+    const lake = path.join(sb.brain, 'lake', 'codex', 'sessions', '2025', '01', '01', 'agent-sessions-small.jsonl');
+    fs.appendFileSync(origin, '{"timestamp":"2026-11-29T00:00:00Z","type":"event_msg","payload":{"type":"agent_message","message":"after the fifo"}}\n');
+    await until('another session captured', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)), 10_000).catch(() => assert.fail(`not captured\n${w.out()}`));
+    w.child.kill('SIGINT');
+    const code = await Promise.race([w.exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+    assert.equal(code, 0, `brain watch on SIGINT:\n${w.out()}`);
+    // The floor lock went with it.
+    const after = spawnSync(process.execPath, [CLI, 'record', '--wait', '0', '--no-caches'], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(after.status, 0, after.stderr);
+  } finally {
+    w.child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENTS } from '../agents';
 import type { AgentPaths, OriginRoot } from '../agents/types';
-import { diskFull } from '../errors';
+import { BrainError, diskFull } from '../errors';
 import { clearCaptureError, noteCaptureError } from './health';
 import { ensureHome, FILE_MODE, mkdirPrivate, type Env, type Layout } from '../home';
 import { machineName } from '../machine';
@@ -14,7 +14,8 @@ import { Applier, type FloorEvent } from './apply';
 import { crashPoint } from './crash';
 import { writeAll, writeFileAtomic } from './durable';
 import type { Lane, ManifestLine } from './manifest';
-import { boundedLakeRel, displayPath, generationName, lakeSegment } from './names';
+import { displayPath, generationName, originLakeRel } from './names';
+import { openOrigin } from './origin';
 import { FP_WINDOW, readOffsets, writeOffsets, type OffsetRec } from './offsets';
 import { countNewlines, firstDifference } from './ranges';
 import { commitEntry, laneSpool, spoolFiles, spoolId, type ChunkEntry } from './spool';
@@ -40,6 +41,9 @@ export interface CaptureReport {
   lanes: Record<string, LaneCounts>;
   roots: { lane: Lane; dir: string; exists: boolean }[];
   events: FloorEvent[];
+  /** Chunks the applier would not take in because the lake is not as the manifest says (also in
+   * `events`): the pass failed for those files. */
+  refused: FloorEvent[];
   applied: number;
   busy: boolean;
 }
@@ -87,7 +91,8 @@ export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
   const home = path.resolve(opts.home);
   try {
     const r = await captureOnce(opts);
-    if (!r.busy) clearCaptureError(home);
+    if (r.refused.length > 0) noteCaptureError(home, refusedError(r.refused));
+    else if (!r.busy) clearCaptureError(home);
     return r;
   } catch (e) {
     const err = diskFull(e, home) ?? e;
@@ -105,6 +110,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
     lanes: Object.fromEntries(AGENTS.map((a) => [a.lane, emptyCounts()])),
     roots: [],
     events: [],
+    refused: [],
     applied: 0,
     busy: false,
   };
@@ -149,6 +155,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
       pass.dispose();
     }
     report.events.push(...applier.events);
+    report.refused = report.events.filter((e) => e.refused);
     writeFileAtomic(
       path.join(l.health, 'capture.json'),
       JSON.stringify({ at: new Date().toISOString(), pid: process.pid, applied: report.applied, lanes: report.lanes, events: report.events.slice(-50) }) + '\n',
@@ -159,6 +166,16 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
     lock.release();
   }
   return report;
+}
+
+/** The error a pass with refused chunks leaves for status, doctor and the status bar. */
+export function refusedError(refused: FloorEvent[]): BrainError {
+  const first = refused[0];
+  return new BrainError(
+    'append-refused',
+    `${refused.length} chunk(s) not recorded: ${first.path}: ${first.message}${refused.length > 1 ? ` (and ${refused.length - 1} more)` : ''}`,
+    first.hint,
+  );
 }
 
 function isDir(p: string): boolean {
@@ -199,7 +216,6 @@ interface PendingDesc {
 class Pass {
   private batchFiles = 0;
   private batchBytes = 0;
-  private seen = new Set<string>();
   stopped = false;
   private progress = { files: 0, bytes: 0 };
   private now: number;
@@ -239,34 +255,33 @@ class Pass {
         continue;
       }
       if (ent.isDirectory()) this.walk(agent, root, child, childSegs);
-      else if (ent.isFile() && root.include(rel)) this.file(agent, root, child, childSegs);
+      // A FIFO, socket or device named like a session too: file() says what it is and skips it.
+      else if (root.include(rel)) this.file(agent, root, child, childSegs);
     }
   }
 
   file(agent: AgentPaths, root: OriginRoot, abs: Buffer, segs: Buffer[]): void {
     const lane = agent.lane;
-    const names = segs.map(lakeSegment);
-    const joined = [root.lakePrefix, ...names.map((n) => n.name)].filter((s) => s.length > 0).join('/');
-    const bounded = boundedLakeRel(joined);
-    const baseRel = bounded.rel;
     const display = displayPath(abs);
-    if (names.some((n) => n.escaped) || bounded.escaped) {
+    const name = originLakeRel(root.lakePrefix, segs);
+    const held = name.legacy && this.heldUnderLegacy(lane, name.rel, name.legacy.rel, display);
+    const baseRel = held ? name.legacy!.rel : name.rel;
+    if (held ? name.legacy!.escaped : name.escaped) {
       this.warn(lane, 'name-escaped', display, `name stored in the lake as ${lane}/${baseRel}`);
     }
-    this.seen.add(`${lane}/${baseRel}`);
-    let fd: number;
-    try {
-      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return; // vanished between listing and opening: handled by vanished()
-      if (code === 'ELOOP') this.warn(lane, 'symlink-skipped', display, 'symbolic link not followed');
-      else this.warn(lane, 'unreadable', display, `cannot read: ${(e as Error).message}`, 'check its permissions; nothing else is affected');
+    const o = openOrigin(abs);
+    if ('error' in o) {
+      this.warn(lane, 'unreadable', display, `cannot read: ${o.error.message}`, 'check its permissions; nothing else is affected');
       return;
     }
+    if ('skip' in o) {
+      // A vanished file is handled by vanished(); the others are said on every pass, as they stay.
+      if (o.skip === 'symlink') this.warn(lane, 'symlink-skipped', display, 'symbolic link not followed');
+      else if (o.skip === 'special') this.warn(lane, 'not-a-file', display, `skipped: ${o.kind}, not a regular file (it is never opened, so it cannot hold up recording)`, 'nothing to do unless an agent meant to write a session there');
+      return;
+    }
+    const { fd, st } = o;
     try {
-      const st = fs.fstatSync(fd);
-      if (!st.isFile()) return;
       this.report.lanes[lane].files++;
       this.captureFd(agent, lane, fd, st, abs, display, baseRel);
     } catch (e) {
@@ -322,6 +337,7 @@ class Pass {
         lines = 0;
       }
     }
+    if (reason) gen = this.freeGeneration(lane, baseRel, gen, display);
     if (pending && (reason || pending.gen !== gen || pending.byte_from !== consumed)) dropPending(pendingFile);
     const lakeRel = `${lane}/${generationName(baseRel, gen)}`;
     const lakePath = `lake/${lakeRel}`;
@@ -565,6 +581,37 @@ class Pass {
       };
     } finally {
       fs.closeSync(lakeFd);
+    }
+  }
+
+  /** Whether a floor written by an earlier version holds this origin under its old lake name (one
+   * shaped like a generation or an escape): the offsets there, or else the manifest's claims on that
+   * lake file, are this origin's (another origin may hold that name: the one whose escape it is).
+   * Asked only for such names, and only until the new name is in use. */
+  private heldUnderLegacy(lane: Lane, rel: string, legacy: string, display: string): boolean {
+    if (readOffsets(this.l.offsets, lane, rel)) return false;
+    const off = readOffsets(this.l.offsets, lane, legacy);
+    if (off) return off.origin === display;
+    return this.applier.fullClaims().get(`lake/${lane}/${legacy}`)?.origin === display;
+  }
+
+  /** The first generation from `g` whose lake name no other origin holds: a floor written by an
+   * earlier version may keep an origin named like a generation (`x.g2.jsonl`) under that name. */
+  private freeGeneration(lane: Lane, baseRel: string, g: number, display: string): number {
+    for (; ; g++) {
+      const rel = generationName(baseRel, g);
+      if (!fs.existsSync(path.join(this.l.lake, lane, rel))) return g;
+      // An unclaimed file there is what an interrupted pass left of this generation: the applier
+      // cuts what no manifest line claims and writes the chunk again.
+      const owner = readOffsets(this.l.offsets, lane, rel)?.origin ?? this.applier.fullClaims().get(`lake/${lane}/${rel}`)?.origin;
+      if (owner === undefined) return g;
+      if (owner !== display) {
+        this.report.events.push({
+          code: 'generation-name-taken',
+          path: display,
+          message: `lake/${lane}/${rel} holds ${owner} (named like a generation by an earlier version); generation ${g + 1} is tried instead`,
+        });
+      }
     }
   }
 

@@ -141,7 +141,8 @@ export function startWatch(opts: WatchOptions): Watcher {
       if (closed) return;
       try {
         // Another writer may hold the floor (a second window, the timer): wait for it.
-        const r = await capture({ home: opts.home, env, source: 'watch', only, lockWaitMs });
+        // Ctrl-C stops a long pass (a first catch-up) between two files.
+        const r = await capture({ home: opts.home, env, source: 'watch', only, lockWaitMs, shouldStop: () => closed });
         if (r.busy) {
           // Another writer kept the floor past the wait: this pass's changes go with the next one,
           // which is asked for now (it waits for the lock again), not left for a later change.
