@@ -24,6 +24,10 @@ export function formatReport(r: CaptureReport): string {
     out.push(`  ${a.label.padEnd(13)} ${parts.join(', ')}`);
     out.push(`  ${''.padEnd(13)} from ${found.map((x) => x.dir).join(', ')} -> ${path.join(r.home, 'lake', a.lane)}`);
   }
+  const pc = r.prefix_check;
+  if (pc.bytes > 0 || pc.waiting > 0) {
+    out.push(`  prefix check: ${humanBytes(pc.bytes)} of ${pc.files} grown session(s) compared with the lake, ${pc.found} changed inside${pc.waiting ? `, ${pc.waiting} still to check` : ''}`);
+  }
   const notable = r.events.filter((e) => e.code !== 'generation-opened');
   for (const e of r.events.filter((e) => e.code === 'generation-opened').slice(0, 20)) out.push(`  note: ${e.path}: ${e.message}`);
   for (const e of notable.slice(0, 50)) out.push(`  ${e.code}: ${e.path}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
@@ -56,7 +60,7 @@ floor for the whole wait.`,
       return 75;
     }
     const caches: StepResult[] = args.opts['no-caches'] ? [] : await afterCapture(home, ctx.env);
-    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, refused: r.refused, caches }));
+    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, refused: r.refused, prefix_check: r.prefix_check, caches }));
     else {
       write(ctx.stdout, formatReport(r));
       for (const c of caches) write(ctx.stdout, `  ${c.ok ? '' : 'FAILED '}${c.step}: ${c.detail}`);

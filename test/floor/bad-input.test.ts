@@ -152,6 +152,13 @@ test('origin_path of a name that is not UTF-8 escapes its bytes and keeps the sl
     assert.match(m[0].lake_path, /^lake\/pi\/proj-%E9~[0-9a-f]{8}\/sub\/s-%FF%25\.jsonl~[0-9a-f]{8}$/);
     const v = brain(sb, ['verify', '--deep']);
     assert.equal(v.status, 0, v.stdout);
+    // --deep finds the origin by its raw bytes, and sees it differ once it changes.
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, 'X', 2);
+    fs.closeSync(fd);
+    const d = brain(sb, ['verify', '--deep']);
+    assert.equal(d.status, 1, d.stdout);
+    assert.match(d.stdout, /origin: .*differs from the lake/);
   } finally {
     sb.cleanup();
   }

@@ -193,6 +193,14 @@ test('a lake file shorter than its manifest refuses appends with exit 1, naming 
     // Status says recording is failing until a pass works again.
     const st = brain(sb, ['status', '--json']);
     assert.match(st.stdout, /append-refused|not recorded/);
+    // The refused entry is kept aside for a person, once, and never applied again; the prefix check
+    // saw the lake differ from the origin and recorded the origin whole as generation 2.
+    assert.equal(fs.readdirSync(path.join(sb.brain, 'spool', '_rejected')).filter((n) => n.endsWith('.json')).length, 1);
+    assert.ok(fs.readFileSync(path.join(sb.brain, 'lake', 'cc', 'p', 'x.g2.jsonl')).equals(fs.readFileSync(x)));
+    const again = brain(sb, ['record', '--json', '--no-caches']);
+    assert.equal(again.status, 0, again.stdout + again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout).refused, []);
+    assert.equal(fs.readdirSync(path.join(sb.brain, 'spool', '_rejected')).filter((n) => n.endsWith('.json')).length, 1);
   } finally {
     sb.cleanup();
   }

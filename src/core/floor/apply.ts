@@ -247,8 +247,8 @@ export class Applier {
       this.refuse(le, {
         code: 'lake-short',
         path: lake,
-        message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended to it (the origin ${m.origin_path} is read again by the next pass)`,
-        hint: 'run `brain verify` and restore this file from the store (`brain verify --store`)',
+        message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended to it`,
+        hint: `run \`brain verify\` and restore this file from the store (\`brain verify --store\`); the bytes of ${m.origin_path} are read again by the next pass`,
       });
       return 'reject';
     }

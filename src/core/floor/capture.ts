@@ -16,6 +16,7 @@ import { writeAll, writeFileAtomic } from './durable';
 import type { Lane, ManifestLine } from './manifest';
 import { displayPath, generationName, originLakeRel } from './names';
 import { openOrigin } from './origin';
+import { checkBytesFromEnv, compareSlice } from './check';
 import { FP_WINDOW, readOffsets, writeOffsets, type OffsetRec } from './offsets';
 import { countNewlines, firstDifference } from './ranges';
 import { commitEntry, laneSpool, spoolFiles, spoolId, type ChunkEntry } from './spool';
@@ -44,6 +45,9 @@ export interface CaptureReport {
   /** Chunks the applier would not take in because the lake is not as the manifest says (also in
    * `events`): the pass failed for those files. */
   refused: FloorEvent[];
+  /** The prefix check of this pass (check.ts): origins and bytes compared with the lake, changes
+   * found (each opened a generation), and origins whose check is not finished. */
+  prefix_check: { files: number; bytes: number; found: number; waiting: number };
   applied: number;
   busy: boolean;
 }
@@ -111,6 +115,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
     roots: [],
     events: [],
     refused: [],
+    prefix_check: { files: 0, bytes: 0, found: 0, waiting: 0 },
     applied: 0,
     busy: false,
   };
@@ -128,6 +133,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
       source: opts.source ?? 'record',
       quietMs: opts.quietMs ?? quietFromEnv(env),
       rewriteQuietMs: rewriteQuietFromEnv(env),
+      checkBytes: checkBytesFromEnv(env),
       onProgress: opts.onProgress,
       shouldStop: opts.shouldStop,
       now: opts.now,
@@ -150,6 +156,11 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
       }
       pass.flush();
       if (!pass.stopped) pass.vanished();
+      pass.flush();
+      // Only in full passes: the watcher's passes for the files that just changed stay O(new bytes)
+      // (and it asks for a full pass when checks are waiting).
+      if (!opts.only && !pass.stopped) pass.checkPrefixes();
+      else report.prefix_check.waiting = pass.checksDue();
       pass.flush();
     } finally {
       pass.dispose();
@@ -190,6 +201,7 @@ interface PassOpts {
   source: ManifestLine['source'];
   quietMs: number;
   rewriteQuietMs: number;
+  checkBytes: number;
   onProgress?: (p: { files: number; bytes: number }) => void;
   shouldStop?: () => boolean;
   now?: number;
@@ -213,7 +225,21 @@ interface PendingDesc {
   mtime_ms: number;
 }
 
+/** An origin whose prefix check is due (see check.ts). */
+interface CheckDue {
+  agent: AgentPaths;
+  lane: Lane;
+  abs: Buffer;
+  display: string;
+  baseRel: string;
+  at: number;
+  /** Asked for in this pass and perhaps not yet in the offsets (a growth that left only a tail). */
+  left: number;
+  pos: number;
+}
+
 class Pass {
+  private checks = new Map<string, CheckDue>();
   private batchFiles = 0;
   private batchBytes = 0;
   stopped = false;
@@ -296,9 +322,12 @@ class Pass {
     if (this.o.shouldStop?.()) this.stopped = true;
   }
 
-  private captureFd(agent: AgentPaths, lane: Lane, fd: number, st: fs.Stats, abs: Buffer, display: string, baseRel: string): void {
+  /** `forced`: a change the prefix check found, which opens a generation whatever else is seen. */
+  private captureFd(agent: AgentPaths, lane: Lane, fd: number, st: fs.Stats, abs: Buffer, display: string, baseRel: string, forced?: string): void {
     let off = readOffsets(this.l.offsets, lane, baseRel);
     if (!off) off = this.recoverOffsets(lane, baseRel, display);
+    const due = { agent, lane, abs, display, baseRel };
+    if (off?.check_left && !forced) this.noteCheck({ ...due, at: off.check_at ?? 0, left: off.check_left, pos: off.check_pos ?? 0 });
     const pendingFile = this.pendingPath(lane, baseRel);
     const pending = readPending(pendingFile);
     let gen = off?.gen ?? 1;
@@ -306,7 +335,8 @@ class Pass {
     let lines = off?.lines ?? 0;
     let reason: string | null = null;
     if (off) {
-      if (st.ino !== off.ino || st.dev !== off.dev) reason = 'replaced (new inode)';
+      if (forced) reason = forced;
+      else if (st.ino !== off.ino || st.dev !== off.dev) reason = 'replaced (new inode)';
       else if (st.size < off.consumed) reason = `truncated (${st.size} < ${off.consumed} bytes)`;
       else if (st.size === off.size && st.mtimeMs === off.mtime_ms) {
         // Unchanged since we last looked. Only a waiting unterminated line may be due.
@@ -354,10 +384,18 @@ class Pass {
       return;
     }
     const session = agent.sessionOf(baseRel);
+    // Growth past bytes already on the floor: those bytes are to be checked whole (check.ts). The
+    // check keeps its place in the rotation and in the queue, and starts a full round again.
+    const check =
+      off && !reason && consumed > 0
+        ? { check_left: consumed, check_pos: off.check_pos ?? 0, check_at: off.check_left ? (off.check_at ?? this.now) : this.now }
+        : {};
+    if (check.check_left) this.noteCheck({ ...due, at: check.check_at, left: check.check_left, pos: check.check_pos });
     const ownOff: OffsetRec = {
       v: 1,
       lane,
       origin: display,
+      ...(display !== abs.toString('utf8') ? { origin_raw: abs.toString('base64') } : {}),
       base_rel: baseRel,
       gen,
       lake_path: lakePath,
@@ -371,6 +409,7 @@ class Pass {
       head_sha: off?.head_sha ?? '',
       tail_sha: off?.tail_sha ?? '',
       updated_at: '',
+      ...check,
     };
     this.readNew(agent, lane, fd, st, abs, session, ownOff, pendingFile, !off || !!reason);
   }
@@ -529,6 +568,66 @@ class Pass {
   dispose(): void {
     this.worker?.dispose();
     this.worker = null;
+  }
+
+  private noteCheck(c: CheckDue): void {
+    this.checks.set(`${c.lane}/${c.baseRel}`, c);
+  }
+
+  checksDue(): number {
+    return this.checks.size;
+  }
+
+  /** The prefix checks due, longest waiting first, within this pass's byte budget (check.ts). */
+  checkPrefixes(): void {
+    const pc = this.report.prefix_check;
+    let budget = this.o.checkBytes;
+    const due = [...this.checks.values()].sort((a, b) => a.at - b.at || (a.baseRel < b.baseRel ? -1 : a.baseRel > b.baseRel ? 1 : 0));
+    for (const c of due) {
+      const off = readOffsets(this.l.offsets, c.lane, c.baseRel);
+      if (!off) continue;
+      const left = off.check_left ?? c.left;
+      if (left <= 0 || off.consumed <= 0) continue;
+      if (budget <= 0 || this.stopped) {
+        pc.waiting++;
+        continue;
+      }
+      const o = openOrigin(c.abs);
+      if (!('fd' in o)) continue; // gone or replaced: the next pass sees it
+      try {
+        // Changed again since the walk (a new inode, shrunk): the next pass deals with it first.
+        if (o.st.ino !== off.ino || o.st.dev !== off.dev || o.st.size < off.consumed) continue;
+        let lakeFd: number;
+        try {
+          lakeFd = fs.openSync(path.join(this.l.root, off.lake_path), 'r');
+        } catch {
+          continue; // a lake file gone is for verify to report; nothing to compare with
+        }
+        let r: ReturnType<typeof compareSlice>;
+        try {
+          r = compareSlice(o.fd, lakeFd, off.consumed, off.check_pos ?? c.pos, Math.min(budget, left));
+        } finally {
+          fs.closeSync(lakeFd);
+        }
+        budget -= r.compared;
+        pc.files++;
+        pc.bytes += r.compared;
+        if (r.diff >= 0) {
+          pc.found++;
+          this.captureFd(c.agent, c.lane, o.fd, o.st, c.abs, c.display, c.baseRel, `changed inside (the bytes from ${r.diff} differ from the lake; found by the prefix check)`);
+          continue;
+        }
+        const rest = left - r.compared;
+        if (rest > 0) pc.waiting++;
+        const { check_left: _l, check_pos: _p, check_at: _a, ...plain } = off;
+        writeOffsets(this.l.offsets, rest > 0 ? { ...plain, check_left: rest, check_pos: r.pos, check_at: this.now } : plain);
+      } catch (e) {
+        if (diskFull(e, this.l.root)) throw e;
+        this.warn(c.lane, 'check-failed', c.display, `prefix check failed: ${(e as Error).message}`, 'it is tried again by the next pass');
+      } finally {
+        fs.closeSync(o.fd);
+      }
+    }
   }
 
   /** Applies what this pass has put in the spool. */

@@ -215,7 +215,7 @@ function deepCompare(root: string, byFile: Map<string, ManifestLine[]>, rep: Ver
     const end = chunks[chunks.length - 1].byte_to;
     // Origin gone (swept by its agent: the floor is now the only copy) or no longer a regular file:
     // nothing to compare.
-    const o = openOrigin(off.origin);
+    const o = openOrigin(off.origin_raw ? Buffer.from(off.origin_raw, 'base64') : off.origin);
     if (!('fd' in o)) continue;
     const ofd = o.fd;
     try {
