@@ -16,7 +16,7 @@ import { writeAll, writeFileAtomic } from './durable';
 import type { Lane, ManifestLine } from './manifest';
 import { displayPath, generationName, originLakeRel } from './names';
 import { openOrigin } from './origin';
-import { checkBytesFromEnv, compareSlice } from './check';
+import { checkBytesFromEnv, runChecks, type CheckDue } from './check';
 import { FP_WINDOW, readOffsets, writeOffsets, type OffsetRec } from './offsets';
 import { countNewlines, firstDifference } from './ranges';
 import { commitEntry, laneSpool, spoolFiles, spoolId, type ChunkEntry } from './spool';
@@ -223,19 +223,6 @@ interface PendingDesc {
   len: number;
   size: number;
   mtime_ms: number;
-}
-
-/** An origin whose prefix check is due (see check.ts). */
-interface CheckDue {
-  agent: AgentPaths;
-  lane: Lane;
-  abs: Buffer;
-  display: string;
-  baseRel: string;
-  at: number;
-  /** Asked for in this pass and perhaps not yet in the offsets (a growth that left only a tail). */
-  left: number;
-  pos: number;
 }
 
 class Pass {
@@ -578,56 +565,18 @@ class Pass {
     return this.checks.size;
   }
 
-  /** The prefix checks due, longest waiting first, within this pass's byte budget (check.ts). */
+  /** The prefix checks due, within this pass's budget; a change found opens a generation. */
   checkPrefixes(): void {
-    const pc = this.report.prefix_check;
-    let budget = this.o.checkBytes;
-    const due = [...this.checks.values()].sort((a, b) => a.at - b.at || (a.baseRel < b.baseRel ? -1 : a.baseRel > b.baseRel ? 1 : 0));
-    for (const c of due) {
-      const off = readOffsets(this.l.offsets, c.lane, c.baseRel);
-      if (!off) continue;
-      const left = off.check_left ?? c.left;
-      if (left <= 0 || off.consumed <= 0) continue;
-      if (budget <= 0 || this.stopped) {
-        pc.waiting++;
-        continue;
-      }
-      const o = openOrigin(c.abs);
-      if (!('fd' in o)) continue; // gone or replaced: the next pass sees it
-      try {
-        // Changed again since the walk (a new inode, shrunk): the next pass deals with it first.
-        if (o.st.ino !== off.ino || o.st.dev !== off.dev || o.st.size < off.consumed) continue;
-        let lakeFd: number;
-        try {
-          lakeFd = fs.openSync(path.join(this.l.root, off.lake_path), 'r');
-        } catch {
-          continue; // a lake file gone is for verify to report; nothing to compare with
-        }
-        let r: ReturnType<typeof compareSlice>;
-        try {
-          r = compareSlice(o.fd, lakeFd, off.consumed, off.check_pos ?? c.pos, Math.min(budget, left));
-        } finally {
-          fs.closeSync(lakeFd);
-        }
-        budget -= r.compared;
-        pc.files++;
-        pc.bytes += r.compared;
-        if (r.diff >= 0) {
-          pc.found++;
-          this.captureFd(c.agent, c.lane, o.fd, o.st, c.abs, c.display, c.baseRel, `changed inside (the bytes from ${r.diff} differ from the lake; found by the prefix check)`);
-          continue;
-        }
-        const rest = left - r.compared;
-        if (rest > 0) pc.waiting++;
-        const { check_left: _l, check_pos: _p, check_at: _a, ...plain } = off;
-        writeOffsets(this.l.offsets, rest > 0 ? { ...plain, check_left: rest, check_pos: r.pos, check_at: this.now } : plain);
-      } catch (e) {
-        if (diskFull(e, this.l.root)) throw e;
-        this.warn(c.lane, 'check-failed', c.display, `prefix check failed: ${(e as Error).message}`, 'it is tried again by the next pass');
-      } finally {
-        fs.closeSync(o.fd);
-      }
-    }
+    runChecks([...this.checks.values()], {
+      l: this.l,
+      now: this.now,
+      budget: this.o.checkBytes,
+      counts: this.report.prefix_check,
+      stopped: () => this.stopped,
+      changed: (c, fd, st, at) =>
+        this.captureFd(c.agent, c.lane, fd, st, c.abs, c.display, c.baseRel, `changed inside (the bytes from ${at} differ from the lake; found by the prefix check)`),
+      failed: (c, e) => this.warn(c.lane, 'check-failed', c.display, `prefix check failed: ${e.message}`, 'it is tried again by the next pass'),
+    });
   }
 
   /** Applies what this pass has put in the spool. */
@@ -691,6 +640,7 @@ class Pass {
     if (readOffsets(this.l.offsets, lane, rel)) return false;
     const off = readOffsets(this.l.offsets, lane, legacy);
     if (off) return off.origin === display;
+    if (!fs.existsSync(path.join(this.l.lake, lane, legacy))) return false;
     return this.applier.fullClaims().get(`lake/${lane}/${legacy}`)?.origin === display;
   }
 

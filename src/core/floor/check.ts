@@ -6,7 +6,13 @@
 // stopped and wrapping round until it has covered the whole captured prefix once. A difference
 // opens a new generation.
 import * as fs from 'node:fs';
-import type { Env } from '../home';
+import * as path from 'node:path';
+import type { AgentPaths } from '../agents/types';
+import { diskFull } from '../errors';
+import type { Env, Layout } from '../home';
+import type { Lane } from './manifest';
+import { readOffsets, writeOffsets } from './offsets';
+import { openOrigin } from './origin';
 
 /** Bytes of the origins (and as many of the lake) a full pass compares at most. */
 export const DEFAULT_CHECK_BYTES = 64 << 20;
@@ -56,4 +62,79 @@ function readFull(fd: number, buf: Buffer, len: number, pos: number): number {
     done += n;
   }
   return done;
+}
+
+/** An origin whose prefix check is due. */
+export interface CheckDue {
+  agent: AgentPaths;
+  lane: Lane;
+  abs: Buffer;
+  display: string;
+  baseRel: string;
+  at: number;
+  /** Asked for in this pass and perhaps not yet in the offsets (a growth that left only a tail). */
+  left: number;
+  pos: number;
+}
+
+export interface CheckHost {
+  l: Layout;
+  now: number;
+  budget: number;
+  counts: { files: number; bytes: number; found: number; waiting: number };
+  stopped(): boolean;
+  /** The origin differs from the lake from `at`: open a generation (fd and st are the origin's). */
+  changed(c: CheckDue, fd: number, st: fs.Stats, at: number): void;
+  failed(c: CheckDue, e: Error): void;
+}
+
+/** Runs the checks due, the one waiting longest first, until the budget is spent. */
+export function runChecks(due: CheckDue[], h: CheckHost): void {
+  let budget = h.budget;
+  due.sort((a, b) => a.at - b.at || (a.baseRel < b.baseRel ? -1 : a.baseRel > b.baseRel ? 1 : 0));
+  for (const c of due) {
+    const off = readOffsets(h.l.offsets, c.lane, c.baseRel);
+    if (!off) continue;
+    const left = off.check_left ?? c.left;
+    if (left <= 0 || off.consumed <= 0) continue;
+    if (budget <= 0 || h.stopped()) {
+      h.counts.waiting++;
+      continue;
+    }
+    const o = openOrigin(c.abs);
+    if (!('fd' in o)) continue; // gone or no longer a file: the next pass sees it
+    try {
+      // Replaced or shrunk since the walk: the next pass opens a generation for that anyway.
+      if (o.st.ino !== off.ino || o.st.dev !== off.dev || o.st.size < off.consumed) continue;
+      let lakeFd: number;
+      try {
+        lakeFd = fs.openSync(path.join(h.l.root, off.lake_path), 'r');
+      } catch {
+        continue; // a lake file gone is for verify to report; there is nothing to compare with
+      }
+      let r: SliceResult;
+      try {
+        r = compareSlice(o.fd, lakeFd, off.consumed, off.check_pos ?? c.pos, Math.min(budget, left));
+      } finally {
+        fs.closeSync(lakeFd);
+      }
+      budget -= r.compared;
+      h.counts.files++;
+      h.counts.bytes += r.compared;
+      if (r.diff >= 0) {
+        h.counts.found++;
+        h.changed(c, o.fd, o.st, r.diff);
+        continue;
+      }
+      const rest = left - r.compared;
+      if (rest > 0) h.counts.waiting++;
+      const { check_left: _l, check_pos: _p, check_at: _a, ...plain } = off;
+      writeOffsets(h.l.offsets, rest > 0 ? { ...plain, check_left: rest, check_pos: r.pos, check_at: h.now } : plain);
+    } catch (e) {
+      if (diskFull(e, h.l.root)) throw e;
+      h.failed(c, e as Error);
+    } finally {
+      fs.closeSync(o.fd);
+    }
+  }
 }
