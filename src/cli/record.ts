@@ -24,6 +24,10 @@ export function formatReport(r: CaptureReport): string {
     out.push(`  ${a.label.padEnd(13)} ${parts.join(', ')}`);
     out.push(`  ${''.padEnd(13)} from ${found.map((x) => x.dir).join(', ')} -> ${path.join(r.home, 'lake', a.lane)}`);
   }
+  const pc = r.prefix_check;
+  if (pc.bytes > 0 || pc.waiting > 0) {
+    out.push(`  prefix check: ${humanBytes(pc.bytes)} of ${pc.files} grown session(s) compared with the lake, ${pc.found} changed inside${pc.waiting ? `, ${pc.waiting} still to check` : ''}`);
+  }
   const notable = r.events.filter((e) => e.code !== 'generation-opened');
   for (const e of r.events.filter((e) => e.code === 'generation-opened').slice(0, 20)) out.push(`  note: ${e.path}: ${e.message}`);
   for (const e of notable.slice(0, 50)) out.push(`  ${e.code}: ${e.path}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
@@ -40,7 +44,9 @@ BRAIN_HOME/lake (spool -> lake -> manifest -> offsets). Files rewritten by their
 generation (name.g2.jsonl); nothing on the floor is ever edited. An unterminated last line waits until
 its file has been quiet for BRAIN_QUIET_SECONDS (default 600) or disappears.
 If another process is capturing, waits up to --wait seconds (default 60) for it.
-${COMMON_EXIT_CODES} Exit 75: another writer held the floor for the whole wait.`,
+${COMMON_EXIT_CODES} Exit 1: some new bytes were not recorded because a lake file is not as the manifest says
+(each named on stderr, and under "refused" with --json); everything else was. Exit 75: another writer held the
+floor for the whole wait.`,
   options: [
     { name: 'json', type: 'bool', help: 'machine-readable counts per lane' },
     { name: 'wait', type: 'number', help: 'seconds to wait for another writer (default 60)' },
@@ -54,11 +60,15 @@ ${COMMON_EXIT_CODES} Exit 75: another writer held the floor for the whole wait.`
       return 75;
     }
     const caches: StepResult[] = args.opts['no-caches'] ? [] : await afterCapture(home, ctx.env);
-    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, caches }));
+    if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, refused: r.refused, prefix_check: r.prefix_check, caches }));
     else {
       write(ctx.stdout, formatReport(r));
       for (const c of caches) write(ctx.stdout, `  ${c.ok ? '' : 'FAILED '}${c.step}: ${c.detail}`);
     }
-    return 0;
+    if (r.refused.length === 0) return 0;
+    // Bytes the floor would not take: the rest was recorded, but this pass did not do its job.
+    write(ctx.stderr, `brain record: ${r.refused.length} chunk(s) not recorded because the floor is not as its manifest says:`);
+    for (const e of r.refused) write(ctx.stderr, `  ${e.path}: ${e.message}${e.hint ? `\n    ${e.hint}` : ''}`);
+    return 1;
   },
 };

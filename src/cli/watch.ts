@@ -18,6 +18,7 @@ export const watch: Verb = {
       home,
       env: ctx.env,
       onPass: (r) => {
+        for (const e of r.refused) write(ctx.stderr, `brain watch: not recorded: ${e.path}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
         if (args.opts.quiet) return;
         const bytes = Object.values(r.lanes).reduce((n, c) => n + c.bytes, 0);
         const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);

@@ -137,6 +137,33 @@ test('odd names: invalid UTF-8, over-long, NFC/NFD twins, newline, leading dots;
   }
 });
 
+test('origin_path of a name that is not UTF-8 escapes its bytes and keeps the slashes between folders', () => {
+  const sb = sandbox({ name: 'origin-path' });
+  try {
+    const dir = Buffer.concat([b(path.join(sb.home, '.pi', 'agent', 'sessions', 'proj-')), Buffer.from([0xe9]), b('/sub')]);
+    fs.mkdirSync(dir, { recursive: true });
+    const file = Buffer.concat([dir, b('/s-'), Buffer.from([0xff]), b('%.jsonl')]);
+    fs.writeFileSync(file, '{"type":"session","id":"s"}\n');
+    const r = brain(sb, ['record', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const m = readManifest(path.join(sb.brain, 'manifest', 'manifest.jsonl')).lines;
+    assert.equal(m.length, 1);
+    assert.equal(m[0].origin_path, `${path.join(sb.home, '.pi', 'agent', 'sessions')}/proj-%E9/sub/s-%FF%25.jsonl`);
+    assert.match(m[0].lake_path, /^lake\/pi\/proj-%E9~[0-9a-f]{8}\/sub\/s-%FF%25\.jsonl~[0-9a-f]{8}$/);
+    const v = brain(sb, ['verify', '--deep']);
+    assert.equal(v.status, 0, v.stdout);
+    // --deep finds the origin by its raw bytes, and sees it differ once it changes.
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, 'X', 2);
+    fs.closeSync(fd);
+    const d = brain(sb, ['verify', '--deep']);
+    assert.equal(d.status, 1, d.stdout);
+    assert.match(d.stdout, /origin: .*differs from the lake/);
+  } finally {
+    sb.cleanup();
+  }
+});
+
 test('symlinks in agent folders are not followed; symlinks in the spool are moved aside, never written through', () => {
   const sb = sandbox({ fixtures: true, name: 'symlinks' });
   try {
@@ -161,6 +188,33 @@ test('symlinks in agent folders are not followed; symlinks in the spool are move
     assert.ok(!fs.existsSync(path.join(sb.brain, 'lake', 'cc', 'sample-project', 'link.jsonl')));
     assert.ok(rep.lanes.cc.new_files > 10, 'the other files were captured');
     assert.equal(brain(sb, ['verify']).status, 0);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('a FIFO and a socket named like sessions are skipped with a warning; the rest is captured', () => {
+  const sb = sandbox({ fixtures: true, name: 'fifo' });
+  try {
+    const dir = path.join(sb.home, '.claude', 'projects', 'p');
+    fs.mkdirSync(dir, { recursive: true });
+    const fifo = path.join(dir, 's.jsonl');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    const sock = path.join(dir, 'sock.jsonl');
+    const py = spawnSync('python3', ['-c', 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', sock]);
+    assert.equal(py.status, 0, `a unix socket: ${py.stderr}`);
+    // A plain open(2) of the FIFO waits for a writer for ever: the bound here is the test's.
+    const r = brain(sb, ['record', '--json'], { timeout: 60_000 });
+    assert.equal(r.error, undefined, 'brain record finished');
+    assert.equal(r.status, 0, r.stderr);
+    const rep = JSON.parse(r.stdout);
+    const skipped = rep.warnings.filter((w: any) => w.code === 'not-a-file').map((w: any) => w.path).sort();
+    assert.deepEqual(skipped, [fifo, sock].sort());
+    assert.match(rep.warnings.find((w: any) => w.path === fifo).message, /FIFO/);
+    assert.ok(rep.lanes.cc.warnings >= 2, 'counted');
+    assert.ok(rep.lanes.cc.new_files > 10, 'the other files were captured');
+    assert.ok(!fs.existsSync(path.join(sb.brain, 'lake', 'cc', 'p', 's.jsonl')));
+    assert.equal(brain(sb, ['verify', '--deep']).status, 0);
   } finally {
     sb.cleanup();
   }

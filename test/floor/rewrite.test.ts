@@ -104,3 +104,64 @@ test('a change at the start of a grown file is caught by the fingerprint without
     sb.cleanup();
   }
 });
+
+/** A byte changed in the middle (outside both 4 KiB fingerprints) and a line appended, in place. */
+function editMiddleAndAppend(origin: string, orig: Buffer): void {
+  const b = Buffer.from(orig);
+  const mid = b.length >> 1;
+  assert.ok(mid > 8192 && b.length - mid > 8192, 'the edit is outside both fingerprints');
+  b[mid] = b[mid] === 0x41 ? 0x42 : 0x41;
+  const fd = fs.openSync(origin, 'r+');
+  fs.writeSync(fd, b, mid, 1, mid);
+  fs.closeSync(fd);
+  fs.appendFileSync(origin, '{"type":"user","message":{"role":"user","content":"after the edit"}}\n');
+}
+
+test('a byte changed in the middle of a session that also grew opens a generation in the same pass', () => {
+  const { sb, origin, lake1, orig } = setup('mid-edit');
+  try {
+    editMiddleAndAppend(origin, orig);
+    const r = brain(sb, ['record', '--json', '--no-caches']);
+    assert.equal(r.status, 0, r.stderr);
+    const rep = JSON.parse(r.stdout);
+    assert.equal(rep.lanes.cc.generations, 1, 'one generation opened');
+    assert.equal(rep.prefix_check.found, 1);
+    assert.ok(fs.readFileSync(gen(sb, 2)).equals(fs.readFileSync(origin)), 'generation 2 is the origin, byte for byte');
+    assert.ok(fs.readFileSync(lake1).subarray(0, orig.length).equals(orig), 'generation 1 keeps what it had');
+    const v = brain(sb, ['verify', '--deep']);
+    assert.equal(v.status, 0, v.stdout);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('with a small prefix-check budget the change is found within ceil(size / budget) passes', () => {
+  const { sb, origin, orig } = setup('mid-edit-budget');
+  try {
+    const budget = 16 * 1024;
+    const env = { BRAIN_PREFIX_CHECK_BYTES: String(budget) };
+    // The check of a first append is under way (its place in the rotation is kept) when the edit comes.
+    fs.appendFileSync(origin, '{"type":"user","message":{"role":"user","content":"first"}}\n');
+    assert.equal(brain(sb, ['record', '--no-caches'], { env }).status, 0);
+    const before = fs.readFileSync(origin);
+    editMiddleAndAppend(origin, before);
+    const k = Math.ceil(before.length / budget);
+    let passes = 0;
+    while (passes < k && !(fs.existsSync(gen(sb, 2)) && fs.readFileSync(gen(sb, 2)).equals(fs.readFileSync(origin)))) {
+      const r = brain(sb, ['record', '--json', '--no-caches'], { env });
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok((JSON.parse(r.stdout).prefix_check?.bytes ?? 0) <= budget, 'within the budget');
+      passes++;
+    }
+    assert.ok(fs.existsSync(gen(sb, 2)) && fs.readFileSync(gen(sb, 2)).equals(fs.readFileSync(origin)), `generation 2 equals the origin after ${passes} of at most ${k} passes`);
+    assert.ok(passes > 1, 'the budget spread the check over passes');
+    const v = brain(sb, ['verify', '--deep']);
+    assert.equal(v.status, 0, v.stdout);
+    // Once checked whole, an idle session is not read again.
+    const idle = JSON.parse(brain(sb, ['record', '--json', '--no-caches'], { env }).stdout);
+    assert.equal(idle.prefix_check.bytes, 0);
+    void orig;
+  } finally {
+    sb.cleanup();
+  }
+});

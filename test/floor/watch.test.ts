@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tryLock, type HeldLock } from '../../src/core/floor/lock';
-import { CLI, sandbox } from '../helpers/env';
+import { CLI, FIXTURES, sandbox } from '../helpers/env';
 
 /** `brain watch` (or `argv`, a command that runs it) as a child, with its output collected. */
 function watchProcess(env: NodeJS.ProcessEnv, argv: string[] = [process.execPath, CLI, 'watch']) {
@@ -256,6 +256,60 @@ test('watch on a machine with no agent yet waits, and records the first one inst
     fs.mkdirSync(path.dirname(first), { recursive: true });
     fs.writeFileSync(first, '{"type":"session_meta","payload":{"id":"first"}}\n');
     await until('the first session captured', () => fs.existsSync(path.join(sb.brain, 'lake', 'codex', 'sessions', '2026', '03', '01', 'rollout-first.jsonl')), 10_000);
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 0);
+  } finally {
+    w.child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});
+
+test('a FIFO named like a session neither hangs watch nor holds the floor: other sessions are captured, Ctrl-C stops it', async () => {
+  const sb = sandbox({ fixtures: true, name: 'watch-fifo' });
+  const dir = path.join(sb.home, '.claude', 'projects', 'p');
+  fs.mkdirSync(dir, { recursive: true });
+  const w = watchProcess(sb.env);
+  try {
+    await until('catch-up', () => w.out().includes('watching; floor at'));
+    // Made while watching: the watcher reports it as a new file and a pass opens it by name.
+    const since = w.out().length;
+    assert.equal(spawnSync('mkfifo', [path.join(dir, 's.jsonl')]).status, 0, 'mkfifo');
+    await until('the FIFO seen', () => w.out().slice(since).includes('note(s)'), 10_000).catch(() => assert.fail(`no pass after the FIFO appeared\n${w.out()}`));
+    const origin = path.join(sb.home, '.codex', 'sessions', '2025', '01', '01', 'agent-sessions-small.jsonl');
+    const lake = path.join(sb.brain, 'lake', 'codex', 'sessions', '2025', '01', '01', 'agent-sessions-small.jsonl');
+    fs.appendFileSync(origin, '{"timestamp":"2026-11-29T00:00:00Z","type":"event_msg","payload":{"type":"agent_message","message":"after the fifo"}}\n');
+    await until('another session captured', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)), 10_000).catch(() => assert.fail(`not captured\n${w.out()}`));
+    w.child.kill('SIGINT');
+    const code = await Promise.race([w.exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+    assert.equal(code, 0, `brain watch on SIGINT:\n${w.out()}`);
+    // The floor lock went with it.
+    const after = spawnSync(process.execPath, [CLI, 'record', '--wait', '0', '--no-caches'], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(after.status, 0, after.stderr);
+  } finally {
+    w.child.kill('SIGKILL');
+    sb.cleanup();
+  }
+});
+
+test('watch finds a byte changed inside a session that also grew, with the full pass it asks for', async () => {
+  const sb = sandbox({ name: 'watch-mid-edit' });
+  const src = path.join(FIXTURES, 'claude', 'projects', 'sample-project', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
+  const origin = path.join(sb.home, '.claude', 'projects', 'p', 's.jsonl');
+  fs.mkdirSync(path.dirname(origin), { recursive: true });
+  fs.copyFileSync(src, origin);
+  const w = watchProcess({ ...sb.env, BRAIN_WATCH_CHECK_SECONDS: '1' });
+  try {
+    await until('catch-up', () => w.out().includes('watching; floor at'));
+    const b = fs.readFileSync(origin);
+    const mid = b.length >> 1;
+    const fd = fs.openSync(origin, 'r+');
+    fs.writeSync(fd, Buffer.from([b[mid] === 0x41 ? 0x42 : 0x41]), 0, 1, mid);
+    fs.closeSync(fd);
+    fs.appendFileSync(origin, '{"type":"user","message":{"role":"user","content":"after the edit"}}\n');
+    const g2 = path.join(sb.brain, 'lake', 'cc', 'p', 's.g2.jsonl');
+    await until('generation 2 holds the edited session', () => fs.existsSync(g2) && fs.readFileSync(g2).equals(fs.readFileSync(origin)), 15_000).catch(() =>
+      assert.fail(`not found\n${w.out()}`),
+    );
     w.child.kill('SIGTERM');
     assert.equal(await w.exited, 0);
   } finally {

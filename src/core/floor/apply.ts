@@ -18,6 +18,8 @@ export interface FloorEvent {
   path: string;
   message: string;
   hint?: string;
+  /** Bytes were not taken in because the floor is not as the manifest says: the pass fails. */
+  refused?: true;
 }
 
 export interface ApplyResult {
@@ -28,8 +30,13 @@ export interface ApplyResult {
 
 const CHECKPOINT = '.checkpoint.json';
 
-/** What the manifest claims for each lake file: bytes and lines. */
-type Claims = Map<string, { byte_to: number; line_to: number }>;
+/** What the manifest claims for each lake file: bytes, lines, and whose (the last claim's origin). */
+interface Claim {
+  byte_to: number;
+  line_to: number;
+  origin?: string;
+}
+type Claims = Map<string, Claim>;
 
 export class Applier {
   private manifestFd: number | undefined;
@@ -121,20 +128,20 @@ export class Applier {
   }
 
 
-  /** Claimed length of a lake file: the largest of the offsets record, the manifest tail, and (only if
-   * offsets were lost) the whole manifest. */
-  private claimed(e: ChunkEntry): { byte_to: number; line_to: number } {
+  /** Claimed length of a lake file: the largest of the offsets record and the manifest tail; for a lake
+   * file the origin's offsets do not name (offsets lost, or a generation this chunk opens) that
+   * exists, what the whole manifest claims of it, and for whom (`origin`). */
+  private claimed(e: ChunkEntry): Claim {
     const lp = e.line.lake_path;
     const t = this.tail.get(lp);
     const off = readOffsets(this.l.offsets, e.offsets.lane, e.offsets.base_rel);
-    let best = { byte_to: 0, line_to: 0 };
-    if (off && off.lake_path === lp) best = { byte_to: off.consumed, line_to: off.lines };
-    else if (!off || off.gen < e.line.gen) {
-      if (!off && fs.existsSync(path.join(this.l.root, lp))) {
-        const f = this.fullClaims().get(lp);
-        if (f) best = f;
-      }
+    let best: Claim = { byte_to: 0, line_to: 0 };
+    if (off && off.lake_path === lp) {
+      best = { byte_to: off.consumed, line_to: off.lines };
+      if (t && t.byte_to > best.byte_to) best = { byte_to: t.byte_to, line_to: t.line_to };
+      return best;
     }
+    if (fs.existsSync(path.join(this.l.root, lp))) best = this.fullClaims().get(lp) ?? best;
     if (t && t.byte_to > best.byte_to) best = t;
     return best;
   }
@@ -191,7 +198,10 @@ export class Applier {
       const fd = this.manifest();
       writeAll(fd, Buffer.from(lines.map((m) => JSON.stringify(m) + '\n').join('')));
       fs.fdatasyncSync(fd);
-      for (const m of lines) noteClaim(this.tail, m);
+      for (const m of lines) {
+        noteClaim(this.tail, m);
+        if (this.full) noteClaim(this.full, m);
+      }
     }
     crashPoint('after-manifest-before-offsets');
     for (const r of ready) {
@@ -215,6 +225,17 @@ export class Applier {
     // A symlink planted in the lake would have the append (or a torn-tail cut) land outside.
     const lake = within(this.l.root, m.lake_path, { what: 'lake_path', disk: true, file: true });
     const claim = this.claimed(e);
+    if (claim.origin !== undefined && claim.origin !== m.origin_path) {
+      // Another origin's bytes (an origin named like this one's generation by an earlier version):
+      // neither cut nor taken as this chunk's. The next pass picks a generation name no one holds.
+      this.refuse(le, {
+        code: 'lake-claimed',
+        path: lake,
+        message: `the manifest claims ${claim.byte_to} bytes of this file for ${claim.origin}; the chunk of ${m.origin_path} meant for it was not written`,
+        hint: 'run `brain record` again: it writes the chunk under another generation name; if this repeats, run `brain verify` and report it',
+      });
+      return 'reject';
+    }
     if (claim.byte_to >= m.byte_to) return 'already';
     if (claim.byte_to !== m.byte_from || claim.line_to !== m.line_from - 1) {
       reject(this.l.spool, le.descriptor, `chunk ${m.byte_from}-${m.byte_to} of ${m.lake_path} does not follow the floor (${claim.byte_to} bytes claimed); the origin is read again`, (f, why) =>
@@ -225,13 +246,12 @@ export class Applier {
     }
     const size = fileSize(lake);
     if (size >= 0 && size < claim.byte_to) {
-      this.events.push({
+      this.refuse(le, {
         code: 'lake-short',
         path: lake,
-        message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended`,
-        hint: 'run `brain verify` and restore this file from the store (`brain verify --store`)',
+        message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended to it`,
+        hint: `run \`brain verify\` and restore this file from the store (\`brain verify --store\`); the bytes of ${m.origin_path} are read again by the next pass`,
       });
-      reject(this.l.spool, le.descriptor, 'lake file shorter than its manifest', () => undefined);
       return 'reject';
     }
     const haveChunk = fs.existsSync(le.chunk);
@@ -246,12 +266,11 @@ export class Applier {
         if (size === m.byte_to) return 'written';
         return this.appendFrom(le, lake, have);
       }
+      if (!this.truncateTorn(le, lake, m.lake_path, claim.byte_to, size)) return 'reject';
       if (!haveChunk) {
         reject(this.l.spool, le.descriptor, 'chunk bytes missing and the lake tail does not match them', () => undefined);
-        this.truncateTorn(lake, claim.byte_to, size);
         return 'reject';
       }
-      this.truncateTorn(lake, claim.byte_to, size);
     }
     if (!haveChunk) {
       reject(this.l.spool, le.descriptor, 'chunk bytes missing from the spool; the origin is read again', (f, why) =>
@@ -295,13 +314,35 @@ export class Applier {
     return 'written';
   }
 
-  private truncateTorn(lake: string, keep: number, size: number): void {
+  /** Cuts the bytes after `keep` that an interrupted append left, once the whole manifest confirms
+   * no line claims them; false (and the chunk refused) when one does. */
+  private truncateTorn(le: ListedEntry, lake: string, lakePath: string, keep: number, size: number): boolean {
+    const claimed = this.fullClaims().get(lakePath);
+    if (claimed && claimed.byte_to > keep) {
+      this.refuse(le, {
+        code: 'lake-claimed',
+        path: lake,
+        message: `bytes ${keep}-${claimed.byte_to} of this file are claimed by the manifest (for ${claimed.origin}) although the floor's offsets say they are not; nothing cut, nothing appended`,
+        hint: 'run `brain verify`; then `brain record` again (the offsets are rebuilt from the manifest if you remove this origin\'s file under BRAIN_HOME/offsets)',
+      });
+      return false;
+    }
     fs.truncateSync(lake, keep);
     this.events.push({
       code: 'lake-torn-tail',
       path: lake,
       message: `removed ${size - keep} unclaimed bytes after byte ${keep} left by an interrupted append; the chunk is written again`,
     });
+    return true;
+  }
+
+  /** A chunk not taken in because the lake is not as the manifest says: reported as a failure of the
+   * pass. Its descriptor is kept aside; its bytes are dropped, as the origin's offsets did not move
+   * and the next pass reads them again. */
+  private refuse(le: ListedEntry, ev: Omit<FloorEvent, 'refused'>): void {
+    this.events.push({ ...ev, refused: true });
+    reject(this.l.spool, le.descriptor, ev.message, () => undefined);
+    fs.rmSync(le.chunk, { force: true });
   }
 
   private manifest(): number {
@@ -317,7 +358,7 @@ export class Applier {
 
 function noteClaim(c: Claims, m: ManifestLine): void {
   const prev = c.get(m.lake_path);
-  if (!prev || m.byte_to > prev.byte_to) c.set(m.lake_path, { byte_to: m.byte_to, line_to: m.line_to });
+  if (!prev || m.byte_to > prev.byte_to) c.set(m.lake_path, { byte_to: m.byte_to, line_to: m.line_to, origin: m.origin_path });
 }
 
 function fileSize(f: string): number {

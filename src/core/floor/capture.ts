@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENTS } from '../agents';
 import type { AgentPaths, OriginRoot } from '../agents/types';
-import { diskFull } from '../errors';
+import { BrainError, diskFull } from '../errors';
 import { clearCaptureError, noteCaptureError } from './health';
 import { ensureHome, FILE_MODE, mkdirPrivate, type Env, type Layout } from '../home';
 import { machineName } from '../machine';
@@ -14,7 +14,9 @@ import { Applier, type FloorEvent } from './apply';
 import { crashPoint } from './crash';
 import { writeAll, writeFileAtomic } from './durable';
 import type { Lane, ManifestLine } from './manifest';
-import { boundedLakeRel, displayPath, generationName, lakeSegment } from './names';
+import { displayPath, generationName, originLakeRel } from './names';
+import { openOrigin } from './origin';
+import { checkBytesFromEnv, runChecks, type CheckDue } from './check';
 import { FP_WINDOW, readOffsets, writeOffsets, type OffsetRec } from './offsets';
 import { countNewlines, firstDifference } from './ranges';
 import { commitEntry, laneSpool, spoolFiles, spoolId, type ChunkEntry } from './spool';
@@ -40,6 +42,12 @@ export interface CaptureReport {
   lanes: Record<string, LaneCounts>;
   roots: { lane: Lane; dir: string; exists: boolean }[];
   events: FloorEvent[];
+  /** Chunks the applier would not take in because the lake is not as the manifest says (also in
+   * `events`): the pass failed for those files. */
+  refused: FloorEvent[];
+  /** The prefix check of this pass (check.ts): origins and bytes compared with the lake, changes
+   * found (each opened a generation), and origins whose check is not finished. */
+  prefix_check: { files: number; bytes: number; found: number; waiting: number };
   applied: number;
   busy: boolean;
 }
@@ -87,7 +95,8 @@ export async function capture(opts: CaptureOptions): Promise<CaptureReport> {
   const home = path.resolve(opts.home);
   try {
     const r = await captureOnce(opts);
-    if (!r.busy) clearCaptureError(home);
+    if (r.refused.length > 0) noteCaptureError(home, refusedError(r.refused));
+    else if (!r.busy) clearCaptureError(home);
     return r;
   } catch (e) {
     const err = diskFull(e, home) ?? e;
@@ -105,6 +114,8 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
     lanes: Object.fromEntries(AGENTS.map((a) => [a.lane, emptyCounts()])),
     roots: [],
     events: [],
+    refused: [],
+    prefix_check: { files: 0, bytes: 0, found: 0, waiting: 0 },
     applied: 0,
     busy: false,
   };
@@ -122,6 +133,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
       source: opts.source ?? 'record',
       quietMs: opts.quietMs ?? quietFromEnv(env),
       rewriteQuietMs: rewriteQuietFromEnv(env),
+      checkBytes: checkBytesFromEnv(env),
       onProgress: opts.onProgress,
       shouldStop: opts.shouldStop,
       now: opts.now,
@@ -145,10 +157,16 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
       pass.flush();
       if (!pass.stopped) pass.vanished();
       pass.flush();
+      // Only in full passes: the watcher's passes for the files that just changed stay O(new bytes)
+      // (and it asks for a full pass when checks are waiting).
+      if (!opts.only && !pass.stopped) pass.checkPrefixes();
+      else report.prefix_check.waiting = pass.checksDue();
+      pass.flush();
     } finally {
       pass.dispose();
     }
     report.events.push(...applier.events);
+    report.refused = report.events.filter((e) => e.refused);
     writeFileAtomic(
       path.join(l.health, 'capture.json'),
       JSON.stringify({ at: new Date().toISOString(), pid: process.pid, applied: report.applied, lanes: report.lanes, events: report.events.slice(-50) }) + '\n',
@@ -159,6 +177,16 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
     lock.release();
   }
   return report;
+}
+
+/** The error a pass with refused chunks leaves for status, doctor and the status bar. */
+export function refusedError(refused: FloorEvent[]): BrainError {
+  const first = refused[0];
+  return new BrainError(
+    'append-refused',
+    `${refused.length} chunk(s) not recorded: ${first.path}: ${first.message}${refused.length > 1 ? ` (and ${refused.length - 1} more)` : ''}`,
+    first.hint,
+  );
 }
 
 function isDir(p: string): boolean {
@@ -173,6 +201,7 @@ interface PassOpts {
   source: ManifestLine['source'];
   quietMs: number;
   rewriteQuietMs: number;
+  checkBytes: number;
   onProgress?: (p: { files: number; bytes: number }) => void;
   shouldStop?: () => boolean;
   now?: number;
@@ -197,9 +226,9 @@ interface PendingDesc {
 }
 
 class Pass {
+  private checks = new Map<string, CheckDue>();
   private batchFiles = 0;
   private batchBytes = 0;
-  private seen = new Set<string>();
   stopped = false;
   private progress = { files: 0, bytes: 0 };
   private now: number;
@@ -239,34 +268,33 @@ class Pass {
         continue;
       }
       if (ent.isDirectory()) this.walk(agent, root, child, childSegs);
-      else if (ent.isFile() && root.include(rel)) this.file(agent, root, child, childSegs);
+      // A FIFO, socket or device named like a session too: file() says what it is and skips it.
+      else if (root.include(rel)) this.file(agent, root, child, childSegs);
     }
   }
 
   file(agent: AgentPaths, root: OriginRoot, abs: Buffer, segs: Buffer[]): void {
     const lane = agent.lane;
-    const names = segs.map(lakeSegment);
-    const joined = [root.lakePrefix, ...names.map((n) => n.name)].filter((s) => s.length > 0).join('/');
-    const bounded = boundedLakeRel(joined);
-    const baseRel = bounded.rel;
     const display = displayPath(abs);
-    if (names.some((n) => n.escaped) || bounded.escaped) {
+    const name = originLakeRel(root.lakePrefix, segs);
+    const held = name.legacy && this.heldUnderLegacy(lane, name.rel, name.legacy.rel, display);
+    const baseRel = held ? name.legacy!.rel : name.rel;
+    if (held ? name.legacy!.escaped : name.escaped) {
       this.warn(lane, 'name-escaped', display, `name stored in the lake as ${lane}/${baseRel}`);
     }
-    this.seen.add(`${lane}/${baseRel}`);
-    let fd: number;
-    try {
-      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return; // vanished between listing and opening: handled by vanished()
-      if (code === 'ELOOP') this.warn(lane, 'symlink-skipped', display, 'symbolic link not followed');
-      else this.warn(lane, 'unreadable', display, `cannot read: ${(e as Error).message}`, 'check its permissions; nothing else is affected');
+    const o = openOrigin(abs);
+    if ('error' in o) {
+      this.warn(lane, 'unreadable', display, `cannot read: ${o.error.message}`, 'check its permissions; nothing else is affected');
       return;
     }
+    if ('skip' in o) {
+      // A vanished file is handled by vanished(); the others are said on every pass, as they stay.
+      if (o.skip === 'symlink') this.warn(lane, 'symlink-skipped', display, 'symbolic link not followed');
+      else if (o.skip === 'special') this.warn(lane, 'not-a-file', display, `skipped: ${o.kind}, not a regular file (it is never opened, so it cannot hold up recording)`, 'nothing to do unless an agent meant to write a session there');
+      return;
+    }
+    const { fd, st } = o;
     try {
-      const st = fs.fstatSync(fd);
-      if (!st.isFile()) return;
       this.report.lanes[lane].files++;
       this.captureFd(agent, lane, fd, st, abs, display, baseRel);
     } catch (e) {
@@ -281,9 +309,12 @@ class Pass {
     if (this.o.shouldStop?.()) this.stopped = true;
   }
 
-  private captureFd(agent: AgentPaths, lane: Lane, fd: number, st: fs.Stats, abs: Buffer, display: string, baseRel: string): void {
+  /** `forced`: a change the prefix check found, which opens a generation whatever else is seen. */
+  private captureFd(agent: AgentPaths, lane: Lane, fd: number, st: fs.Stats, abs: Buffer, display: string, baseRel: string, forced?: string): void {
     let off = readOffsets(this.l.offsets, lane, baseRel);
     if (!off) off = this.recoverOffsets(lane, baseRel, display);
+    const due = { agent, lane, abs, display, baseRel };
+    if (off?.check_left && !forced) this.noteCheck({ ...due, at: off.check_at ?? 0, left: off.check_left, pos: off.check_pos ?? 0 });
     const pendingFile = this.pendingPath(lane, baseRel);
     const pending = readPending(pendingFile);
     let gen = off?.gen ?? 1;
@@ -291,7 +322,8 @@ class Pass {
     let lines = off?.lines ?? 0;
     let reason: string | null = null;
     if (off) {
-      if (st.ino !== off.ino || st.dev !== off.dev) reason = 'replaced (new inode)';
+      if (forced) reason = forced;
+      else if (st.ino !== off.ino || st.dev !== off.dev) reason = 'replaced (new inode)';
       else if (st.size < off.consumed) reason = `truncated (${st.size} < ${off.consumed} bytes)`;
       else if (st.size === off.size && st.mtimeMs === off.mtime_ms) {
         // Unchanged since we last looked. Only a waiting unterminated line may be due.
@@ -322,6 +354,7 @@ class Pass {
         lines = 0;
       }
     }
+    if (reason) gen = this.freeGeneration(lane, baseRel, gen, display);
     if (pending && (reason || pending.gen !== gen || pending.byte_from !== consumed)) dropPending(pendingFile);
     const lakeRel = `${lane}/${generationName(baseRel, gen)}`;
     const lakePath = `lake/${lakeRel}`;
@@ -338,10 +371,18 @@ class Pass {
       return;
     }
     const session = agent.sessionOf(baseRel);
+    // Growth past bytes already on the floor: those bytes are to be checked whole (check.ts). The
+    // check keeps its place in the rotation and in the queue, and starts a full round again.
+    const check =
+      off && !reason && consumed > 0
+        ? { check_left: consumed, check_pos: off.check_pos ?? 0, check_at: off.check_left ? (off.check_at ?? this.now) : this.now }
+        : {};
+    if (check.check_left) this.noteCheck({ ...due, at: check.check_at, left: check.check_left, pos: check.check_pos });
     const ownOff: OffsetRec = {
       v: 1,
       lane,
       origin: display,
+      ...(display !== abs.toString('utf8') ? { origin_raw: abs.toString('base64') } : {}),
       base_rel: baseRel,
       gen,
       lake_path: lakePath,
@@ -355,6 +396,7 @@ class Pass {
       head_sha: off?.head_sha ?? '',
       tail_sha: off?.tail_sha ?? '',
       updated_at: '',
+      ...check,
     };
     this.readNew(agent, lane, fd, st, abs, session, ownOff, pendingFile, !off || !!reason);
   }
@@ -515,6 +557,28 @@ class Pass {
     this.worker = null;
   }
 
+  private noteCheck(c: CheckDue): void {
+    this.checks.set(`${c.lane}/${c.baseRel}`, c);
+  }
+
+  checksDue(): number {
+    return this.checks.size;
+  }
+
+  /** The prefix checks due, within this pass's budget; a change found opens a generation. */
+  checkPrefixes(): void {
+    runChecks([...this.checks.values()], {
+      l: this.l,
+      now: this.now,
+      budget: this.o.checkBytes,
+      counts: this.report.prefix_check,
+      stopped: () => this.stopped,
+      changed: (c, fd, st, at) =>
+        this.captureFd(c.agent, c.lane, fd, st, c.abs, c.display, c.baseRel, `changed inside (the bytes from ${at} differ from the lake; found by the prefix check)`),
+      failed: (c, e) => this.warn(c.lane, 'check-failed', c.display, `prefix check failed: ${e.message}`, 'it is tried again by the next pass'),
+    });
+  }
+
   /** Applies what this pass has put in the spool. */
   flush(): void {
     if (this.batchFiles === 0) return;
@@ -565,6 +629,38 @@ class Pass {
       };
     } finally {
       fs.closeSync(lakeFd);
+    }
+  }
+
+  /** Whether a floor written by an earlier version holds this origin under its old lake name (one
+   * shaped like a generation or an escape): the offsets there, or else the manifest's claims on that
+   * lake file, are this origin's (another origin may hold that name: the one whose escape it is).
+   * Asked only for such names, and only until the new name is in use. */
+  private heldUnderLegacy(lane: Lane, rel: string, legacy: string, display: string): boolean {
+    if (readOffsets(this.l.offsets, lane, rel)) return false;
+    const off = readOffsets(this.l.offsets, lane, legacy);
+    if (off) return off.origin === display;
+    if (!fs.existsSync(path.join(this.l.lake, lane, legacy))) return false;
+    return this.applier.fullClaims().get(`lake/${lane}/${legacy}`)?.origin === display;
+  }
+
+  /** The first generation from `g` whose lake name no other origin holds: a floor written by an
+   * earlier version may keep an origin named like a generation (`x.g2.jsonl`) under that name. */
+  private freeGeneration(lane: Lane, baseRel: string, g: number, display: string): number {
+    for (; ; g++) {
+      const rel = generationName(baseRel, g);
+      if (!fs.existsSync(path.join(this.l.lake, lane, rel))) return g;
+      // An unclaimed file there is what an interrupted pass left of this generation: the applier
+      // cuts what no manifest line claims and writes the chunk again.
+      const owner = readOffsets(this.l.offsets, lane, rel)?.origin ?? this.applier.fullClaims().get(`lake/${lane}/${rel}`)?.origin;
+      if (owner === undefined) return g;
+      if (owner !== display) {
+        this.report.events.push({
+          code: 'generation-name-taken',
+          path: display,
+          message: `lake/${lane}/${rel} holds ${owner} (named like a generation by an earlier version); generation ${g + 1} is tried instead`,
+        });
+      }
     }
   }
 

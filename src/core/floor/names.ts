@@ -1,6 +1,9 @@
 // Origin names -> lake names. The lake keeps the origin's path relative to its agent root so paths
 // stay readable and globbable, but a name the floor cannot hold as-is (invalid UTF-8, too long for
 // the filesystem) is escaped, with a hash of the raw bytes so two origins never share a lake file.
+// Two more kinds of name are escaped so that the three namespaces of the lake stay apart: a name
+// shaped like a generation (`x.g2.jsonl`, which generation 2 of `x.jsonl` is named) and a name
+// shaped like an escaped one (`x~1a2b3c4d.jsonl`), as a folder restored from the lake holds both.
 import { createHash } from 'node:crypto';
 
 const MAX_SEGMENT_BYTES = 200; // leaves room for ".g999" and ".offset.json" under NAME_MAX (255)
@@ -14,11 +17,12 @@ function isValidUtf8(b: Buffer): boolean {
   return Buffer.from(b.toString('utf8'), 'utf8').equals(b);
 }
 
-/** Percent-escapes the bytes of an invalid UTF-8 name, keeping ASCII readable. */
+/** Percent-escapes the bytes of an invalid UTF-8 name or path, keeping ASCII readable (and a path's
+ * slashes slashes: a segment, the only thing escaped for the lake, holds none). */
 function escapeBytes(b: Buffer): string {
   let out = '';
   for (const byte of b) {
-    if (byte >= 0x20 && byte < 0x7f && byte !== 0x25 && byte !== 0x2f) out += String.fromCharCode(byte);
+    if (byte >= 0x20 && byte < 0x7f && byte !== 0x25) out += String.fromCharCode(byte);
     else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
   }
   return out;
@@ -57,6 +61,45 @@ export function lakeSegment(raw: Buffer): LakeSegment {
     escaped = true;
   }
   return { name, escaped };
+}
+
+/** Generation names end so (see generationName), in any case (a lake on a case-insensitive disk). */
+const GENERATION_SHAPE = /\.g\d+(?:\.(?:jsonl|json|txt))?$/i;
+/** Escaped names end so: a hash of the raw name, then perhaps its extension. */
+const ESCAPED_SHAPE = /~[0-9a-f]{8}(?:[0-9a-f]{8})?(?:\.(?:jsonl|json|txt))?$/i;
+
+/** One segment of an origin's path as the lake names it: as lakeSegment, and a name that an
+ * escape or a generation could produce is escaped too (`x.g2.jsonl` -> `x.g2~1a2b3c4d.jsonl`), as is
+ * `_long` at the top of a lane (where over-long paths go). Such a lake name ends in `~hash` (plus
+ * the extension) and never has a generation's shape. */
+function originSegment(raw: Buffer, plain: LakeSegment, top: boolean): LakeSegment {
+  if (plain.escaped) return plain;
+  const n = plain.name;
+  if (!GENERATION_SHAPE.test(n) && !ESCAPED_SHAPE.test(n) && !(top && n === '_long')) return plain;
+  const ext = /\.(?:jsonl|json|txt)$/.exec(n)?.[0] ?? '';
+  return { name: `${n.slice(0, n.length - ext.length)}~${sha(raw, 8)}${ext}`, escaped: true };
+}
+
+export interface OriginLakeName {
+  /** Lake path of the origin's generation 1, relative to lake/<lane>/. */
+  rel: string;
+  escaped: boolean;
+  /** The name earlier versions gave it, where that differs: a floor written by one may hold the
+   * origin there (such a name can be another origin's generation, so it is used only when the
+   * floor says the origin is there). */
+  legacy: { rel: string; escaped: boolean } | null;
+}
+
+/** Lake name of an origin at `segs` (raw path segments) below its agent root. */
+export function originLakeRel(prefix: string, segs: Buffer[]): OriginLakeName {
+  const plain = segs.map(lakeSegment);
+  const names = segs.map((s, i) => originSegment(s, plain[i], i === 0 && prefix === ''));
+  const join = (ns: LakeSegment[]) => {
+    const b = boundedLakeRel([prefix, ...ns.map((n) => n.name)].filter((s) => s.length > 0).join('/'));
+    return { rel: b.rel, escaped: b.escaped || ns.some((n) => n.escaped) };
+  };
+  const cur = join(names);
+  return { ...cur, legacy: names.some((n, i) => n !== plain[i]) ? join(plain) : null };
 }
 
 /** A lake path (relative to lake/<lane>/) too long for the filesystem goes under _long/ by hash. */

@@ -11,6 +11,9 @@ export interface OffsetRec {
   lane: Lane;
   /** Display form of the origin path. */
   origin: string;
+  /** The origin path's bytes (base64) when they are not UTF-8, so that `origin` (escaped) is not
+   * a path that can be opened: verify --deep opens this. */
+  origin_raw?: string;
   /** Lake path of generation 1, relative to lake/<lane>/: the identity of the origin on the floor. */
   base_rel: string;
   gen: number;
@@ -31,6 +34,13 @@ export interface OffsetRec {
   updated_at: string;
   /** A rewrite of a whole-file origin first seen at this time and not yet kept (coalescing). */
   deferred_since?: number;
+  /** The origin grew past bytes already on the floor, which the fingerprints check only at each end:
+   * `check_left` more bytes of [0, consumed) are to be compared with the lake, a slice per pass,
+   * from `check_pos` on (wrapping round at `consumed`). */
+  check_left?: number;
+  check_pos?: number;
+  /** When this check last had its turn (or was asked for): the longest waiting goes first. */
+  check_at?: number;
 }
 
 export const FP_WINDOW = 4096;

@@ -35,6 +35,15 @@ export function spoolId(): string {
   return `${Date.now().toString().padStart(14, '0')}-${String(process.pid).padStart(7, '0')}-${String(seq++).padStart(6, '0')}`;
 }
 
+/** Where entries the applier would not take are kept (beside the lanes' folders, not one of them). */
+const REJECTED = '_rejected';
+
+/** The lanes' folders in the spool: every folder but the one of rejected entries, which are kept
+ * for a person to look at and never applied again. */
+function laneNames(spoolDir: string): string[] {
+  return fs.readdirSync(spoolDir).filter((n) => n !== REJECTED);
+}
+
 export function laneSpool(spoolDir: string, lane: string): string {
   return path.join(spoolDir, lane);
 }
@@ -45,7 +54,7 @@ export function spoolFiles(spoolDir: string, sub = ''): [dir: string, name: stri
   const out: [string, string][] = [];
   let lanes: string[];
   try {
-    lanes = fs.readdirSync(spoolDir);
+    lanes = laneNames(spoolDir);
   } catch {
     return out;
   }
@@ -80,7 +89,7 @@ export function listEntries(spoolDir: string, onRejected: (file: string, why: st
   const out: ListedEntry[] = [];
   let lanes: string[];
   try {
-    lanes = fs.readdirSync(spoolDir);
+    lanes = laneNames(spoolDir);
   } catch {
     return out;
   }
@@ -113,7 +122,7 @@ export function listEntries(spoolDir: string, onRejected: (file: string, why: st
 
 /** Moves a spool file aside (never deletes: it may hold the only copy of some bytes). */
 export function reject(spoolDir: string, file: string, why: string, onRejected: (file: string, why: string) => void): void {
-  const dest = path.join(spoolDir, '_rejected');
+  const dest = path.join(spoolDir, REJECTED);
   mkdirPrivate(dest);
   const to = path.join(dest, `${Date.now()}-${path.basename(file)}`);
   try {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { DIR_MODE, FILE_MODE } from '../home';
 import { readManifest, type ManifestLine } from './manifest';
 import { allOffsets } from './offsets';
+import { openOrigin } from './origin';
 import { firstDifference } from './ranges';
 import { spoolFiles } from './spool';
 import { sample } from '../sample';
@@ -224,12 +225,11 @@ function deepCompare(root: string, byFile: Map<string, ManifestLine[]>, rep: Ver
     const chunks = byFile.get(off.lake_path);
     if (!chunks || chunks.length === 0) continue;
     const end = chunks[chunks.length - 1].byte_to;
-    let ofd: number;
-    try {
-      ofd = fs.openSync(off.origin, 'r');
-    } catch {
-      continue; // origin gone (swept by its agent): the floor is now the only copy, nothing to compare
-    }
+    // Origin gone (swept by its agent: the floor is now the only copy) or no longer a regular file:
+    // nothing to compare.
+    const o = openOrigin(off.origin_raw ? Buffer.from(off.origin_raw, 'base64') : off.origin);
+    if (!('fd' in o)) continue;
+    const ofd = o.fd;
     try {
       const lake = path.join(root, off.lake_path);
       const lfd = fs.openSync(lake, 'r');

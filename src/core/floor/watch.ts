@@ -63,6 +63,10 @@ function watchLimitError(e: unknown, pollMs: number): BrainError | null {
   );
 }
 
+/** A full pass (which runs the prefix check, check.ts) comes this long after a pass that left
+ * checks waiting (BRAIN_WATCH_CHECK_SECONDS overrides). */
+const CHECK_PASS_MS = 60_000;
+
 /** The longest a change waits for its pass while more changes keep coming. */
 const MAX_WAIT_MS = 1_000;
 /** How often each agent's sessions folder is looked at: there, gone, or made again. */
@@ -129,6 +133,8 @@ export function startWatch(opts: WatchOptions): Watcher {
   const changed = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let quietTimer: NodeJS.Timeout | undefined;
+  let checkTimer: NodeJS.Timeout | undefined;
+  const checkMs = envMs(env, 'BRAIN_WATCH_CHECK_SECONDS', CHECK_PASS_MS);
   let running: Promise<void> = Promise.resolve();
   let closed = false;
   let fullPass = false;
@@ -141,7 +147,8 @@ export function startWatch(opts: WatchOptions): Watcher {
       if (closed) return;
       try {
         // Another writer may hold the floor (a second window, the timer): wait for it.
-        const r = await capture({ home: opts.home, env, source: 'watch', only, lockWaitMs });
+        // Ctrl-C stops a long pass (a first catch-up) between two files.
+        const r = await capture({ home: opts.home, env, source: 'watch', only, lockWaitMs, shouldStop: () => closed });
         if (r.busy) {
           // Another writer kept the floor past the wait: this pass's changes go with the next one,
           // which is asked for now (it waits for the lock again), not left for a later change.
@@ -151,6 +158,7 @@ export function startWatch(opts: WatchOptions): Watcher {
         }
         opts.onPass?.(r);
         scheduleQuiet(r);
+        scheduleCheck(r, only === undefined);
         if (opts.caches !== false && (r.applied > 0 || !cachesOnce)) {
           const duckdb = Date.now() - lastDuck >= DUCKDB_EVERY_MS;
           if (duckdb) lastDuck = Date.now();
@@ -189,6 +197,21 @@ export function startWatch(opts: WatchOptions): Watcher {
       }, Math.max(250, wait + 250));
       quietTimer.unref?.();
     }
+  };
+
+  // Sessions that grew past bytes already on the floor are checked whole by full passes only.
+  const scheduleCheck = (r: CaptureReport, full: boolean) => {
+    if (full && checkTimer) {
+      clearTimeout(checkTimer);
+      checkTimer = undefined;
+    }
+    if (r.prefix_check.waiting === 0 || checkTimer || closed) return;
+    checkTimer = setTimeout(() => {
+      checkTimer = undefined;
+      fullPass = true;
+      kick();
+    }, checkMs);
+    checkTimer.unref?.();
   };
 
   // Changes that keep coming (an agent streaming a long run) are taken in at least every
@@ -323,6 +346,7 @@ export function startWatch(opts: WatchOptions): Watcher {
       if (limitTimer) clearInterval(limitTimer);
       if (timer) clearTimeout(timer);
       if (quietTimer) clearTimeout(quietTimer);
+      if (checkTimer) clearTimeout(checkTimer);
       clearInterval(rootTimer);
       await watcher.close();
       await running;
