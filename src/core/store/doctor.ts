@@ -4,6 +4,7 @@
 // --fix because nearly every fix is `brain init`, which leaves what is right alone.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { failureLogPath, recentFailures } from '../failures';
 import { freeBytes, recordingProblem } from '../floor/health';
 import { RAISE_WATCHES, watchBudget, watchPollMs } from '../floor/watch';
 import { readConfig, type Config } from '../config';
@@ -139,6 +140,12 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
     });
   }
   if (eff.warning) out.push({ name: 'warning', level: 'warn', detail: `${eff.warning}: ${eff.message}`, fix: eff.hint });
+  const fails = recentFailures(home, now);
+  if (fails) {
+    const last = fails.entries[fails.entries.length - 1];
+    // A warning even when the last sync worked: failing every other run is a problem of its own.
+    out.push({ name: 'failures', level: 'warn', detail: `${fails.summary}; the last ${ageText(Date.parse(last.last_at ?? last.at), now)}: ${last.message}`, fix: `each is in ${failureLogPath(home)}; the other checks say what is wrong now` });
+  } else out.push({ name: 'failures', level: 'ok', detail: 'no sync or capture failure in the last 24 h' });
   for (const f of problems(state)) out.push({ name: f.code, level: 'fail', detail: f.message, fix: f.code === 'local-corrupt' ? 'brain verify --store' : undefined });
 
   for (const h of planHooks(opts.brainCmd, env)) {

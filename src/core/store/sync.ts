@@ -23,6 +23,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readConfig, type Config } from '../config';
+import { noteFailure } from '../failures';
 import { tryLock } from '../floor/lock';
 import { writeFileAtomic } from '../floor/durable';
 import { layout, mkdirPrivate, type Env } from '../home';
@@ -441,6 +442,7 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
     writeLedger(p.ledger, newLedger);
     noteUnsynced(home);
     const f = run.failure;
+    noteFailure(home, { kind: 'sync', label: f.label, message: f.message });
     state = {
       ...base,
       status: 'failed',
