@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import { brainHome } from '../core/home';
 import { runSync, type SyncOutcome } from '../core/store/sync';
 import { COMMON_EXIT_CODES, write, type Verb, type VerbContext } from './args';
@@ -25,6 +26,8 @@ export function reportSync(o: SyncOutcome, ctx: VerbContext, json: boolean): num
         for (const f of s.findings) write(ctx.stdout, `  ${f.code}: ${f.message}`);
         if (s.warning) write(ctx.stdout, `warning: ${s.warning}${s.hint ? `\n  ${s.hint}` : ''}`);
       }
+      // Stopped by a signal (the rsync process group was stopped with it): the shell's convention.
+      if (o.run?.interrupted) return 128 + (os.constants.signals[o.run.interrupted] ?? 0);
       return s.status === 'ok' && !s.warning ? 0 : 1;
     }
   }

@@ -103,6 +103,8 @@ export async function runSync(home: string, opts: SyncOptions = {}, depth = 0): 
       fs.rmSync(p.pending, { force: true });
       if (!force && !isDue(home)) break;
       outcome = await syncOnce(home, cfg, env, opts);
+      // Stopped by a signal: the caller is going away, nothing more is started.
+      if (outcome.kind === 'done' && outcome.run?.interrupted) return outcome;
       if (!fs.existsSync(p.pending)) break;
       force = true;
     }
@@ -302,7 +304,7 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   }
 
   let run = await push({ cfg, env, sources, excludeFrom: p.excludes, checks, stamp, extra: opts.extraRsync, toSend });
-  if (run.failure && store.ssh_mux_only && (await muxCheck(cfg, env))) {
+  if (run.failure && !run.interrupted && store.ssh_mux_only && (await muxCheck(cfg, env))) {
     // Over a live master a retry costs no prompt and no touch: one, after a delay.
     await new Promise((res) => setTimeout(res, envNumber(env, 'BRAIN_RETRY_DELAY', 30) * 1000));
     if (await muxCheck(cfg, env)) {

@@ -36,6 +36,8 @@ export interface RsyncRun {
   /** Set when the run failed: a short label for the status bar and a message naming the cause. */
   failure?: { label: string; message: string; hint: string };
   timedOut: boolean;
+  /** The signal that stopped this sync (the whole rsync process group was stopped with it). */
+  interrupted?: NodeJS.Signals;
 }
 
 export function envNumber(env: Env, name: string, dflt: number): number {
@@ -202,7 +204,34 @@ function firstLine(text: string, re: RegExp): string {
   return '';
 }
 
-/** Runs the push. Resolves when rsync has exited (or been killed at the deadline). */
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+// What the push runs in: its own process group, with a watchdog that stops the whole group once
+// `brain` is gone, however it went (kill -9 included, which no handler sees). $1 is brain's pid, $2
+// the rsync binary (checked here: a failed exec would end the shell without saying why), then the
+// command. The watchdog's output goes nowhere, so it never holds rsync's pipes open.
+const WRAPPER = [
+  'B=$1; R=$2; shift 2',
+  'case "$R" in */*) [ -f "$R" ] && [ -x "$R" ] ;; *) command -v "$R" >/dev/null 2>&1 ;; esac || { echo "brain-no-rsync $R" >&2; exit 127; }',
+  '( while kill -0 "$B" 2>/dev/null; do sleep 1; done; kill -TERM 0 ) </dev/null >/dev/null 2>&1 &',
+  'exec "$@"',
+].join('\n');
+
+/** Signals a whole process group (rsync, its receiver child, ssh); it may be gone already. */
+function killGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Runs the push. Resolves when rsync has exited (or been killed at the deadline or by a signal).
+ *
+ * rsync runs in a process group of its own, with ssh and rsync's own children inside it: a signal
+ * to `brain` (Ctrl-C, a timer stopping, the editor closing) would otherwise leave them running with
+ * nobody to read what they report and nobody to stop them. So INT/TERM/HUP stop the whole group,
+ * and so does this process exiting for any other reason. */
 export function push(o: PushOptions): Promise<RsyncRun> {
   const { cmd, args } = pushCommand(o);
   const deadline = envNumber(o.env, 'BRAIN_SYNC_DEADLINE', 6 * 3600) * 1000;
@@ -211,17 +240,42 @@ export function push(o: PushOptions): Promise<RsyncRun> {
     let stdout = '';
     let stderr = '';
     let timedOut = false;
+    let interrupted: NodeJS.Signals | undefined;
+    let closed = false;
     // LC_ALL=C: the failure patterns above are rsync's and ssh's English messages.
-    const child = spawn(cmd, args, { env: { ...o.env, LC_ALL: 'C' } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', WRAPPER, 'brain-push', String(process.pid), o.cfg.rsync_path, cmd, ...args], {
+      env: { ...o.env, LC_ALL: 'C' } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const stop = () => {
+      if (closed || child.pid === undefined) return;
+      killGroup(child.pid, 'SIGTERM');
+      setTimeout(() => !closed && child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), 5000).unref();
+    };
+    const onSignal = (sig: NodeJS.Signals) => {
+      interrupted ??= sig;
+      stop();
+    };
+    const onExit = () => {
+      if (!closed && child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+    };
+    for (const sig of FORWARDED) process.on(sig, onSignal);
+    process.on('exit', onExit);
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      stop();
     }, deadline);
     child.stdout.on('data', (d) => (stdout += d.toString()));
     child.stderr.on('data', (d) => (stderr += d.toString()));
     const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: Error) => {
+      if (closed) return;
+      closed = true;
       clearTimeout(timer);
+      for (const sig of FORWARDED) process.off(sig, onSignal);
+      process.off('exit', onExit);
+      // rsync's own children (the local receiver, ssh) may outlive it by a moment: the group goes too.
+      if (child.pid !== undefined && !spawnError) killGroup(child.pid, 'SIGTERM');
       const parsed = parseChecks(stderr);
       const failedVerification: string[] = [];
       for (const l of stderr.split('\n')) {
@@ -244,15 +298,18 @@ export function push(o: PushOptions): Promise<RsyncRun> {
         transferred,
         stats: parseStats(stdout),
         timedOut,
+        interrupted,
       };
-      if (spawnError) {
+      if (interrupted) {
+        run.failure = { label: 'sync interrupted', message: `the sync was stopped (${interrupted}) before rsync finished; what was sent so far is kept and the next sync resumes`, hint: 'run `brain sync --now` to finish it' };
+      } else if (spawnError) {
+        run.failure = { label: 'sync failed', message: `cannot start sh: ${spawnError.message}`, hint: 'brain needs a POSIX sh on PATH' };
+      } else if (code === 127 && (/^brain-no-rsync /m.test(stderr) || cmd === 'sh')) {
         run.failure = {
           label: 'rsync missing',
-          message: `cannot run ${cmd === 'sh' ? o.cfg.rsync_path : cmd}: ${spawnError.message}`,
-          hint: 'install rsync 3 (apt install rsync / brew install rsync) and set rsync_path in config.toml, or run `brain init` again',
+          message: `cannot run ${o.cfg.rsync_path}: not found`,
+          hint: 'install rsync 3 (apt install rsync / brew install rsync) and set rsync_path in config.toml, or run `brain init` again (it pins the path)',
         };
-      } else if (code === 127 && cmd === 'sh') {
-        run.failure = { label: 'rsync missing', message: `cannot run ${o.cfg.rsync_path}: not found`, hint: 'install rsync 3 and set rsync_path in config.toml (`brain init` pins it)' };
       } else if (code !== 0) {
         run.failure = classifyFailure(o.cfg, code, stderr, timedOut, parsed.storeMissing, parsed.unwritable, { freeKiB: parsed.freeKiB, toSend: o.toSend });
       }
