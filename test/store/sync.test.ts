@@ -36,8 +36,16 @@ for (const transport of ['local', 'ssh'] as const) {
     });
     after(() => s.cleanup());
 
-    it('copies exactly the floor, byte for byte, and a version file', async () => {
-      const o = await runSync(s.sb.brain, { env: s.env });
+    it('copies exactly the floor, byte for byte, and a version file, into a 0700 <machine>/ whatever the umask', async () => {
+      // rsync and the store-side step inherit the umask (over ssh: the store host's own).
+      const umask = process.umask(0o022);
+      let o;
+      try {
+        o = await runSync(s.sb.brain, { env: s.env });
+      } finally {
+        process.umask(umask);
+      }
+      for (const d of [s.mine, path.join(s.mine, '.brain')]) assert.equal((fs.statSync(d).mode & 0o777).toString(8), '700', d);
       assert.equal(o.kind, 'done');
       if (o.kind !== 'done') return;
       assert.equal(o.state.status, 'ok', o.state.message);

@@ -47,6 +47,9 @@ export function scriptSafe(s: string): boolean {
 export function storeScript(store: StoreConfig, machine: string, checks: StoreCheck[], stamp: string): string {
   if (!scriptSafe(store.path) || !scriptSafe(machine)) throw new Error('store path or machine not shell-safe (config validation should have refused it)');
   const L: string[] = [];
+  // Transcripts hold secrets: what this creates at the store (<machine>/, .brain/, the folders of
+  // moved-aside copies) is private whatever umask the store host's login gives.
+  L.push('umask 077');
   L.push(`P="${store.path}"; M="${machine}"; R=".brain/replaced/${stamp}"`);
   // The sync creates only <path>/<machine>/: a store folder that is missing (an unmounted disk, a
   // wrong path) fails instead of being created and filled.
