@@ -16,7 +16,8 @@ export const status: Verb = {
   usage: 'status [--local] [--json]',
   details: `The warning is what every front end shows ('' while backups work; "backup stale" when a change has
 waited over max(30 min, interval + 10 min) for a sync that worked; "recording failing: disk full" and the
-like, first, when the last capture pass failed or the disk has no room left). The store part reads the store (one ssh
+like, first, when the last capture pass failed or the disk has no room left). The sync and capture failures of the
+last 24 h (failures.jsonl) are listed even when the last run worked. The store part reads the store (one ssh
 connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherwise.`,
   options: [
     { name: 'local', type: 'bool', help: 'do not read the store' },

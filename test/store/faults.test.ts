@@ -208,44 +208,6 @@ for (const transport of ['local', 'ssh'] as const) {
       }
     });
   });
-
-  describe(`fault: the store's copy is longer than ours (${transport})`, () => {
-    it('is reported and never pushed over, until the store copy is a prefix of ours', async () => {
-      const s = await setupStore(`f-longer-${transport}`, { ssh: transport === 'ssh' });
-      try {
-        done(await runSync(s.sb.brain, { env: s.env }));
-        const lp = s.lakePaths[3];
-        fs.appendFileSync(path.join(s.mine, lp), '{"written":"by another machine with our name"}\n');
-        const theirs = sha(path.join(s.mine, lp));
-        const before = snapshot(s.store);
-        const st = done(await runSync(s.sb.brain, { env: s.env, now: true }));
-        assert.equal(st.warning, 'store copy longer than ours: 1 file');
-        assert.equal(st.findings.find((x) => x.code === 'store-longer')!.path, lp);
-        // Ours grows past the store's length with different bytes: still not pushed over it.
-        appendToLake(s.sb.brain, lp, `{"ours":"${'y'.repeat(200)}"}\n`);
-        const st2 = done(await runSync(s.sb.brain, { env: s.env }));
-        assert.equal(st2.warning, 'store copy longer than ours: 1 file');
-        assert.match(st2.findings.find((x) => x.code === 'store-longer')!.message, /differ from ours/);
-        assert.equal(sha(path.join(s.mine, lp)), theirs, "the store's copy is untouched");
-        assertNothingLost(before, s.store);
-        // The extra bytes go (moved aside by hand by the user): the store copy is a prefix of ours again.
-        const storeFile = path.join(s.mine, lp);
-        fs.renameSync(storeFile, `${storeFile}.theirs`);
-        fs.writeFileSync(storeFile, fs.readFileSync(path.join(s.sb.brain, lp)).subarray(0, fs.statSync(`${storeFile}.theirs`).size - 60));
-        // First it is checked at its new length, then found to be a prefix of ours, then pushed.
-        const st3 = done(await runSync(s.sb.brain, { env: s.env, now: true }));
-        assert.match(st3.findings.find((x) => x.code === 'store-longer')!.message, /now \d+ bytes; it is checked/);
-        const st4 = done(await runSync(s.sb.brain, { env: s.env, now: true }));
-        assert.equal(st4.warning, '', JSON.stringify(st4.findings));
-        assert.ok(!sameAsLocal(s, lp), 'not pushed in the same sync that cleared it');
-        const st5 = done(await runSync(s.sb.brain, { env: s.env }));
-        assert.equal(st5.warning, '');
-        assert.ok(sameAsLocal(s, lp), 'pushed again once safe');
-      } finally {
-        await s.cleanup();
-      }
-    });
-  });
 }
 
 describe('fault: a full store disk (tmpfs)', () => {

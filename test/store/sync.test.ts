@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runSync } from '../../src/core/store/sync';
 import { readState } from '../../src/core/store/state';
+import { readFloorId } from '../../src/core/store/floorid';
 import { readLedger } from '../../src/core/store/ledger';
 import { syncPaths } from '../../src/core/store/paths';
 import { VERSION } from '../../src/core/store/version';
@@ -54,7 +55,8 @@ for (const transport of ['local', 'ssh'] as const) {
       const want = floorFiles(s.sb.brain).filter((f) => !f.includes('.tmp-'));
       assert.deepEqual(atStore.filter((f) => !f.startsWith('.brain/')), want);
       for (const f of want) assert.ok(sameBytes(path.join(s.sb.brain, f), path.join(s.mine, f)), f);
-      assert.deepEqual(atStore.filter((f) => f.startsWith('.brain/')), [`.brain/${VERSION}.json`]);
+      assert.deepEqual(atStore.filter((f) => f.startsWith('.brain/')), [`.brain/${VERSION}.json`, '.brain/floor-id']);
+      assert.equal(fs.readFileSync(path.join(s.mine, '.brain', 'floor-id'), 'utf8').trim(), readFloorId(s.sb.brain), "this floor's id");
       const v = JSON.parse(fs.readFileSync(path.join(s.mine, '.brain', `${VERSION}.json`), 'utf8'));
       assert.equal(v.version, VERSION);
       assert.equal(v.machine, 'testbox');

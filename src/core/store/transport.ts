@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import type { Config } from '../config';
 import type { Env } from '../home';
-import { parseChecks, storeScript, type ParsedCheck, type StoreCheck } from './script';
+import { parseChecks, storeScript, type Owner, type ParsedCheck, type ScriptItem } from './script';
 
 export interface TransferStats {
   sent: number;
@@ -28,6 +28,12 @@ export interface RsyncRun {
   stderr: string;
   ms: number;
   checks: Map<string, ParsedCheck>;
+  /** Guarded folders of new files that exist at the store. */
+  dirs: string[];
+  /** The store-side step stopped before rsync ran: ask again with what it reported. */
+  again: boolean;
+  /** This floor took <machine>/ over in this run ('new', 'matched', 'adopted'). */
+  owned?: string;
   /** Files rsync re-sent after "failed verification" (their store copy differed from ours). */
   failedVerification: string[];
   /** Files rsync wrote (itemized as sent). */
@@ -87,8 +93,11 @@ export interface PushOptions {
   /** Absolute source paths (each copied by its last component into the machine's folder). */
   sources: string[];
   excludeFrom: string;
-  checks: StoreCheck[];
+  /** Store-side checks and guards (script.ts), most important first. */
+  items: ScriptItem[];
   stamp: string;
+  /** Who this floor is: the store-side step refuses a <machine>/ recorded for another. */
+  owner?: Owner;
   /** Extra rsync arguments (tests: --bwlimit to make a transfer slow enough to interrupt). */
   extra?: string[];
   /** About how many bytes this push has to write (for naming a full disk). */
@@ -110,7 +119,7 @@ export function pushCommand(o: PushOptions): { cmd: string; args: string[] } {
   const { cfg, env } = o;
   const store = cfg.store!;
   const io = envNumber(env, 'BRAIN_IO_TIMEOUT', 120);
-  const script = storeScript(store, cfg.machine, o.checks, o.stamp);
+  const script = storeScript(store, cfg.machine, o.items, o.stamp, o.owner);
   const rsyncArgs = [
     '-a',
     '--append-verify',
@@ -196,6 +205,16 @@ export function classifyFailure(
     label: 'sync failed',
     message: `rsync to ${where} exited ${code ?? 'by signal'}: ${firstLine(stderr, /rsync|error|failed/i) || stderr.trim().split('\n').pop() || 'no message'}`,
     hint: 'run `brain sync --now` to see it again; `brain doctor` checks the setup',
+  };
+}
+
+/** <store>/<machine>/ is recorded for another floor (floorid.ts): what to say and what to do. */
+export function ownerFailure(cfg: Config, other: string): NonNullable<RsyncRun['failure']> {
+  const m = cfg.machine;
+  return {
+    label: 'machine name taken',
+    message: `${storeLabel(cfg)}/${m}/ holds the backup of another floor (${other === 'none' ? 'written before floors had ids, and its manifest does not start like ours' : `floor id ${other.slice(0, 8)}…`}): two machines named "${m}" would mix their sessions there, so nothing was synced`,
+    hint: `give this machine a name of its own: machine = "${m}-2" (any unused name) in ${cfg.file}, then \`brain sync --now\`; if it is the same machine set up again (a new BRAIN_HOME), take the folder over with \`brain sync --adopt\``,
   };
 }
 
@@ -294,6 +313,9 @@ export function push(o: PushOptions): Promise<RsyncRun> {
         stderr,
         ms: Date.now() - t0,
         checks: parsed.checks,
+        dirs: parsed.dirs,
+        again: parsed.again,
+        owned: parsed.owned,
         failedVerification,
         transferred,
         stats: parseStats(stdout),
@@ -310,7 +332,9 @@ export function push(o: PushOptions): Promise<RsyncRun> {
           message: `cannot run ${o.cfg.rsync_path}: not found`,
           hint: 'install rsync 3 (apt install rsync / brew install rsync) and set rsync_path in config.toml, or run `brain init` again (it pins the path)',
         };
-      } else if (code !== 0) {
+      } else if (parsed.otherOwner !== undefined) {
+        run.failure = ownerFailure(o.cfg, parsed.otherOwner);
+      } else if (code !== 0 && !parsed.again) {
         run.failure = classifyFailure(o.cfg, code, stderr, timedOut, parsed.storeMissing, parsed.unwritable, { freeKiB: parsed.freeKiB, toSend: o.toSend });
       }
       resolve(run);
