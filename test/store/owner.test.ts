@@ -75,8 +75,14 @@ for (const transport of ['local', 'ssh'] as const) {
       // Status and doctor say it too.
       const j = JSON.parse(brain(s.sb, ['status', '--local', '--json'], { env: envOther }).stdout);
       assert.equal(j.warning, 'backup failing: machine name taken');
-      const d = JSON.parse(brain(s.sb, ['doctor', '--offline', '--json'], { env: envOther }).stdout);
-      assert.ok(d.checks.some((c: { name: string; detail: string }) => c.name === 'warning' && c.detail.startsWith('backup failing: machine name taken')));
+      type Check = { name: string; level: string; detail: string; fix?: string };
+      const d = JSON.parse(brain(s.sb, ['doctor', '--json'], { env: envOther }).stdout) as { checks: Check[] };
+      assert.ok(d.checks.some((c) => c.name === 'warning' && c.detail.startsWith('backup failing: machine name taken')));
+      const own = d.checks.find((c) => c.name === 'machine name')!;
+      assert.equal(own.level, 'fail');
+      assert.match(own.fix ?? '', /brain sync --adopt/);
+      const mine = (JSON.parse(brain(s.sb, ['doctor', '--json'], { env: s.env }).stdout) as { checks: Check[] }).checks.find((c) => c.name === 'machine name')!;
+      assert.equal(mine.level, 'ok', mine.detail);
     });
 
     it('a folder written before floors had ids is taken over by the floor whose manifest matches, and refused to another', async () => {
