@@ -232,7 +232,9 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   };
   let run = await pushRounds(plan.items);
   if (deferred.length > 0 && !run.failure) touch(p.pending, Date.now());
-  if (run.failure && !run.interrupted && store.ssh_mux_only && (await muxCheck(cfg, env))) {
+  // A refusal or a store that keeps changing is not the connection's fault: no retry for those.
+  const retryable = run.failure && !run.interrupted && !['machine name taken', 'store copy changing'].includes(run.failure.label);
+  if (retryable && store.ssh_mux_only && (await muxCheck(cfg, env))) {
     // Over a live master a retry costs no prompt and no touch: one, after a delay.
     await new Promise((res) => setTimeout(res, envNumber(env, 'BRAIN_RETRY_DELAY', 30) * 1000));
     // The checks run again: a store copy moved aside is now missing, one half-sent is checked anew.
