@@ -6,6 +6,7 @@ import { syncPaths } from '../core/store/paths';
 import { retentionGuard, retentionWarning } from '../core/store/retention';
 import { effectiveWarning, mtimeOf } from '../core/store/state';
 import { recordingProblem } from '../core/floor/health';
+import { recentFailures } from '../core/failures';
 import { VERSION } from '../core/store/version';
 import { humanBytes, write, type Verb } from './args';
 
@@ -15,7 +16,8 @@ export const status: Verb = {
   usage: 'status [--local] [--json]',
   details: `The warning is what every front end shows ('' while backups work; "backup stale" when a change has
 waited over max(30 min, interval + 10 min) for a sync that worked; "recording failing: disk full" and the
-like, first, when the last capture pass failed or the disk has no room left). The store part reads the store (one ssh
+like, first, when the last capture pass failed or the disk has no room left). The sync and capture failures of the
+last 24 h (failures.jsonl) are listed even when the last run worked. The store part reads the store (one ssh
 connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherwise.`,
   options: [
     { name: 'local', type: 'bool', help: 'do not read the store' },
@@ -35,6 +37,8 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
     // What is not recorded cannot be backed up: a recording problem comes first.
     const rec = recordingProblem(home);
     const warning = rec?.label || eff.warning || (retWarn ? 'sessions due for deletion not backed up' : '');
+    // The last result alone hides a backup that fails every other run: the failures of the last day.
+    const fails = recentFailures(home, now);
     if (args.opts.json) {
       write(
         ctx.stdout,
@@ -49,6 +53,7 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
           last_ok: lastOk !== null ? new Date(lastOk).toISOString() : null,
           pending: eff.pending,
           retention: ret,
+          failures: fails,
           store: machines,
         }),
       );
@@ -64,6 +69,10 @@ connection for an ssh store); --local skips it. Exit 0 when no warning, 1 otherw
     write(ctx.stdout, `  warning: ${eff.warning || '(none)'}${eff.warning ? ` — ${eff.message}` : ''}`);
     if (eff.hint && eff.warning) write(ctx.stdout, `    ${eff.hint}`);
     for (const f of st?.findings ?? []) write(ctx.stdout, `  ${f.code}: ${f.message}`);
+    if (fails) {
+      const last = fails.entries[fails.entries.length - 1];
+      write(ctx.stdout, `  failures: ${fails.summary}\n    last ${ageText(Date.parse(last.last_at ?? last.at), now)}: ${last.message}`);
+    }
     if (retWarn) write(ctx.stdout, `  retention: ${retWarn}\n    run: brain record && brain sync --now`);
     if (machines) {
       if (!machines.ok) write(ctx.stdout, `Store: ${machines.label}: ${machines.message}\n  ${machines.hint}`);

@@ -46,6 +46,32 @@ function fail(file: string, what: string, hint: string, code = 'config-invalid')
   throw new BrainError(code, `${file}: ${what}`, hint);
 }
 
+/** Where a parse error is, as editors and compilers write it: `config.toml:LINE:COL: what`. */
+export function tomlErrorMessage(file: string, e: unknown): string {
+  const t = e as { line?: unknown; column?: unknown; message?: unknown };
+  const what = String(t?.message ?? e).split('\n')[0].replace(/^Invalid TOML document:\s*/, '');
+  const at = typeof t?.line === 'number' ? `:${t.line}${typeof t.column === 'number' ? `:${t.column}` : ''}` : '';
+  return `${file}${at}: not valid TOML: ${what}`;
+}
+
+/** The line a key is written on (1-based), so a value error points at it like a parse error does.
+ * `table` is the [section] it sits in (null: above every section). */
+export function keyLine(text: string, table: string | null, key: string): number | undefined {
+  let cur: string | null = null;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i].trim();
+    const h = /^\[\s*([^\]]+?)\s*\]/.exec(l);
+    if (h) {
+      cur = h[1];
+      continue;
+    }
+    const m = /^("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=/.exec(l);
+    if (m && cur === table && m[1].replace(/^["']|["']$/g, '') === key) return i + 1;
+  }
+  return undefined;
+}
+
 function show(v: unknown): string {
   return typeof v === 'string' ? JSON.stringify(v) : String(v);
 }
@@ -67,17 +93,22 @@ export function parseInterval(v: unknown): number | null {
 }
 
 /** Validates parsed TOML. Throws BrainError('config-invalid') naming the key and the value. */
-export function validateConfig(raw: Record<string, unknown>, file: string, env: Env = process.env, opts: { checkLocalStore?: boolean } = {}): Config {
+export function validateConfig(raw: Record<string, unknown>, file: string, env: Env = process.env, opts: { checkLocalStore?: boolean; text?: string } = {}): Config {
+  // `file:LINE` when the key can be found in the text (a value error then reads like a parse error).
+  const at = (table: string | null, key: string): string => {
+    const n = opts.text !== undefined ? keyLine(opts.text, table, key) : undefined;
+    return n ? `${file}:${n}` : file;
+  };
   for (const k of Object.keys(raw)) {
     if (!TOP_KEYS.includes(k)) {
-      fail(file, `unknown key ${JSON.stringify(k)} (= ${show(raw[k])})`, `known keys: ${TOP_KEYS.join(', ')}; [store] holds ${STORE_KEYS.join(', ')}; [sql] holds ${SQL_KEYS.join(', ')}`);
+      fail(at(null, k), `unknown key ${JSON.stringify(k)} (= ${show(raw[k])})`, `known keys: ${TOP_KEYS.join(', ')}; [store] holds ${STORE_KEYS.join(', ')}; [sql] holds ${SQL_KEYS.join(', ')}`);
     }
   }
   let machine: string;
   let machineFrom: Config['machineFrom'];
   if (raw.machine !== undefined) {
     if (typeof raw.machine !== 'string' || !MACHINE_RE.test(raw.machine)) {
-      fail(file, `machine = ${show(raw.machine)} is not a plain folder name`, 'use letters, digits, ".", "_" and "-" (it names this machine\'s folder at the store)');
+      fail(at(null, 'machine'), `machine = ${show(raw.machine)} is not a plain folder name`, 'use letters, digits, ".", "_" and "-" (it names this machine\'s folder at the store)');
     }
     machine = raw.machine;
     machineFrom = 'config';
@@ -98,10 +129,10 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
   let rsync_path = 'rsync';
   if (raw.rsync_path !== undefined) {
     if (typeof raw.rsync_path !== 'string' || raw.rsync_path.length === 0) {
-      fail(file, `rsync_path = ${show(raw.rsync_path)} is not a path`, 'set it to the rsync binary, e.g. rsync_path = "/usr/bin/rsync"');
+      fail(at(null, 'rsync_path'), `rsync_path = ${show(raw.rsync_path)} is not a path`, 'set it to the rsync binary, e.g. rsync_path = "/usr/bin/rsync"');
     }
     if (raw.rsync_path.includes('/') && !path.isAbsolute(raw.rsync_path)) {
-      fail(file, `rsync_path = ${show(raw.rsync_path)} is relative`, 'use an absolute path (a timer runs with its own working folder), or a bare name looked up on PATH');
+      fail(at(null, 'rsync_path'), `rsync_path = ${show(raw.rsync_path)} is relative`, 'use an absolute path (a timer runs with its own working folder), or a bare name looked up on PATH');
     }
     rsync_path = raw.rsync_path;
   }
@@ -110,7 +141,7 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
   if (raw.interval !== undefined) {
     const n = parseInterval(raw.interval);
     if (n === null || n < MIN_INTERVAL || n > MAX_INTERVAL) {
-      fail(file, `interval = ${show(raw.interval)} is not between ${MIN_INTERVAL} seconds and 1 day`, 'write seconds (600) or a duration ("10m", "1h")');
+      fail(at(null, 'interval'), `interval = ${show(raw.interval)} is not between ${MIN_INTERVAL} seconds and 1 day`, 'write seconds (600) or a duration ("10m", "1h")');
     }
     interval = n;
   }
@@ -121,44 +152,44 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
   let store: StoreConfig | undefined;
   if (raw.store !== undefined) {
     if (typeof raw.store !== 'object' || raw.store === null || Array.isArray(raw.store)) {
-      fail(file, `store = ${show(raw.store)} is not a [store] table`, 'write it as a [store] section with path = "/absolute/folder"');
+      fail(at(null, 'store'), `store = ${show(raw.store)} is not a [store] table`, 'write it as a [store] section with path = "/absolute/folder"');
     }
     const s = raw.store as Record<string, unknown>;
     for (const k of Object.keys(s)) {
       if (!STORE_KEYS.includes(k)) {
-        fail(file, `unknown key ${JSON.stringify(k)} in [store] (= ${show(s[k])})`, `[store] holds ${STORE_KEYS.join(', ')}; machine, rsync_path and interval go above it`);
+        fail(at('store', k), `unknown key ${JSON.stringify(k)} in [store] (= ${show(s[k])})`, `[store] holds ${STORE_KEYS.join(', ')}; machine, rsync_path and interval go above it`);
       }
     }
     if (typeof s.path !== 'string' || s.path.length === 0) {
-      fail(file, `[store] path = ${show(s.path)} is missing or not a string`, 'set path = "/absolute/folder" (on the store host when host is set)');
+      fail(at('store', 'path'), `[store] path = ${show(s.path)} is missing or not a string`, 'set path = "/absolute/folder" (on the store host when host is set)');
     }
     if (!s.path.startsWith('/')) {
-      fail(file, `[store] path = ${show(s.path)} is not absolute`, 'write the full path, starting with "/"');
+      fail(at('store', 'path'), `[store] path = ${show(s.path)} is not absolute`, 'write the full path, starting with "/"');
     }
     if (UNSAFE_PATH_RE.test(s.path)) {
-      fail(file, `[store] path = ${show(s.path)} holds a quote, backslash, "$", backtick or control character`, 'choose a folder name without them (the path is quoted in a shell command on the store host)');
+      fail(at('store', 'path'), `[store] path = ${show(s.path)} holds a quote, backslash, "$", backtick or control character`, 'choose a folder name without them (the path is quoted in a shell command on the store host)');
     }
     let host: string | undefined;
     if (s.host !== undefined) {
       if (typeof s.host !== 'string' || s.host.trim().length === 0) {
-        fail(file, `[store] host = ${show(s.host)} is not a host name`, 'set host = "user@server" or an ssh config alias, or remove it for a local store');
+        fail(at('store', 'host'), `[store] host = ${show(s.host)} is not a host name`, 'set host = "user@server" or an ssh config alias, or remove it for a local store');
       }
       if (s.host.includes(':')) {
-        fail(file, `[store] host = ${show(s.host)} contains a colon`, 'put the folder in path and only the host in host (host = "server", path = "/srv/brain")');
+        fail(at('store', 'host'), `[store] host = ${show(s.host)} contains a colon`, 'put the folder in path and only the host in host (host = "server", path = "/srv/brain")');
       }
       if (/\s/.test(s.host) || s.host.startsWith('-') || UNSAFE_PATH_RE.test(s.host)) {
-        fail(file, `[store] host = ${show(s.host)} is not a plain ssh destination`, 'use user@host or an alias from ~/.ssh/config, without spaces, quotes or a leading "-"');
+        fail(at('store', 'host'), `[store] host = ${show(s.host)} is not a plain ssh destination`, 'use user@host or an alias from ~/.ssh/config, without spaces, quotes or a leading "-"');
       }
       host = s.host;
     }
     let ssh_mux_only = false;
     if (s.ssh_mux_only !== undefined) {
       if (typeof s.ssh_mux_only !== 'boolean') {
-        fail(file, `[store] ssh_mux_only = ${show(s.ssh_mux_only)} is not true or false`, 'write ssh_mux_only = true or false');
+        fail(at('store', 'ssh_mux_only'), `[store] ssh_mux_only = ${show(s.ssh_mux_only)} is not true or false`, 'write ssh_mux_only = true or false');
       }
       ssh_mux_only = s.ssh_mux_only;
       if (ssh_mux_only && !host) {
-        fail(file, `[store] ssh_mux_only = true without host`, 'ssh_mux_only only applies to an ssh store: add host = "…" or remove ssh_mux_only');
+        fail(at('store', 'ssh_mux_only'), `[store] ssh_mux_only = true without host`, 'ssh_mux_only only applies to an ssh store: add host = "…" or remove ssh_mux_only');
       }
     }
     const p = s.path.length > 1 ? s.path.replace(/\/+$/, '') : s.path;
@@ -170,8 +201,7 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
         /* missing */
       }
       if (!isDir) {
-        fail(
-          file,
+        fail(at('store', 'path'),
           `[store] path = ${show(s.path)} does not exist on this machine`,
           `a local store's folder must exist (a forgotten host line fails here instead of filling a local copy): mount it, create it with \`brain init --store ${p}\`, or add host = "…" for an ssh store`,
           'config-store-missing',
@@ -202,15 +232,14 @@ export function readConfig(home: string, env: Env = process.env): ConfigResult {
   try {
     raw = parse(text) as Record<string, unknown>;
   } catch (e) {
-    const msg = (e as Error).message.split('\n')[0];
     return {
       kind: 'invalid',
       file,
-      error: new BrainError('config-unparsable', `${file} is not valid TOML: ${msg}`, 'fix the line it names (brain init never overwrites a file it cannot parse)', { cause: e }),
+      error: new BrainError('config-unparsable', tomlErrorMessage(file, e), 'fix the line it names (brain init never overwrites a file it cannot parse)', { cause: e }),
     };
   }
   try {
-    return { kind: 'ok', config: validateConfig(raw, file, env) };
+    return { kind: 'ok', config: validateConfig(raw, file, env, { text }) };
   } catch (e) {
     if (e instanceof BrainError) return { kind: 'invalid', file, error: e };
     throw e;

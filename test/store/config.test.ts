@@ -52,14 +52,25 @@ describe('config.toml rejects, naming key and value', () => {
   it('an interval below a minute', () => rejects(`interval = 5\n`, 'interval = 5', 'between 60 seconds and 1 day'));
   it('an interval that is not a duration', () => rejects(`interval = "soon"\n`, 'interval = "soon"'));
   it('store that is not a table', () => rejects(`store = "/srv/brain"\n`, 'store = "/srv/brain"', '[store] table'));
-  it('a file that is not TOML', () => {
-    fs.writeFileSync(path.join(sb.brain, 'config.toml'), '[store\npath = 1\n');
+  it('a file that is not TOML, naming the line and column', () => {
+    const file = path.join(sb.brain, 'config.toml');
+    fs.writeFileSync(file, `machine = "box"\n\n[store\npath = 1\n`);
     const r = readConfig(sb.brain, env);
     assert.equal(r.kind, 'invalid');
     if (r.kind === 'invalid') {
       assert.equal(r.error.code, 'config-unparsable');
-      assert.match(r.error.message, /is not valid TOML/);
+      assert.ok(r.error.message.startsWith(`${file}:3:7: not valid TOML: `), r.error.message);
+      assert.ok(!r.error.message.includes('\n'), 'one line: it is shown in status bars');
     }
+  });
+  it('a bad value, naming the line it is on', () => {
+    const file = path.join(sb.brain, 'config.toml');
+    fs.writeFileSync(file, `# comment\nmachine = "box"\n[store]\npath = "${storeDir}"\nhost = "box:/srv"\n`);
+    const r = readConfig(sb.brain, env);
+    assert.ok(r.kind === 'invalid' && r.error.message.startsWith(`${file}:5: [store] host = "box:/srv"`), JSON.stringify(r));
+    fs.writeFileSync(file, `interval = 5\n`);
+    const r2 = readConfig(sb.brain, env);
+    assert.ok(r2.kind === 'invalid' && r2.error.message.startsWith(`${file}:1: interval = 5`), JSON.stringify(r2));
   });
 });
 

@@ -168,3 +168,14 @@ export function lostFiles(before: Map<string, { size: number }>, after: Map<stri
   }
   return out;
 }
+
+/** One session of about `bytes` bytes of JSON lines (for transfers slow enough to interrupt). */
+export function bigSession(bytes: number): Buffer {
+  const big: Buffer[] = [];
+  for (let i = 0, n = 0; n < bytes; i++) {
+    const b = Buffer.from(JSON.stringify({ type: 'assistant', n: i, text: 'x'.repeat(900 + (i % 97)) }) + '\n');
+    big.push(b);
+    n += b.length;
+  }
+  return Buffer.concat(big);
+}

@@ -74,3 +74,34 @@ export function setRsyncPath(home: string, bin: string): void {
 export function bytesOf(file: string): Buffer {
   return fs.readFileSync(file);
 }
+
+/** Live processes whose command line mentions `needle` (a sandbox path): rsync, ssh, the store side. */
+export function processesMentioning(needle: string): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    let cmd: string;
+    let st: string;
+    try {
+      cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // A zombie has exited already (it waits for its parent to read its status).
+    if (/^\d+ \(.*\) Z /.test(st)) continue;
+    if (cmd.includes(needle)) out.push({ pid: Number(d), cmd });
+  }
+  return out;
+}
+
+/** Polls (bounded) until no process mentions `needle`; returns those left. */
+export async function untilNoProcesses(needle: string, ms = 15_000): Promise<{ pid: number; cmd: string }[]> {
+  const until = Date.now() + ms;
+  let left = processesMentioning(needle);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = processesMentioning(needle);
+  }
+  return left;
+}

@@ -131,7 +131,7 @@ describe('brain init', () => {
     fs.writeFileSync(f, '[store\npath = "/x"\n');
     const r = brain(sb, ['init', '--store', store]);
     assert.equal(r.status, 1);
-    assert.match(r.stdout, /is not valid TOML.*never overwritten/);
+    assert.match(r.stdout, /config\.toml:1:\d+: not valid TOML.*never overwritten/);
     assert.equal(fs.readFileSync(f, 'utf8'), '[store\npath = "/x"\n');
     fs.writeFileSync(f, good);
   });

@@ -29,19 +29,36 @@ describe('store-side script', () => {
     return { code: r.status, ...parseChecks(r.stderr) };
   };
 
-  it('classifies each store copy: ok, longer, short, missing, moved (kept), differs', () => {
+  it('classifies each store copy: ok, longer, short, missing, moved (kept), differs, unknown', () => {
     const good = 'line one\nline two\n';
-    const files: Record<string, string> = { ok: good, longer: good + 'extra\n', short: 'line', moved: 'LINE one\nline two\n', differs: 'LINE one\nline two\n' };
+    const files: Record<string, string> = { ok: good, longer: good + 'extra\n', short: 'line', moved: 'LINE one\nline two\n', differs: 'LINE one\nline two\n', unknown: good + 'more\n' };
     for (const [n, t] of Object.entries(files)) fs.writeFileSync(path.join(store, 'm', 'lake', `${n}.jsonl`), t);
-    const c = (n: string, repair: boolean) => ({ rel: `lake/${n}.jsonl`, size: good.length, sha256: sha(good), localSize: good.length, repair });
-    const r = run([c('ok', true), c('longer', true), c('short', true), c('missing', true), c('moved', true), c('differs', false)]);
-    assert.equal(r.code, 0);
+    const c = (n: string, repair: boolean, localSize = good.length) => ({ rel: `lake/${n}.jsonl`, size: good.length, sha256: sha(good), localSize, repair });
+    const r = run([c('ok', true), c('longer', true), c('short', true), c('missing', true), c('moved', true), c('differs', false), c('unknown', true, good.length + 10)]);
     const st = Object.fromEntries([...r.checks].map(([k, v]) => [k.replace(/^lake\/|\.jsonl$/g, ''), v.status]));
-    assert.deepEqual(st, { ok: 'ok', longer: 'longer', short: 'short', missing: 'missing', moved: 'moved', differs: 'differs' });
+    assert.deepEqual(st, { ok: 'ok', longer: 'longer', short: 'short', missing: 'missing', moved: 'moved', differs: 'differs', unknown: 'unknown' });
+    assert.equal(r.checks.get('lake/unknown.jsonl')!.size, good.length + 5, "reports the store copy's length");
+    // Store copies not shown to be ours, of files about to be pushed: rsync must not run.
+    assert.equal(r.code, 3);
+    assert.ok(r.again);
     assert.ok(typeof r.freeKiB === 'number' && r.freeKiB > 0, 'reports free space at the store');
     assert.equal(fs.readFileSync(path.join(store, 'm', '.brain', 'replaced', 'STAMP', 'lake', 'moved.jsonl'), 'utf8'), files.moved, 'moved aside, not deleted');
     assert.ok(!fs.existsSync(path.join(store, 'm', 'lake', 'moved.jsonl')));
     assert.equal(fs.readFileSync(path.join(store, 'm', 'lake', 'differs.jsonl'), 'utf8'), files.differs, 'left untouched');
+    for (const n of ['longer', 'short', 'unknown']) assert.equal(fs.readFileSync(path.join(store, 'm', 'lake', `${n}.jsonl`), 'utf8'), files[n], `${n} left untouched`);
+    // Reporting only (files kept out of the push), or all shown to be ours: rsync runs.
+    const r2 = run([c('ok', true), c('missing', true), c('moved', true), c('longer', false), c('short', false), c('differs', false), c('unknown', false, 99)]);
+    assert.equal(r2.code, 0);
+    assert.ok(!r2.again);
+  });
+
+  it('a guarded folder of new files stops the step only if it exists at the store', () => {
+    fs.mkdirSync(path.join(store, 'm', 'lake', 'there'), { recursive: true });
+    const r = run([{ dir: 'lake/absent' }]);
+    assert.equal(r.code, 0);
+    const r2 = run([{ dir: 'lake/absent' }, { dir: 'lake/there' }]);
+    assert.equal(r2.code, 3);
+    assert.deepEqual(r2.dirs, ['lake/there']);
   });
 
   it('refuses to create a store folder that is missing, and creates only <machine>/', () => {
@@ -70,7 +87,7 @@ describe('rsync command line', () => {
   const cfg: Config = { machine: 'm', machineFrom: 'config', rsync_path: '/usr/bin/rsync', interval: 600, file: 'x', store: { path: '/srv/b', host: 'box', ssh_mux_only: false } };
 
   it('appends and verifies, never deletes, one connection with the mkdir riding along', () => {
-    const { cmd, args } = pushCommand({ cfg, env: {}, sources: ['/h/lake'], excludeFrom: '/h/x', checks: [], stamp: 'S' });
+    const { cmd, args } = pushCommand({ cfg, env: {}, sources: ['/h/lake'], excludeFrom: "/h/x", items: [], stamp: 'S' });
     assert.equal(cmd, '/usr/bin/rsync');
     assert.ok(args.includes('-a') && args.includes('--append-verify'));
     assert.ok(!args.some((a) => /delete|remove-source/.test(a)));

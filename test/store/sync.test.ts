@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runSync } from '../../src/core/store/sync';
 import { readState } from '../../src/core/store/state';
+import { readFloorId } from '../../src/core/store/floorid';
 import { readLedger } from '../../src/core/store/ledger';
 import { syncPaths } from '../../src/core/store/paths';
 import { VERSION } from '../../src/core/store/version';
@@ -36,8 +37,16 @@ for (const transport of ['local', 'ssh'] as const) {
     });
     after(() => s.cleanup());
 
-    it('copies exactly the floor, byte for byte, and a version file', async () => {
-      const o = await runSync(s.sb.brain, { env: s.env });
+    it('copies exactly the floor, byte for byte, and a version file, into a 0700 <machine>/ whatever the umask', async () => {
+      // rsync and the store-side step inherit the umask (over ssh: the store host's own).
+      const umask = process.umask(0o022);
+      let o;
+      try {
+        o = await runSync(s.sb.brain, { env: s.env });
+      } finally {
+        process.umask(umask);
+      }
+      for (const d of [s.mine, path.join(s.mine, '.brain')]) assert.equal((fs.statSync(d).mode & 0o777).toString(8), '700', d);
       assert.equal(o.kind, 'done');
       if (o.kind !== 'done') return;
       assert.equal(o.state.status, 'ok', o.state.message);
@@ -46,7 +55,8 @@ for (const transport of ['local', 'ssh'] as const) {
       const want = floorFiles(s.sb.brain).filter((f) => !f.includes('.tmp-'));
       assert.deepEqual(atStore.filter((f) => !f.startsWith('.brain/')), want);
       for (const f of want) assert.ok(sameBytes(path.join(s.sb.brain, f), path.join(s.mine, f)), f);
-      assert.deepEqual(atStore.filter((f) => f.startsWith('.brain/')), [`.brain/${VERSION}.json`]);
+      assert.deepEqual(atStore.filter((f) => f.startsWith('.brain/')), [`.brain/${VERSION}.json`, '.brain/floor-id']);
+      assert.equal(fs.readFileSync(path.join(s.mine, '.brain', 'floor-id'), 'utf8').trim(), readFloorId(s.sb.brain), "this floor's id");
       const v = JSON.parse(fs.readFileSync(path.join(s.mine, '.brain', `${VERSION}.json`), 'utf8'));
       assert.equal(v.version, VERSION);
       assert.equal(v.machine, 'testbox');

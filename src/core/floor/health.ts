@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrainError, describe } from '../errors';
+import { noteFailure } from '../failures';
 import { layout } from '../home';
 import { writeFileAtomic } from './durable';
 
@@ -23,10 +24,13 @@ export interface RecordingProblem {
 /** Best effort: on a full disk even this small file may not fit (the free-space check says it). */
 export function noteCaptureError(home: string, e: unknown): void {
   const b = e instanceof BrainError ? e : undefined;
+  const message = b ? b.message : describe(e);
+  // Also in the failure log: this file says only whether the last pass failed.
+  noteFailure(home, { kind: 'capture', label: b?.code === 'disk-full' ? 'disk full' : (b?.code ?? 'error'), message });
   try {
     writeFileAtomic(
       path.join(layout(home).health, ERROR_FILE),
-      `${JSON.stringify({ at: new Date().toISOString(), code: b?.code ?? 'error', message: b ? b.message : describe(e), hint: b?.hint })}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), code: b?.code ?? 'error', message, hint: b?.hint })}\n`,
       { sync: false },
     );
   } catch {

@@ -4,6 +4,8 @@
 // --fix because nearly every fix is `brain init`, which leaves what is right alone.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { failureLogPath, recentFailures } from '../failures';
 import { freeBytes, recordingProblem } from '../floor/health';
 import { RAISE_WATCHES, watchBudget, watchPollMs } from '../floor/watch';
 import { readConfig, type Config } from '../config';
@@ -17,7 +19,8 @@ import { effectiveWarning, mtimeOf, problems, readState } from './state';
 import { ageText } from './machines';
 import { homeNotWritable } from '../errors';
 import { timerStatus, type Platform } from './timer';
-import { envNumber, muxCheck, sshBase, sshOptions, storeLabel } from './transport';
+import { envNumber, muxCheck, ownerFailure, sshBase, sshOptions, storeLabel } from './transport';
+import { readFloorId } from './floorid';
 
 export interface DoctorCheck {
   name: string;
@@ -43,16 +46,30 @@ export function rsyncVersion(bin: string, env: Env): { ok: boolean; version?: st
   return { ok: true, version: `${m[1]}.${m[2]}${m[3] ? `.${m[3]}` : ''}`, major: +m[1], minor: +m[2], detail: r.stdout.split('\n')[0].trim() };
 }
 
-function sshReach(cfg: Config, env: Env): Promise<{ code: number | null; stderr: string }> {
+/** Reaches the store host; prints the floor id recorded for this machine's folder, if any. */
+function sshReach(cfg: Config, env: Env): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base = sshBase(env);
   const s = cfg.store!;
   return new Promise((resolve) => {
+    let stdout = '';
     let stderr = '';
-    const c = spawn(base[0], [...base.slice(1), ...sshOptions(cfg, env), s.host!, `test -d "${s.path}"`], { stdio: ['ignore', 'ignore', 'pipe'], env: env as NodeJS.ProcessEnv });
+    const cmd = `test -d "${s.path}" && { cat "${s.path}/${cfg.machine}/.brain/floor-id" 2>/dev/null; true; }`;
+    const c = spawn(base[0], [...base.slice(1), ...sshOptions(cfg, env), s.host!, cmd], { stdio: ['ignore', 'pipe', 'pipe'], env: env as NodeJS.ProcessEnv });
+    c.stdout.on('data', (d) => (stdout += d.toString()));
     c.stderr.on('data', (d) => (stderr += d.toString()));
-    c.on('error', (e) => resolve({ code: null, stderr: e.message }));
-    c.on('close', (code) => resolve({ code, stderr }));
+    c.on('error', (e) => resolve({ code: null, stdout, stderr: e.message }));
+    c.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Whose <store>/<machine>/ is it (floorid.ts)? `recorded`: the id there ('' for none). */
+function ownerCheck(home: string, cfg: Config, recorded: string): DoctorCheck {
+  const ours = readFloorId(home);
+  const where = `${storeLabel(cfg)}/${cfg.machine}/`;
+  if (!recorded) return { name: 'machine name', level: 'ok', detail: `${where} records no floor yet: the next sync records this one (a folder from before floor ids goes to the floor whose manifest matches)` };
+  if (recorded === ours) return { name: 'machine name', level: 'ok', detail: `${where} is this floor's (${ours.slice(0, 8)}…)` };
+  const f = ownerFailure(cfg, recorded);
+  return { name: 'machine name', level: 'fail', detail: `${f.label}: ${f.message.replace(/, so nothing was synced$/, '')}`, fix: f.hint };
 }
 
 export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorCheck[]> {
@@ -90,6 +107,15 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
         /* not there or not writable */
       }
       out.push(ok ? { name: 'store', level: 'ok', detail: `${s.path} is a writable folder` } : { name: 'store', level: 'fail', detail: `${s.path} is missing or not writable`, fix: 'mount the store disk, or fix [store] path' });
+      if (ok) {
+        let recorded = '';
+        try {
+          recorded = fs.readFileSync(path.join(s.path, cfg.machine, '.brain', 'floor-id'), 'utf8').trim();
+        } catch {
+          /* none recorded yet */
+        }
+        out.push(ownerCheck(home, cfg, recorded));
+      }
     } else if (s.ssh_mux_only) {
       const up = await muxCheck(cfg, env);
       out.push(up ? { name: 'store', level: 'ok', detail: `an ssh master to ${s.host} is open` } : { name: 'store', level: 'warn', detail: `no ssh master for ${s.host}: syncs are skipped until one is open`, fix: `ssh -fN ${s.host}   (with ControlMaster/ControlPath in ~/.ssh/config)` });
@@ -97,7 +123,10 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
       out.push({ name: 'store', level: 'info', detail: `${storeLabel(cfg)} not checked (--offline)` });
     } else {
       const rr = await sshReach(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(envNumber(env, 'BRAIN_CONNECT_TIMEOUT', 10)) });
-      if (rr.code === 0) out.push({ name: 'store', level: 'ok', detail: `${s.host} answers and ${s.path} exists` });
+      if (rr.code === 0) {
+        out.push({ name: 'store', level: 'ok', detail: `${s.host} answers and ${s.path} exists` });
+        out.push(ownerCheck(home, cfg, rr.stdout.trim()));
+      }
       else if (rr.code === 1) out.push({ name: 'store', level: 'fail', detail: `${s.host} answers but ${s.path} does not exist there`, fix: `ssh ${s.host} mkdir -p ${s.path}` });
       else out.push({ name: 'store', level: 'fail', detail: `cannot reach ${s.host}: ${rr.stderr.trim().split('\n').pop() || `ssh exited ${rr.code}`}`, fix: `check login without a prompt: ssh -o BatchMode=yes ${s.host} true` });
     }
@@ -142,6 +171,12 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
     });
   }
   if (eff.warning) out.push({ name: 'warning', level: 'warn', detail: `${eff.warning}: ${eff.message}`, fix: eff.hint });
+  const fails = recentFailures(home, now);
+  if (fails) {
+    const last = fails.entries[fails.entries.length - 1];
+    // A warning even when the last sync worked: failing every other run is a problem of its own.
+    out.push({ name: 'failures', level: 'warn', detail: `${fails.summary}; the last ${ageText(Date.parse(last.last_at ?? last.at), now)}: ${last.message}`, fix: `each is in ${failureLogPath(home)}; the other checks say what is wrong now` });
+  } else out.push({ name: 'failures', level: 'ok', detail: 'no sync or capture failure in the last 24 h' });
   for (const f of problems(state)) out.push({ name: f.code, level: 'fail', detail: f.message, fix: f.code === 'local-corrupt' ? 'brain verify --store' : undefined });
 
   for (const h of planHooks(opts.brainCmd, env)) {

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import { parseStoreArg, readConfig, renderConfig, validateConfig, type TemplateValues } from '../config';
+import { parseStoreArg, readConfig, renderConfig, tomlErrorMessage, validateConfig, type TemplateValues } from '../config';
 import { BrainError, describe, notWritable } from '../errors';
 import { ensureHome, layout, mkdirPrivate, type Env } from '../home';
 import { writeFileAtomic } from '../floor/durable';
@@ -65,7 +65,7 @@ export const configStep: InitStep = {
           {
             step: 'config',
             status: 'failed',
-            detail: `${file} is not valid TOML (${(e as Error).message.split('\n')[0]}); it is never overwritten`,
+            detail: `${tomlErrorMessage(file, e)}; it is never overwritten`,
             fix: `fix it by hand, or move it away and run brain init again`,
           },
         ];

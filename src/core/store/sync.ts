@@ -6,36 +6,45 @@
 //
 // Corruption, the careful part. rsync --append-verify appends to a store file shorter than ours and
 // then checks the whole file; when that check fails it re-sends the whole file, silently replacing
-// the store's copy, and it skips store files as long as ours or longer without looking at them. So:
-//   1. Before the push, every changed local file is checked: lake files against every manifest
-//      range, manifest/meta files against the sha256 of what was already backed up (ledger). A file
-//      that fails is excluded from the push (--exclude-from) and reported; the store's copy, the
-//      backup of record, is never overwritten by it.
+// the store's copy, and it skips store files as long as ours or longer without looking at them. So
+// no store copy reaches rsync unless it has been shown to be a prefix of ours:
+//   1. Before the push, every changed local file is checked (plan.ts): lake files against every
+//      manifest range, manifest/meta files against the sha256 of what was already backed up
+//      (ledger). A file that fails is excluded from the push (--exclude-from) and reported; the
+//      store's copy, the backup of record, is never overwritten by it.
 //   2. On the store side, before rsync runs and in the same connection (script.ts), each file about
-//      to grow, and a rotating slice of the unchanged ones, is checked against the ledger: the
-//      store's first N bytes must still hash to what we sent. A store copy that differs while ours
-//      verifies is moved aside to .brain/replaced/<stamp>/ (kept, never deleted) and rsync sends ours
-//      whole: that is the repair, and it is reported. A store copy longer than ours is reported and
-//      not pushed over.
-//   3. rsync's own "failed verification" warnings are still read, for the one case the checks
-//      cannot foresee (a store tail past what we vouched for, e.g. an interrupted earlier sync).
+//      to be pushed whose store copy may exist, and a rotating slice of the unchanged ones, is
+//      checked: the store's first N bytes must hash to what we sent. A store copy that differs while
+//      ours verifies is moved aside to .brain/replaced/<stamp>/ (kept, never deleted) and rsync
+//      sends ours whole: that is the repair, and it is reported. A store copy holding bytes nobody
+//      compared with ours (longer than what we sent, or than our whole file) stops the step before
+//      rsync runs; the next round checks it against our own bytes at its length (a prefix of ours:
+//      appended to; not: moved aside) or, while it is longer than ours, keeps ours out of the push.
+//   3. rsync's own "failed verification" warnings are still read, for what the checks cannot
+//      foresee (the store changing between the check and rsync).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readConfig, type Config } from '../config';
+import { noteFailure } from '../failures';
 import { tryLock } from '../floor/lock';
 import { writeFileAtomic } from '../floor/durable';
 import { layout, mkdirPrivate, type Env } from '../home';
-import { hashRange } from '../floor/ranges';
 import type { Finding } from './findings';
-import { kindOf, listFloor, walkFloor, type FloorFile } from './floorfiles';
-import { EMPTY_SHA256, readLedger, writeLedger, type Ledger, type LedgerEntry } from './ledger';
-import { checkLocal, manifestRanges, type Range } from './localcheck';
+import { listFloor, walkFloor, type FloorFile } from './floorfiles';
+import { readLedger, writeLedger, type Ledger } from './ledger';
+import { manifestRanges } from './localcheck';
 import { SYNCED_DIRS, syncPaths } from './paths';
-import { scriptSafe, type StoreCheck } from './script';
+import { deferItems, nextRound, planSync } from './plan';
+import { fitItems, isGuard, type Owner, type ScriptItem } from './script';
+import { ensureFloorId, manifestHead } from './floorid';
 import { findingsLabel, mtimeOf, readState, writeState, type SyncState } from './state';
 import { envNumber, excludeLine, muxCheck, push, storeLabel, type RsyncRun } from './transport';
+import { applyVerdicts, noteRound, type Seen, type VerdictInput } from './verdicts';
 import { VERSION } from './version';
+
+/** Rounds of store-side checks in one sync (see plan.ts); past that the store is changing under us. */
+const MAX_ROUNDS = 5;
 
 export type SyncOutcome =
   | { kind: 'busy'; pendingMarked: boolean }
@@ -49,6 +58,8 @@ export interface SyncOptions {
   env?: Env;
   /** Extra rsync arguments (tests and bench). */
   extraRsync?: string[];
+  /** Take <store>/<machine>/ over even if it is recorded for another floor (floorid.ts). */
+  adopt?: boolean;
 }
 
 function touch(file: string, atMs: number): void {
@@ -102,6 +113,8 @@ export async function runSync(home: string, opts: SyncOptions = {}, depth = 0): 
       fs.rmSync(p.pending, { force: true });
       if (!force && !isDue(home)) break;
       outcome = await syncOnce(home, cfg, env, opts);
+      // Stopped by a signal: the caller is going away, nothing more is started.
+      if (outcome.kind === 'done' && outcome.run?.interrupted) return outcome;
       if (!fs.existsSync(p.pending)) break;
       force = true;
     }
@@ -133,11 +146,6 @@ function stageVersion(home: string, cfg: Config, startIso: string): string {
 
 function stampOf(ms: number): string {
   return new Date(ms).toISOString().replace(/[:.]/g, '-');
-}
-
-interface Planned {
-  entry: LedgerEntry;
-  excluded: boolean;
 }
 
 async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions): Promise<SyncOutcome> {
@@ -174,244 +182,85 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   const { ranges } = manifestRanges(l.manifest);
   const files = listFloor(home);
   const ledger = readLedger(p.ledger);
-  const findings: Finding[] = [];
-  const checks: StoreCheck[] = [];
-  const planned = new Map<string, Planned>();
-  const checkFor = new Map<string, StoreCheck>();
   const at = startIso;
-  const rels = [...files.keys()].sort();
-
-  const addCheck = (c: StoreCheck) => {
-    checks.push(c);
-    checkFor.set(c.rel, c);
-  };
-
-  const examine = (f: FloorFile, e: LedgerEntry | undefined): void => {
-    const abs = path.join(home, f.rel);
-    const kind = kindOf(f.rel);
-    let lc;
-    try {
-      lc = checkLocal(abs, kind, ranges.get(f.rel), e ? { size: e.size, sha256: e.sha256 } : undefined);
-    } catch (err) {
-      lc = { ok: false, why: `cannot read it: ${(err as Error).message}`, extent: 0, extentSha: EMPTY_SHA256, badRanges: [] as Range[] };
-    }
-    if (!lc.ok) {
-      const fnd: Finding = {
-        code: 'local-corrupt',
-        path: f.rel,
-        message: `${f.rel}: ${lc.why}. It is not pushed, so the store's copy is kept; restore it from the store (\`brain verify --store\` names the good copy)`,
-        matches: kind === 'lake' ? 'store' : 'unknown',
-        at,
-      };
-      findings.push(fnd);
-      planned.set(f.rel, {
-        excluded: true,
-        entry: { ...(e ?? { size: 0, sha256: EMPTY_SHA256, synced_at: '' }), seen_size: f.size, seen_mtime: f.mtimeMs, problem: fnd },
-      });
-      if (e && e.size > 0) addCheck({ rel: f.rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: false });
-      return;
-    }
-    planned.set(f.rel, { excluded: false, entry: { size: lc.extent, sha256: lc.extentSha, seen_size: f.size, seen_mtime: f.mtimeMs, synced_at: startIso } });
-    if (e && e.size > 0) {
-      if (scriptSafe(f.rel)) addCheck({ rel: f.rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: true });
-      else findings.push({ code: 'unsafe-name', path: f.rel, message: `${f.rel}: its name cannot be checked at the store before the push; rsync's own verification still applies`, at });
-    }
-  };
-
-  // 1. Changed files (and files whose problem may have been fixed).
-  const unchanged: string[] = [];
-  for (const rel of rels) {
-    const f = files.get(rel)!;
-    const e = ledger.files[rel];
-    if (e?.problem?.code === 'store-longer') {
-      // The store holds bytes we never sent. Ours is not pushed over them until the store's copy is
-      // shown to be a prefix of ours (rsync would otherwise re-send ours whole over it), changed or not.
-      const sz = e.problem.store_size ?? 0;
-      planned.set(rel, { excluded: true, entry: { ...e, seen_size: f.size, seen_mtime: f.mtimeMs } });
-      findings.push(e.problem);
-      if (scriptSafe(rel)) {
-        if (f.size >= sz) {
-          let sha: string | null = null;
-          try {
-            sha = sz > 0 ? hashRange(path.join(home, rel), 0, sz) : EMPTY_SHA256;
-          } catch {
-            /* unreadable: keep the problem */
-          }
-          if (sha) addCheck({ rel, size: sz, sha256: sha, localSize: f.size, repair: false });
-        } else if (e.size > 0) addCheck({ rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: false });
-      }
-      continue;
-    }
-    const changed = !e || e.seen_size !== f.size || e.seen_mtime !== f.mtimeMs;
-    if (changed) {
-      examine(f, e);
-      continue;
-    }
-    if (e.problem) {
-      // Unchanged since it failed: keep it out of the push and keep saying so.
-      planned.set(rel, { excluded: true, entry: e });
-      findings.push(e.problem);
-      if (e.size > 0 && scriptSafe(rel)) addCheck({ rel, size: e.size, sha256: e.sha256, localSize: f.size, repair: false });
-      continue;
-    }
-    if (e.size > 0) unchanged.push(rel);
-  }
-
-  // 2. A rotating slice of unchanged files: their local copy is re-verified (a flipped bit does not
-  // change an mtime) and their store copy checked, so every file is looked at again over time.
-  const budget = envNumber(env, 'BRAIN_SCRUB_BYTES', 64 * 1024 * 1024);
-  const maxFiles = envNumber(env, 'BRAIN_SCRUB_FILES', 200);
-  let startIdx = 0;
-  if (ledger.scrub_after) {
-    const i = unchanged.findIndex((r) => r > ledger.scrub_after!);
-    startIdx = i < 0 ? 0 : i;
-  }
-  let used = 0;
-  let lastScrubbed: string | undefined;
-  for (let k = 0; k < unchanged.length && k < maxFiles; k++) {
-    const rel = unchanged[(startIdx + k) % unchanged.length];
-    const e = ledger.files[rel];
-    if (k > 0 && used + e.size > budget) break;
-    used += e.size;
-    lastScrubbed = rel;
-    if (!scriptSafe(rel)) continue;
-    const f = files.get(rel)!;
-    const before = planned.size;
-    examine(f, e);
-    const pl = planned.get(rel);
-    if (pl && !pl.excluded) {
-      // Unchanged and still verifying: keep its ledger entry as it was (same bytes vouched for).
-      pl.entry = { ...e };
-    }
-    void before;
-  }
-
-  // Files the ledger knows that are gone locally are left alone: the store keeps them.
-  const excluded = [...planned.entries()].filter(([, v]) => v.excluded).map(([k]) => k);
-  mkdirPrivate(p.dir);
-  writeFileAtomic(p.excludes, ['.tmp-*', '.checkpoint.json', ...excluded.map(excludeLine)].join('\n') + '\n', { sync: false });
+  const plan = planSync(home, env, files, ranges, ledger, at);
+  const { planned, findings } = plan;
+  const stamp = stampOf(start);
+  const owner: Owner = { id: ensureFloorId(home), head: manifestHead(home), adopt: !!opts.adopt };
   const stageDir = stageVersion(home, cfg, startIso);
   const sources = SYNCED_DIRS.map((d) => path.join(home, d)).filter((d) => fs.existsSync(d));
   sources.push(stageDir);
-  const stamp = stampOf(start);
-  let toSend = 0;
-  for (const [rel, f] of files) {
-    if (planned.get(rel)?.excluded) continue;
-    toSend += Math.max(0, f.size - (ledger.files[rel]?.size ?? 0));
-  }
+  mkdirPrivate(p.dir);
 
-  let run = await push({ cfg, env, sources, excludeFrom: p.excludes, checks, stamp, extra: opts.extraRsync, toSend });
-  if (run.failure && store.ssh_mux_only && (await muxCheck(cfg, env))) {
+  // Rounds: a store-side step that finds store copies not shown to be ours stops before rsync runs
+  // and is asked again with exact checks (plan.ts); each round is one connection.
+  let items: ScriptItem[] = [];
+  const deferred: string[] = [];
+  const seen = new Map<string, Seen>();
+  const kept: VerdictInput['kept'] = [];
+  const pushOnce = (stampNow: string, want: ScriptItem[]) => {
+    // Files whose check does not fit in the script are not pushed now; the next sync takes them.
+    const fitted = fitItems(store, cfg.machine, want, stampNow, owner);
+    items = fitted.fit;
+    deferred.push(...deferItems(plan, fitted.rest));
+    const excluded = [...planned.entries()].filter(([, v]) => v.excluded).map(([k]) => k);
+    writeFileAtomic(p.excludes, ['.tmp-*', '.checkpoint.json', ...[...excluded, ...deferred].map(excludeLine)].join('\n') + '\n', { sync: false });
+    const out = new Set([...excluded, ...deferred]);
+    let toSend = 0;
+    for (const [rel, f] of files) if (!out.has(rel)) toSend += Math.max(0, f.size - (ledger.files[rel]?.size ?? 0));
+    return push({ cfg, env, sources, excludeFrom: p.excludes, items, stamp: stampNow, owner, extra: opts.extraRsync, toSend });
+  };
+  let owned: string | undefined;
+  const pushRounds = async (first: ScriptItem[]): Promise<RsyncRun> => {
+    let r = await pushOnce(stamp, first);
+    for (let round = 1; ; round++) {
+      noteRound(seen, r.checks);
+      owned ??= r.owned;
+      if (!r.again) return r;
+      if (round >= MAX_ROUNDS) {
+        r.failure = {
+          label: 'store copy changing',
+          message: `the store's copies kept changing while ${round} rounds of checks looked at them, so nothing was pushed over them`,
+          hint: `check that no other machine writes to ${where}/${cfg.machine}/ (\`brain machines\`), then run \`brain sync --now\``,
+        };
+        return r;
+      }
+      const next = nextRound(home, plan, items, r.checks, r.dirs);
+      kept.push(...next.kept);
+      r = await pushOnce(stamp, next.items);
+    }
+  };
+  let run = await pushRounds(plan.items);
+  if (deferred.length > 0 && !run.failure) touch(p.pending, Date.now());
+  // A refusal or a store that keeps changing is not the connection's fault: no retry for those.
+  const retryable = run.failure && !run.interrupted && !['machine name taken', 'store copy changing'].includes(run.failure.label);
+  if (retryable && store.ssh_mux_only && (await muxCheck(cfg, env))) {
     // Over a live master a retry costs no prompt and no touch: one, after a delay.
     await new Promise((res) => setTimeout(res, envNumber(env, 'BRAIN_RETRY_DELAY', 30) * 1000));
-    if (await muxCheck(cfg, env)) {
-      // The checks already ran (and any move aside happened): the retry re-checks the same files.
-      run = await push({ cfg, env, sources, excludeFrom: p.excludes, checks, stamp: stampOf(Date.now()), extra: opts.extraRsync, toSend });
-    }
+    // The checks run again: a store copy moved aside is now missing, one half-sent is checked anew.
+    if (await muxCheck(cfg, env)) run = await pushRounds(items);
   }
-
-  let recheck = false;
-  const clearProblem = (rel: string, prob: Finding) => {
-    recheck = true;
-    const e = ledger.files[rel];
-    // seen_size -1: the next sync looks at the file afresh (checks and pushes it).
-    if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: undefined, seen_size: -1 } });
-    const i = findings.indexOf(prob);
-    if (i >= 0) findings.splice(i, 1);
-  };
 
   // What the store-side checks found (they ran even if rsync failed afterwards).
-  for (const [rel, c] of run.checks) {
-    const want = checkFor.get(rel);
-    if (!want) continue;
-    const pl = planned.get(rel);
-    const prob = pl?.entry.problem;
-    switch (c.status) {
-      case 'moved':
-        findings.push({
-          code: 'store-repaired',
-          path: rel,
-          message: `${rel}: the store's copy (${c.size} bytes) differed from what was backed up; our copy verifies${kindOf(rel) === 'lake' ? ' against the manifest' : ''}, so the store's copy was moved aside to .brain/replaced/${stamp}/${rel} and ours sent again`,
-          matches: 'local',
-          at,
-        });
-        break;
-      case 'differs':
-        if (prob && prob.code === 'local-corrupt') {
-          prob.matches = 'neither';
-          prob.message += `; the store's copy differs from what was backed up too, so neither side matches`;
-        } else if (prob && prob.code === 'store-longer') {
-          prob.message = `${rel}: the store's copy (${c.size} bytes) holds bytes that differ from ours within its first ${want.size}; it is left as it is and ours is not pushed over it`;
-        } else {
-          findings.push({ code: 'store-differs', path: rel, message: `${rel}: the store's copy differs from what was backed up and could not be moved aside; it was left as it is`, matches: 'local', at });
-        }
-        break;
-      case 'longer': {
-        if (prob && prob.code === 'local-corrupt') {
-          prob.message += `; the store's copy is longer (${c.size} bytes)`;
-          break;
-        }
-        const fnd: Finding = {
-          code: 'store-longer',
-          path: rel,
-          message: `${rel}: the store's copy is ${c.size} bytes, longer than ours (${want.localSize}); it is left as it is and ours is not pushed over it (another machine with the same name, or a local file that lost its end?)`,
-          matches: 'unknown',
-          store_size: c.size,
-          at: prob?.code === 'store-longer' ? prob.at : at,
-        };
-        if (prob && prob.code === 'store-longer') {
-          const i = findings.indexOf(prob);
-          if (i >= 0) findings.splice(i, 1);
-        }
-        findings.push(fnd);
-        const e = pl?.entry ?? ledger.files[rel];
-        if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: fnd } });
-        break;
-      }
-      case 'ok':
-        if (prob && prob.code === 'local-corrupt') {
-          prob.message = prob.message.replace(/; the store's copy.*$/, '') + `; the store's copy still matches what was backed up`;
-          prob.matches = 'store';
-        } else if (prob && prob.code === 'store-longer') {
-          // The store's copy is a prefix of ours now (ours grew past it): from the next sync on it
-          // is pushed again, and rsync appends our bytes after the store's.
-          clearProblem(rel, prob);
-        }
-        break;
-      case 'short':
-        if (prob && prob.code === 'store-longer') {
-          // Someone cut the store's copy back: re-check it as a prefix of ours at its new length
-          // before anything is pushed over it.
-          prob.store_size = c.size;
-          prob.message = `${rel}: the store's copy is now ${c.size} bytes; it is checked against ours before ours is pushed again`;
-          const e = pl?.entry ?? ledger.files[rel];
-          if (e) planned.set(rel, { excluded: true, entry: { ...e, problem: prob } });
-          break;
-        }
-        findings.push({ code: 'store-short', path: rel, message: `${rel}: the store held ${c.size} of the ${want.size} bytes backed up; rsync appended the rest and verified the whole file`, at });
-        break;
-      case 'missing':
-        if (prob && prob.code === 'store-longer') clearProblem(rel, prob);
-        else if (!prob) findings.push({ code: 'store-missing', path: rel, message: `${rel}: it was gone from the store; sent again`, at });
-        break;
-    }
-  }
+  const recheck = applyVerdicts({ plan, ledger, seen, items, kept, stamp, at });
   for (const rel of run.failedVerification) {
     const pl = planned.get(rel);
     if (pl?.excluded) continue;
-    const c = run.checks.get(rel);
+    const c = seen.get(rel)?.last;
     findings.push({
       code: 'store-replaced',
       path: rel,
       message:
         c && c.status === 'ok'
-          ? `${rel}: the store's bytes past what was backed up differed from ours (an interrupted earlier write); rsync sent our verified copy again`
+          ? `${rel}: the store's copy changed between the check and rsync (something else writes there); rsync sent our verified copy again`
           : `${rel}: rsync found the store's copy differed from ours ("failed verification") and sent our verified copy again`,
       matches: 'local',
       at,
     });
   }
 
+  const lastScrubbed = plan.lastScrubbed;
+  const checks = items.filter((i) => !isGuard(i));
   const newLedger: Ledger = { v: 1, files: { ...ledger.files }, scrub_after: lastScrubbed ?? ledger.scrub_after };
   let state: SyncState;
   if (!run.failure) {
@@ -428,7 +277,7 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
       ...base,
       status: 'ok',
       last_ok: startIso,
-      message: `synced to ${where}: ${sentFiles} file${sentFiles === 1 ? '' : 's'} updated, ${st ? st.sent : '?'} bytes sent, ${checks.length} checked at the store, in ${(run.ms / 1000).toFixed(1)}s`,
+      message: `synced to ${where}: ${sentFiles} file${sentFiles === 1 ? '' : 's'} updated, ${st ? st.sent : '?'} bytes sent, ${checks.length} checked at the store, in ${(run.ms / 1000).toFixed(1)}s${owned === 'adopted' ? `; ${cfg.machine}/ there was taken over by this floor (--adopt)` : owned === 'matched' ? `; ${cfg.machine}/ there is recorded as this floor's (its manifest starts like ours)` : ''}`,
       warning: label,
       hint: label ? hintFor(findings) : undefined,
       findings,
@@ -441,6 +290,7 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
     writeLedger(p.ledger, newLedger);
     noteUnsynced(home);
     const f = run.failure;
+    noteFailure(home, { kind: 'sync', label: f.label, message: f.message });
     state = {
       ...base,
       status: 'failed',

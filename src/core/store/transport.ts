@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import type { Config } from '../config';
 import type { Env } from '../home';
-import { parseChecks, storeScript, type ParsedCheck, type StoreCheck } from './script';
+import { parseChecks, storeScript, type Owner, type ParsedCheck, type ScriptItem } from './script';
 
 export interface TransferStats {
   sent: number;
@@ -28,6 +28,12 @@ export interface RsyncRun {
   stderr: string;
   ms: number;
   checks: Map<string, ParsedCheck>;
+  /** Guarded folders of new files that exist at the store. */
+  dirs: string[];
+  /** The store-side step stopped before rsync ran: ask again with what it reported. */
+  again: boolean;
+  /** This floor took <machine>/ over in this run ('new', 'matched', 'adopted'). */
+  owned?: string;
   /** Files rsync re-sent after "failed verification" (their store copy differed from ours). */
   failedVerification: string[];
   /** Files rsync wrote (itemized as sent). */
@@ -36,6 +42,8 @@ export interface RsyncRun {
   /** Set when the run failed: a short label for the status bar and a message naming the cause. */
   failure?: { label: string; message: string; hint: string };
   timedOut: boolean;
+  /** The signal that stopped this sync (the whole rsync process group was stopped with it). */
+  interrupted?: NodeJS.Signals;
 }
 
 export function envNumber(env: Env, name: string, dflt: number): number {
@@ -85,8 +93,11 @@ export interface PushOptions {
   /** Absolute source paths (each copied by its last component into the machine's folder). */
   sources: string[];
   excludeFrom: string;
-  checks: StoreCheck[];
+  /** Store-side checks and guards (script.ts), most important first. */
+  items: ScriptItem[];
   stamp: string;
+  /** Who this floor is: the store-side step refuses a <machine>/ recorded for another. */
+  owner?: Owner;
   /** Extra rsync arguments (tests: --bwlimit to make a transfer slow enough to interrupt). */
   extra?: string[];
   /** About how many bytes this push has to write (for naming a full disk). */
@@ -108,7 +119,7 @@ export function pushCommand(o: PushOptions): { cmd: string; args: string[] } {
   const { cfg, env } = o;
   const store = cfg.store!;
   const io = envNumber(env, 'BRAIN_IO_TIMEOUT', 120);
-  const script = storeScript(store, cfg.machine, o.checks, o.stamp);
+  const script = storeScript(store, cfg.machine, o.items, o.stamp, o.owner);
   const rsyncArgs = [
     '-a',
     '--append-verify',
@@ -197,12 +208,49 @@ export function classifyFailure(
   };
 }
 
+/** <store>/<machine>/ is recorded for another floor (floorid.ts): what to say and what to do. */
+export function ownerFailure(cfg: Config, other: string): NonNullable<RsyncRun['failure']> {
+  const m = cfg.machine;
+  return {
+    label: 'machine name taken',
+    message: `${storeLabel(cfg)}/${m}/ holds the backup of another floor (${other === 'none' ? 'written before floors had ids, and its manifest does not start like ours' : `floor id ${other.slice(0, 8)}…`}): two machines named "${m}" would mix their sessions there, so nothing was synced`,
+    hint: `give this machine a name of its own: machine = "${m}-2" (any unused name) in ${cfg.file}, then \`brain sync --now\`; if it is the same machine set up again (a new BRAIN_HOME), take the folder over with \`brain sync --adopt\``,
+  };
+}
+
 function firstLine(text: string, re: RegExp): string {
   for (const l of text.split('\n')) if (re.test(l) && !l.startsWith('brain-')) return l.trim();
   return '';
 }
 
-/** Runs the push. Resolves when rsync has exited (or been killed at the deadline). */
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+// What the push runs in: its own process group, with a watchdog that stops the whole group once
+// `brain` is gone, however it went (kill -9 included, which no handler sees). $1 is brain's pid, $2
+// the rsync binary (checked here: a failed exec would end the shell without saying why), then the
+// command. The watchdog's output goes nowhere, so it never holds rsync's pipes open.
+const WRAPPER = [
+  'B=$1; R=$2; shift 2',
+  'case "$R" in */*) [ -f "$R" ] && [ -x "$R" ] ;; *) command -v "$R" >/dev/null 2>&1 ;; esac || { echo "brain-no-rsync $R" >&2; exit 127; }',
+  '( while kill -0 "$B" 2>/dev/null; do sleep 1; done; kill -TERM 0 ) </dev/null >/dev/null 2>&1 &',
+  'exec "$@"',
+].join('\n');
+
+/** Signals a whole process group (rsync, its receiver child, ssh); it may be gone already. */
+function killGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Runs the push. Resolves when rsync has exited (or been killed at the deadline or by a signal).
+ *
+ * rsync runs in a process group of its own, with ssh and rsync's own children inside it: a signal
+ * to `brain` (Ctrl-C, a timer stopping, the editor closing) would otherwise leave them running with
+ * nobody to read what they report and nobody to stop them. So INT/TERM/HUP stop the whole group,
+ * and so does this process exiting for any other reason. */
 export function push(o: PushOptions): Promise<RsyncRun> {
   const { cmd, args } = pushCommand(o);
   const deadline = envNumber(o.env, 'BRAIN_SYNC_DEADLINE', 6 * 3600) * 1000;
@@ -211,17 +259,42 @@ export function push(o: PushOptions): Promise<RsyncRun> {
     let stdout = '';
     let stderr = '';
     let timedOut = false;
+    let interrupted: NodeJS.Signals | undefined;
+    let closed = false;
     // LC_ALL=C: the failure patterns above are rsync's and ssh's English messages.
-    const child = spawn(cmd, args, { env: { ...o.env, LC_ALL: 'C' } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', WRAPPER, 'brain-push', String(process.pid), o.cfg.rsync_path, cmd, ...args], {
+      env: { ...o.env, LC_ALL: 'C' } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const stop = () => {
+      if (closed || child.pid === undefined) return;
+      killGroup(child.pid, 'SIGTERM');
+      setTimeout(() => !closed && child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), 5000).unref();
+    };
+    const onSignal = (sig: NodeJS.Signals) => {
+      interrupted ??= sig;
+      stop();
+    };
+    const onExit = () => {
+      if (!closed && child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+    };
+    for (const sig of FORWARDED) process.on(sig, onSignal);
+    process.on('exit', onExit);
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      stop();
     }, deadline);
     child.stdout.on('data', (d) => (stdout += d.toString()));
     child.stderr.on('data', (d) => (stderr += d.toString()));
     const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: Error) => {
+      if (closed) return;
+      closed = true;
       clearTimeout(timer);
+      for (const sig of FORWARDED) process.off(sig, onSignal);
+      process.off('exit', onExit);
+      // rsync's own children (the local receiver, ssh) may outlive it by a moment: the group goes too.
+      if (child.pid !== undefined && !spawnError) killGroup(child.pid, 'SIGTERM');
       const parsed = parseChecks(stderr);
       const failedVerification: string[] = [];
       for (const l of stderr.split('\n')) {
@@ -240,20 +313,28 @@ export function push(o: PushOptions): Promise<RsyncRun> {
         stderr,
         ms: Date.now() - t0,
         checks: parsed.checks,
+        dirs: parsed.dirs,
+        again: parsed.again,
+        owned: parsed.owned,
         failedVerification,
         transferred,
         stats: parseStats(stdout),
         timedOut,
+        interrupted,
       };
-      if (spawnError) {
+      if (interrupted) {
+        run.failure = { label: 'sync interrupted', message: `the sync was stopped (${interrupted}) before rsync finished; what was sent so far is kept and the next sync resumes`, hint: 'run `brain sync --now` to finish it' };
+      } else if (spawnError) {
+        run.failure = { label: 'sync failed', message: `cannot start sh: ${spawnError.message}`, hint: 'brain needs a POSIX sh on PATH' };
+      } else if (code === 127 && (/^brain-no-rsync /m.test(stderr) || cmd === 'sh')) {
         run.failure = {
           label: 'rsync missing',
-          message: `cannot run ${cmd === 'sh' ? o.cfg.rsync_path : cmd}: ${spawnError.message}`,
-          hint: 'install rsync 3 (apt install rsync / brew install rsync) and set rsync_path in config.toml, or run `brain init` again',
+          message: `cannot run ${o.cfg.rsync_path}: not found`,
+          hint: 'install rsync 3 (apt install rsync / brew install rsync) and set rsync_path in config.toml, or run `brain init` again (it pins the path)',
         };
-      } else if (code === 127 && cmd === 'sh') {
-        run.failure = { label: 'rsync missing', message: `cannot run ${o.cfg.rsync_path}: not found`, hint: 'install rsync 3 and set rsync_path in config.toml (`brain init` pins it)' };
-      } else if (code !== 0) {
+      } else if (parsed.otherOwner !== undefined) {
+        run.failure = ownerFailure(o.cfg, parsed.otherOwner);
+      } else if (code !== 0 && !parsed.again) {
         run.failure = classifyFailure(o.cfg, code, stderr, timedOut, parsed.storeMissing, parsed.unwritable, { freeKiB: parsed.freeKiB, toSend: o.toSend });
       }
       resolve(run);
