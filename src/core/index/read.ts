@@ -2,7 +2,7 @@
 // the index (lean), and by show and the scan tier (full).
 import type { Checkpoint, DialectCounts, FileFacts, Span, Turn } from '../turns';
 import { dialectFor } from '../agents/dialects';
-import { forEachLine } from './jsonl';
+import { forEachLine } from '../agents/kit/jsonl';
 
 export interface FileTurns {
   turns: Turn[];

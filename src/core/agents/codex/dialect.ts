@@ -13,8 +13,8 @@
 // no item is a prompt on its own, and an unpaired item is context once the file has shown such
 // events (a file without any, as old builds write, has no other way to tell, so it is a prompt).
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
-import { BaseParser, addText, addThinking, joinText } from '../../index/parser';
-import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../../index/jsonl';
+import { BaseParser, addText, addThinking, joinText } from '../kit/parser';
+import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
 
 interface St {
   model: string | null;
