@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { AGENTS } from '../core/agents';
+import { agents } from '../core/agents';
 import { capture, type CaptureReport } from '../core/floor/capture';
 import { brainHome } from '../core/home';
 import { afterCapture, type StepResult } from '../core/pipeline';
@@ -8,7 +8,7 @@ import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
 export function formatReport(r: CaptureReport): string {
   const out: string[] = [];
   out.push(`Captured into ${r.home} (machine ${r.machine})`);
-  for (const a of AGENTS) {
+  for (const a of agents()) {
     const c = r.lanes[a.lane];
     const roots = r.roots.filter((x) => x.lane === a.lane);
     const found = roots.filter((x) => x.exists);

@@ -214,7 +214,6 @@ class CcParser extends BaseParser<St> {
 }
 
 export const ccDialect: Dialect = {
-  lane: 'cc',
   reads: (rel) => rel.endsWith('.jsonl'),
   open: (opts, emit, resume) => new CcParser(opts, emit, resume),
 };

@@ -296,7 +296,6 @@ class CodexParser extends BaseParser<St> {
 }
 
 export const codexDialect: Dialect = {
-  lane: 'codex',
   reads: (rel) => rel.endsWith('.jsonl'),
   open: (opts, emit, resume) => new CodexParser(opts, emit, resume),
 };

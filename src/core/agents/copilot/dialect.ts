@@ -285,7 +285,6 @@ class CopilotParser extends BaseParser<St> {
 }
 
 export const copilotDialect: Dialect = {
-  lane: 'copilot',
   reads: (rel) => /\/(chatSessions|emptyWindowChatSessions)\/[^/]+\.jsonl?$/.test(rel) || /\/transcripts\/[^/]+\.jsonl$/.test(rel),
   open: (opts, emit, resume) => new CopilotParser(opts, emit, resume),
   sharedSpans: (rel) => modeOf(rel) !== 'events',

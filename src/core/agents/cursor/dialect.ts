@@ -200,7 +200,6 @@ class CursorParser extends BaseParser<St> {
 }
 
 export const cursorDialect: Dialect = {
-  lane: 'cursor',
   reads: (rel) => /\.(jsonl|txt)$/.test(rel),
   open: (opts, emit, resume) => new CursorParser(opts, emit, resume),
 };

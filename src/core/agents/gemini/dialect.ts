@@ -197,7 +197,6 @@ class GeminiParser extends BaseParser<St> {
 }
 
 export const geminiDialect: Dialect = {
-  lane: 'gemini',
   reads: (rel) => /\/chats\/.+\.jsonl?$/.test(rel),
   sharedSpans: (rel) => rel.endsWith('.json'),
   open: (opts, emit, resume) => new GeminiParser(opts, emit, resume),

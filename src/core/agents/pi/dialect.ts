@@ -156,7 +156,6 @@ class PiParser extends BaseParser<St> {
 }
 
 export const piDialect: Dialect = {
-  lane: 'pi',
   reads: (rel) => rel.endsWith('.jsonl'),
   open: (opts, emit, resume) => new PiParser(opts, emit, resume),
 };

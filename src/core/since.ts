@@ -1,0 +1,14 @@
+// "since" as every filter takes it (search, stats, calls, the MCP and LM tools): one reading.
+import { BrainError } from './errors';
+
+/** "2026-08-01", an ISO time, or 30m / 12h / 7d / 2w before `now`. */
+export function parseSince(s: string, now = Date.now()): number {
+  const rel = /^(\d+)\s*([mhdw])$/.exec(s.trim());
+  if (rel) {
+    const unit = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[rel[2] as 'm' | 'h' | 'd' | 'w'];
+    return now - Number(rel[1]) * unit;
+  }
+  const t = Date.parse(s);
+  if (Number.isNaN(t)) throw new BrainError('usage', `since: cannot read "${s}" as a date`, 'use an ISO date (2026-08-01), a time, or 30m, 12h, 7d, 2w');
+  return t;
+}
