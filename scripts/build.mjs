@@ -36,3 +36,6 @@ for (const d of readdirSync('src/core/agents', { withFileTypes: true })) {
   const f = `src/core/agents/${d.name}/views.sql`;
   if (d.isDirectory() && existsSync(f)) cpSync(f, `dist/agents/${d.name}/views.sql`);
 }
+
+// package.json's texts that come from the code (the registry's agents, the core's tool schemas).
+await import('./sync-manifest.mjs');

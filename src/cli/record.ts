@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { agents } from '../core/agents';
+import { agents, registry } from '../core/agents';
 import { capture, type CaptureReport } from '../core/floor/capture';
 import { brainHome } from '../core/home';
 import { afterCapture, type StepResult } from '../core/pipeline';
@@ -35,7 +35,7 @@ export const record: Verb = {
   name: 'record',
   summary: 'Capture every agent session on this machine into the floor (one pass).',
   usage: 'record [--json] [--wait SECONDS] [--no-caches]',
-  details: `Reads new bytes of every session file of Claude Code, Codex, Pi and cursor-agent and appends them to
+  details: `Reads new bytes of every session file of ${registry().labels()} and appends them to
 BRAIN_HOME/lake (spool -> lake -> manifest -> offsets). Files rewritten by their agent open a new
 generation (name.g2.jsonl); nothing on the floor is ever edited. An unterminated last line waits until
 its file has been quiet for BRAIN_QUIET_SECONDS (default 600) or disappears.

@@ -3,6 +3,7 @@ import { runReadOnlySql } from '../core/cache';
 import { formatTable, terminalWidth } from '../core/cache/format';
 import { BrainError } from '../core/errors';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { registry } from '../core/agents';
 
 export const sql: Verb = {
   name: 'sql',
@@ -10,7 +11,7 @@ export const sql: Verb = {
   usage: 'sql "SELECT …" [--json] [--limit N]',
   details: `Tables: floor.raw_lines (every floor line, byte-exact citation columns), floor.files, floor.chunks
 (the manifest), derived.messages, derived.sessions, derived.tool_calls, derived.calls, derived.usage;
-views: dialects.v_cc, v_codex, v_pi, v_cursor, v_live. The cache (BRAIN_HOME/brain.duckdb) is brought up
+views: ${registry().dialectViews()}, v_live. The cache (BRAIN_HOME/brain.duckdb) is brought up
 to the manifest first, or built if missing. The connection is read-only: INSERT, CREATE, COPY, ATTACH,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.
 Example: brain sql "SELECT agent, count(DISTINCT turn_id) AS turns FROM derived.messages GROUP BY agent"

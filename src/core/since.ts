@@ -12,3 +12,11 @@ export function parseSince(s: string, now = Date.now()): number {
   if (Number.isNaN(t)) throw new BrainError('usage', `since: cannot read "${s}" as a date`, 'use an ISO date (2026-08-01), a time, or 30m, 12h, 7d, 2w');
   return t;
 }
+
+/** `since` for a DuckDB filter, checked as parseSince checks it: a relative form (7d) as the
+ * instant it names, a date or time as written (DuckDB reads it in the connection's time zone, the
+ * one stats counts days in). */
+export function sinceForSql(s: string, now = Date.now()): string {
+  const t = parseSince(s, now);
+  return /^\d+\s*[mhdw]$/.test(s.trim()) ? new Date(t).toISOString() : s.trim();
+}

@@ -23,6 +23,7 @@ export type Agent = AgentDef<Lane>;
 export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole'>;
 
 export type { AgentDef, AgentFiles, OriginRoot } from './types';
+export { defineAgent } from './types';
 
 const LANE = /^[a-z][a-z0-9_]*$/;
 
@@ -81,6 +82,22 @@ export class AgentRegistry {
   /** "cc, codex, pi": the lanes, for option help. */
   lanes(): string {
     return this.list.map((a) => a.lane).join(', ');
+  }
+
+  /** What an agent filter takes, for option help and the tools' input schemas. */
+  filterHelp(): string {
+    const named = this.list.find((a) => a.agent !== a.lane);
+    return `only these agents, comma-separated: ${this.lanes()}${named ? ` (or an agent's name, e.g. ${named.agent})` : ''}`;
+  }
+
+  /** "dialects.v_cc, v_codex": the dialect views, for the SQL tools' help. */
+  dialectViews(): string {
+    return this.list.map((a, i) => `${i === 0 ? 'dialects.' : ''}v_${a.lane}`).join(', ');
+  }
+
+  /** The environment variables that move the agents' folders. */
+  envVars(): string[] {
+    return [...new Set(this.list.flatMap((a) => a.env))];
   }
 }
 

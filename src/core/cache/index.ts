@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BrainError } from '../errors';
 import { layout, mkdirPrivate, FILE_MODE } from '../home';
-import { agents } from '../agents';
+import { agents, registry } from '../agents';
 import { openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS } from './db';
 import { ingest, readMeta, manifestCheck, type IngestStats } from './ingest';
 import { loadSchema } from './sqlfiles';
@@ -411,7 +411,7 @@ function sqlError(e: Error): BrainError {
   if (/read-only mode|file system operations are disabled|configuration has been locked/i.test(e.message)) {
     return new BrainError('sql-read-only', `brain sql is read-only: ${first}`, 'Only SELECT statements can run here.', { cause: e });
   }
-  return new BrainError('sql-error', first, 'Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: dialects.v_cc, v_codex, v_pi, v_cursor.', { cause: e });
+  return new BrainError('sql-error', first, `Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: ${registry().dialectViews()}.`, { cause: e });
 }
 
 // DuckDB type ids of 64/128-bit integers and decimals, which the JSON reader gives as strings.
