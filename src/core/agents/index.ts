@@ -3,6 +3,7 @@
 // that names agents (capture, the turn index, the SQL schema, --agent, help texts, the tools'
 // descriptions, brain init's harness steps) reads the registry instead of a list of its own.
 import { BrainError } from '../errors';
+import type { AgentHarness } from './harness';
 import type { AgentDef } from './types';
 import { cc } from './cc';
 import { codex } from './codex';
@@ -24,6 +25,7 @@ export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'ses
 
 export type { AgentDef, AgentFiles, OriginRoot } from './types';
 export { defineAgent } from './types';
+export type { AgentHarness } from './harness';
 
 const LANE = /^[a-z][a-z0-9_]*$/;
 
@@ -123,6 +125,11 @@ export function useRegistry(r: AgentRegistry): () => void {
 
 export function agents(): readonly Agent[] {
   return active.list;
+}
+
+/** The agents brain can set up (init's hook, MCP and skill steps), in registry order. */
+export function harnessAgents(): (Agent & { harness: AgentHarness })[] {
+  return active.list.filter((a): a is Agent & { harness: AgentHarness } => !!a.harness);
 }
 
 export function agentByLane(lane: string): Agent | undefined {

@@ -1,6 +1,7 @@
 // Claude Code.
 import { defineAgent, firstFolder } from '../types';
 import { ccDialect } from './dialect';
+import { ccHarness } from './harness';
 import { ccFiles } from './paths';
 
 export const cc = defineAgent({
@@ -12,6 +13,7 @@ export const cc = defineAgent({
   ...ccFiles,
   dialect: ccDialect,
   views: 'cc/views.sql',
+  harness: ccHarness,
   // projects/<cwd with '/' and '.' folded to '-'>/…
   projectFromPath: firstFolder,
 });

@@ -1,6 +1,7 @@
 // Codex (the CLI; its rollouts name their cwd, so no project from the path).
 import { defineAgent } from '../types';
 import { codexDialect } from './dialect';
+import { codexHarness } from './harness';
 import { codexFiles } from './paths';
 
 export const codex = defineAgent({
@@ -12,4 +13,5 @@ export const codex = defineAgent({
   ...codexFiles,
   dialect: codexDialect,
   views: 'codex/views.sql',
+  harness: codexHarness,
 });

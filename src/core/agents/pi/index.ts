@@ -1,6 +1,7 @@
 // Pi (pi-coding-agent).
 import { defineAgent, firstFolder } from '../types';
 import { piDialect } from './dialect';
+import { piHarness } from './harness';
 import { piFiles } from './paths';
 
 export const pi = defineAgent({
@@ -12,6 +13,7 @@ export const pi = defineAgent({
   ...piFiles,
   dialect: piDialect,
   views: 'pi/views.sql',
+  harness: piHarness,
   // sessions/--<cwd with '/' folded to '-'>--/…
   projectFromPath(rel) {
     const first = firstFolder(rel);
