@@ -10,7 +10,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registry } from '../agents';
-import { BrainError } from '../errors';
 import type { Env } from '../home';
 import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type SessionKeys } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
