@@ -22,9 +22,20 @@ const entries = [
   { entryPoints: ['src/core/index/parse-worker.ts'], outfile: 'dist/index-worker.js' },
 ];
 
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 await Promise.all(
   entries
     .filter((e) => !e.optional || existsSync(e.entryPoints[0]))
     .map(({ optional, ...e }) => build({ ...common, ...e })),
 );
+
+// Each agent's SQL views are read at run time (like sql/), from dist/agents/<lane>/views.sql
+// beside the bundles (src/core/cache/sqlfiles.ts).
+rmSync('dist/agents', { recursive: true, force: true });
+for (const d of readdirSync('src/core/agents', { withFileTypes: true })) {
+  const f = `src/core/agents/${d.name}/views.sql`;
+  if (d.isDirectory() && existsSync(f)) cpSync(f, `dist/agents/${d.name}/views.sql`);
+}
+
+// package.json's texts that come from the code (the registry's agents, the core's tool schemas).
+await import('./sync-manifest.mjs');

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Lint: Biome's recommended rules, plus the architecture's own rules that no general linter knows:
-// src/core never imports vscode; nothing reads ../shared; one file per CLI verb.
+// src/core never imports vscode; nothing reads ../shared; one file per CLI verb; no import cycles
+// (scripts/cycles.mjs).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,5 +33,7 @@ for (const m of verbs.matchAll(/require\('\.\/([\w-]+)'\)/g)) {
   }
 }
 for (const p of problems) console.error(p);
+const cyc = spawnSync(process.execPath, [join(root, 'scripts', 'cycles.mjs')], { stdio: 'inherit' });
+if (cyc.status !== 0) problems.push('import cycles');
 const r = spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['lint', '--diagnostic-level=error', '.'], { stdio: 'inherit' });
 process.exit(problems.length > 0 || r.status !== 0 ? 1 : 0);

@@ -109,6 +109,8 @@ export function packageVsix(argv = []) {
   for (const f of fs.readdirSync(path.join(REPO, 'dist'))) {
     if (/\.(js|js\.map)$/.test(f)) copy(path.join(REPO, 'dist', f), path.join(stage, 'dist', f));
   }
+  // Each agent's SQL views (src/core/cache/sqlfiles.ts reads them beside the bundles).
+  copy(path.join(REPO, 'dist', 'agents'), path.join(stage, 'dist', 'agents'));
   for (const d of ['media', 'sql', 'skills']) if (fs.existsSync(path.join(REPO, d))) copy(path.join(REPO, d), path.join(stage, d));
   for (const f of ['CHANGELOG.md', 'LICENSE']) if (fs.existsSync(path.join(REPO, f))) copy(path.join(REPO, f), path.join(stage, f));
   const readme = ['README.md'].map((f) => path.join(REPO, f)).find((f) => fs.existsSync(f));

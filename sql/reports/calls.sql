@@ -1,6 +1,6 @@
--- brain calls: tool calls and their failures per agent and tool. $agent: '' or an agent name;
--- $since: '' or a time. A failure is a result marked as an error (Claude Code is_error, Pi
--- isError, a Codex command's non-zero exit code, a failed patch or MCP call); `unanswered` are
+-- brain calls: tool calls and their failures per agent and tool. $agent: '' or agent names
+-- (comma-separated); $since: '' or a time. A failure is a result the agent marked as an error (or
+-- a command's non-zero exit code, a failed patch or MCP call); `unanswered` are
 -- calls whose result line is not on the floor (interrupted, or the session is still running).
 SELECT agent, coalesce(tool_name, '(unnamed)') AS tool,
        count(*) AS calls,
@@ -8,7 +8,7 @@ SELECT agent, coalesce(tool_name, '(unnamed)') AS tool,
        count(*) FILTER (WHERE result_line_no IS NULL) AS unanswered,
        round(100.0 * count(*) FILTER (WHERE is_error) / count(*), 1) AS failure_pct
 FROM derived.calls
-WHERE ($agent = '' OR agent = $agent)
+WHERE ($agent = '' OR list_contains(string_split($agent, ','), agent))
   AND ($since = '' OR event_time >= TRY_CAST($since AS TIMESTAMPTZ))
 GROUP BY ALL
 ORDER BY calls DESC, agent, tool;

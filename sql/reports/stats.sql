@@ -1,6 +1,6 @@
 -- brain stats: sessions, turns, tokens, models and tool calls per group.
--- $by: 'agent' | 'day' | 'project' | 'machine' | 'all'; $agent: '' or an agent name
--- ('claude-code', 'codex', 'pi', 'cursor-agent'); $since: '' or a time (rows at or after it).
+-- $by: 'agent' | 'day' | 'project' | 'machine' | 'all'; $agent: '' or agent names (the agent
+-- column's, comma-separated); $since: '' or a time (rows at or after it).
 -- A session counts in every group it has messages in (a session over two days counts in both);
 -- a turn is a user prompt or one assistant reply (the lines of one reply count once); tokens
 -- count each reply once (derived.usage); days are in the connection's time zone.
@@ -13,7 +13,7 @@ WITH
                     ELSE 'total' END AS key,
            file_id, turn_id, model
     FROM derived.messages
-    WHERE ($agent = '' OR agent = $agent)
+    WHERE ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR coalesce(event_time, captured_at) >= TRY_CAST($since AS TIMESTAMPTZ))),
   ms AS (
     SELECT key, count(DISTINCT file_id) AS sessions, count(DISTINCT turn_id) AS turns
@@ -26,7 +26,7 @@ WITH
                     ELSE 'total' END AS key,
            input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, model
     FROM derived.usage
-    WHERE ($agent = '' OR agent = $agent)
+    WHERE ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR event_time >= TRY_CAST($since AS TIMESTAMPTZ))),
   us AS (
     SELECT key, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
@@ -46,7 +46,7 @@ WITH
                     ELSE 'total' END AS key,
            tool_name, is_error
     FROM derived.calls
-    WHERE ($agent = '' OR agent = $agent)
+    WHERE ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR event_time >= TRY_CAST($since AS TIMESTAMPTZ))),
   cs AS (
     SELECT key, count(*) AS tool_calls, count(*) FILTER (WHERE is_error) AS tool_failures

@@ -2,18 +2,19 @@ import { brainHome } from '../core/home';
 import { toolCalls } from '../core/cache/reports';
 import { formatTable, terminalWidth } from '../core/cache/format';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { registry } from '../core/agents';
 
 export const calls: Verb = {
   name: 'calls',
   summary: 'Tool-call counts and failures per agent and tool.',
   usage: 'calls [--agent NAME] [--since DATE] [--limit N] [--json]',
-  details: `From the DuckDB cache (brought up to the manifest first). A failure is a result marked as an error:
-Claude Code is_error, Pi isError, a Codex command's non-zero exit code, a failed patch or MCP call.
+  details: `From the DuckDB cache (brought up to the manifest first). A failure is a result the agent marked as
+an error, or a command's non-zero exit code, a failed patch or MCP call.
 "unanswered" counts calls whose result is not on the floor (interrupted, or still running).
 ${COMMON_EXIT_CODES}`,
   options: [
-    { name: 'agent', type: 'string', help: 'only this agent: claude-code, codex, pi, cursor-agent' },
-    { name: 'since', type: 'string', help: 'only calls at or after this date/time' },
+    { name: 'agent', type: 'string', help: registry().filterHelp() },
+    { name: 'since', type: 'string', help: 'only calls at or after this date/time, or 30m, 12h, 7d, 2w ago' },
     { name: 'limit', type: 'number', help: 'most tools to print (default 50; --json lists all)' },
     { name: 'json', type: 'bool', help: 'machine-readable report' },
   ],

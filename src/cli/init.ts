@@ -1,9 +1,19 @@
+import * as path from 'node:path';
 import { brainHome } from '../core/home';
 import { homeNotWritable } from '../core/errors';
 import { brainCommand } from '../core/store/brainpath';
 import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/store/init';
 import { HARNESS_INIT_STEPS } from '../core/harness/steps';
 import { write, type Verb } from './args';
+import { harnessAgents } from '../core/agents';
+
+/** "Claude Code settings.json, …": where each harness's hook goes, for the help text. */
+function hookPlaces(): string {
+  return harnessAgents()
+    .filter((a) => a.harness.hookFile)
+    .map((a) => `${a.label} ${path.relative(a.harness.configDir(process.env), a.harness.hookFile!(process.env))}`)
+    .join(', ');
+}
 
 /** init's steps, in order. Another step (MCP registration, skill links) is one more entry here. */
 export const INIT_STEPS: InitStep[] = [...STORE_INIT_STEPS, ...HARNESS_INIT_STEPS];
@@ -14,7 +24,7 @@ export const init: Verb = {
   usage: 'init [--store PATH|HOST:PATH] [--machine NAME] [--ssh-mux-only] [--no-hooks] [--no-timer] [--json]',
   details: `Writes config.toml from its commented template (never over a file it cannot parse), creates a local
 store folder the first time it is named, installs the SessionStart hooks that run \`brain hook <agent>\`
-(Claude Code settings.json, Codex hooks.json, a Pi extension; only brain's own entries are touched) and the
+(${hookPlaces()}; only brain's own entries are touched) and the
 timer. Running it again changes nothing that is already right. Exit 0, or 1 if a step failed.`,
   options: [
     { name: 'store', type: 'string', help: 'PATH (a mounted folder) or HOST:PATH (ssh)' },

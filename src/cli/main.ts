@@ -3,6 +3,7 @@ import { describe, notWritable, BrainError } from '../core/errors';
 import { brainHome } from '../core/home';
 import { helpText, parseArgs, write, type VerbContext } from './args';
 import { VERBS } from './verbs';
+import { registry } from '../core/agents';
 
 const VERSION = '0.1.0';
 
@@ -17,7 +18,7 @@ function usage(): string {
     'Commands:',
     ...all.map((v) => `  ${v.name.padEnd(w)}  ${v.summary}`),
     '',
-    'Environment: BRAIN_HOME (default ~/.brain), CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR.',
+    `Environment: BRAIN_HOME (default ~/.brain), ${registry().envVars().join(', ')}.`,
   ].join('\n');
 }
 

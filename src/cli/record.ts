@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { AGENTS } from '../core/agents';
+import { agents, registry } from '../core/agents';
 import { capture, type CaptureReport } from '../core/floor/capture';
 import { brainHome } from '../core/home';
 import { afterCapture, type StepResult } from '../core/pipeline';
@@ -8,7 +8,7 @@ import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
 export function formatReport(r: CaptureReport): string {
   const out: string[] = [];
   out.push(`Captured into ${r.home} (machine ${r.machine})`);
-  for (const a of AGENTS) {
+  for (const a of agents()) {
     const c = r.lanes[a.lane];
     const roots = r.roots.filter((x) => x.lane === a.lane);
     const found = roots.filter((x) => x.exists);
@@ -39,7 +39,7 @@ export const record: Verb = {
   name: 'record',
   summary: 'Capture every agent session on this machine into the floor (one pass).',
   usage: 'record [--json] [--wait SECONDS] [--no-caches]',
-  details: `Reads new bytes of every session file of Claude Code, Codex, Pi and cursor-agent and appends them to
+  details: `Reads new bytes of every session file of ${registry().labels()} and appends them to
 BRAIN_HOME/lake (spool -> lake -> manifest -> offsets). Files rewritten by their agent open a new
 generation (name.g2.jsonl); nothing on the floor is ever edited. An unterminated last line waits until
 its file has been quiet for BRAIN_QUIET_SECONDS (default 600) or disappears.

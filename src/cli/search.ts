@@ -1,7 +1,8 @@
 import { search as searchCore, DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
 import { BrainError } from '../core/errors';
-import { callerSession } from '../core/harness/caller';
+import { callerSession, SESSION_ENV } from '../core/harness/caller';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { registry } from '../core/agents';
 
 function width(stream: NodeJS.WritableStream): number {
   const c = (stream as NodeJS.WriteStream).columns;
@@ -51,12 +52,12 @@ Each hit: session, agent, project, machine, start, title (first prompt), matchin
 snippets with their citations ([#turn Lfrom-to sha256]); --json prints the full citations.
 ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
   options: [
-    { name: 'agent', type: 'string', help: 'only these agents: cc, codex, pi, cursor (comma-separated)' },
+    { name: 'agent', type: 'string', help: registry().filterHelp() },
     { name: 'project', type: 'string', help: 'glob over the project path, its folder name or repo (e.g. "*brain*")' },
     { name: 'machine', type: 'string', help: 'only these machines (comma-separated)' },
     { name: 'since', type: 'string', help: 'active since: ISO date/time, or 30m, 12h, 7d, 2w' },
     { name: 'limit', type: 'number', short: 'n', help: `sessions to list (default ${DEFAULT_LIMIT})` },
-    { name: 'skip', type: 'string', help: 'leave out this session (default: the calling agent session, from BRAIN_SESSION_ID, CLAUDE_CODE_SESSION_ID or CODEX_THREAD_ID; "" for none)' },
+    { name: 'skip', type: 'string', help: `leave out this session (default: the calling agent session, from ${SESSION_ENV.join(', ')}; "" for none)` },
     { name: 'newest', type: 'bool', help: 'newest first within each tier' },
     { name: 'store', type: 'string', help: 'search a store folder (every machine) instead of BRAIN_HOME' },
     { name: 'json', type: 'bool', help: 'machine-readable result (the MCP and LM tools\' shape)' },

@@ -4,6 +4,7 @@ import { formatTable, terminalWidth } from '../core/cache/format';
 import { DEFAULT_CLI_MAX_BYTES, MAX_BYTES_HELP, TIMEOUT_HELP, parseMaxBytes, parseTimeout, sqlLimits } from '../core/cache/limits';
 import { BrainError } from '../core/errors';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { registry } from '../core/agents';
 
 export const sql: Verb = {
   name: 'sql',
@@ -11,7 +12,7 @@ export const sql: Verb = {
   usage: 'sql "SELECT …" [--json] [--limit N] [--timeout S] [--max-bytes N]',
   details: `Tables: floor.raw_lines (every floor line, byte-exact citation columns), floor.files, floor.chunks
 (the manifest), derived.messages, derived.sessions, derived.tool_calls, derived.calls, derived.usage;
-views: dialects.v_cc, v_codex, v_pi, v_cursor, v_live. The cache (BRAIN_HOME/brain.duckdb) is brought up
+views: ${registry().dialectViews()}, v_live. The cache (BRAIN_HOME/brain.duckdb) is brought up
 to the manifest first, or built if missing. The connection is read-only: INSERT, CREATE, COPY, ATTACH,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.
 A statement is stopped after --timeout (else BRAIN_SQL_TIMEOUT, else [sql] timeout in config.toml,

@@ -2,6 +2,7 @@ import { brainHome } from '../core/home';
 import { cacheStats, STATS_BY, type StatsBy, type StatsRow } from '../core/cache/reports';
 import { compactNumber, formatTable, terminalWidth } from '../core/cache/format';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { registry } from '../core/agents';
 
 function line(r: StatsRow): unknown[] {
   return [
@@ -23,14 +24,14 @@ export const stats: Verb = {
   summary: 'Sessions, turns, tokens, models and tool calls per agent, day or project.',
   usage: 'stats [--by agent|day|project|machine] [--agent NAME] [--since DATE] [--json]',
   details: `From the DuckDB cache (brought up to the manifest first). Tokens are counted once per reply: input
-(not from cache), output, cache creation (cc:write) and cache read; Claude Code's equal \`ccusage daily\`.
+(not from cache), output, cache creation (cc:write) and cache read, as \`ccusage daily\` counts them.
 A session counts in each group where it has messages; days are in the local time zone (TZ); a line
-without its own clock (cursor-agent transcripts) counts on the day it was captured.
+without its own clock counts on the day it was captured. --since also takes 30m, 12h, 7d, 2w.
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'by', type: 'string', help: `group by ${STATS_BY.join('|')} (default agent)` },
-    { name: 'agent', type: 'string', help: 'only this agent: claude-code, codex, pi, cursor-agent' },
-    { name: 'since', type: 'string', help: 'only activity at or after this date/time' },
+    { name: 'agent', type: 'string', help: registry().filterHelp() },
+    { name: 'since', type: 'string', help: 'only activity at or after this date/time, or 30m, 12h, 7d, 2w ago' },
     { name: 'json', type: 'bool', help: 'machine-readable report' },
   ],
   async run(args, ctx) {

@@ -1,6 +1,5 @@
 // The normalised turn and the citation: declared once, reused by the index, search, the CLI's
 // --json, the MCP tools and the VS Code LM tools.
-import type { Lane } from './floor/manifest';
 
 /** A checkable pointer into the floor: `sed -n 'A,Bp' <home>/<lake_path> | sha256sum` equals sha256. */
 export interface Citation {
@@ -147,7 +146,6 @@ export interface DialectParser {
 }
 
 export interface Dialect {
-  lane: Lane;
   /** Does this lake file (path inside the lane) hold a conversation this dialect reads? */
   reads(rel: string): boolean;
   open(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint): DialectParser;

@@ -4,7 +4,7 @@
 /** One session as the Sessions view shows it. */
 export interface SessionInfo {
   machine: string;
-  /** Lane code: cc, codex, pi, cursor… */
+  /** The agent's lane (the registry's short code). */
   lane: string;
   agentLabel: string;
   session: string;

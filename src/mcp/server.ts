@@ -12,6 +12,7 @@ import { BrainError } from '../core/errors';
 import { brainHome, type Env } from '../core/home';
 import { ANNOTATIONS, DEFAULT_BUDGET, TOOLS, isUsage, toolByName, type ToolContext } from './tools';
 import { LineTransport } from './stdio';
+import { registry } from '../core/agents';
 
 export interface McpOptions {
   env: Env;
@@ -24,7 +25,7 @@ export interface McpOptions {
   log?: (line: string) => void;
 }
 
-const INSTRUCTIONS = `Agent Brain: every recorded coding-agent session (Claude Code, Codex, Pi, cursor-agent) on this machine, or on every machine in a store.
+const INSTRUCTIONS = `Agent Brain: every recorded coding-agent session (${registry().labels()}) on this machine, or on every machine in a store.
 Use search to find what was said or decided before (a literal phrase, case-insensitive), read_session to read a session's turns (paged: pass "next" as turns), and quote facts with their citation. verify_citation re-hashes a citation; anyone can also check one with: sed -n 'line_from,line_to p' <floor>/<lake_path> | sha256sum. sql answers counts over the cache. Everything is read-only.`;
 
 /** A JSON-RPC error as the SDK sends it (code, message). McpError would prefix its message with

@@ -60,3 +60,24 @@ test('human output is a table; bad options are usage errors', () => {
   assert.equal(ag.status, 2);
   assert.match(ag.stderr, /unknown agent "gpt"/);
 });
+
+test('--agent takes every name of an agent, as search does; --since takes 7d as search does', () => {
+  // Every agent stats lists can be asked for by the name it lists (gemini-cli was refused).
+  const all = json(['stats', '--json']);
+  for (const row of all.rows) {
+    const one = json(['stats', '--agent', row.key, '--json']);
+    assert.deepEqual(one.rows.map((r: { key: string }) => r.key), [row.key], row.key);
+    assert.equal(one.total.turns, row.turns, row.key);
+  }
+  // Lane, display name and alias name the same agent; a comma list names several.
+  for (const name of ['gemini', 'Gemini CLI', 'gemini-cli']) assert.deepEqual(json(['stats', '--agent', name, '--json']).rows.map((r: any) => r.key), ['gemini-cli'], name);
+  assert.deepEqual(json(['stats', '--agent', 'claude', '--json']).agent, 'claude-code');
+  assert.deepEqual(json(['stats', '--agent', 'cc,codex', '--json']).rows.map((r: any) => r.key).sort(), ['claude-code', 'codex']);
+  assert.deepEqual(json(['calls', '--agent', 'cursor', '--json']).rows.map((r: any) => r.agent).filter((a: string, i: number, l: string[]) => l.indexOf(a) === i), ['cursor-agent']);
+  // A relative since: a century back covers everything, as the date a century back does.
+  assert.equal(json(['stats', '--since', '5200w', '--json']).total.turns, all.total.turns);
+  assert.equal(json(['calls', '--since', '36500d', '--json']).total.calls, json(['calls', '--since', '1930-01-01', '--json']).total.calls);
+  const bad = brain(sb, ['stats', '--since', 'soon']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /cannot read "soon" as a date/);
+});

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import { CODEX_BEGIN, CODEX_END } from '../../src/core/harness/mcp-register';
+import { CODEX_BEGIN, CODEX_END } from '../../src/core/agents/codex/harness';
 import { REPO, sandbox, type Sandbox } from '../helpers/env';
 import { BIN, HARNESS_FIXTURES, doctor, init, pathWith, stamp } from './helpers';
 
@@ -183,14 +183,15 @@ test('no Codex on this machine: nothing is created', () => {
 });
 
 test('paths with quotes, backslashes, spaces and non-ASCII are written as TOML strings that read back exactly', async () => {
-  const { planCodex, applyCodex } = await import('../../src/core/harness/mcp-register');
+  const { planCodex } = await import('../../src/core/agents/codex/harness');
+  const { applyMcp } = await import('../../src/core/harness/mcp-register');
   const { sb, file } = codexSandbox('codex-config.toml', 'codex-quote');
   try {
     const spec = { command: '/opt/nöde "v20"/bin/node', args: ['C:\\Users\\dév\\brain\\bin\\brain', 'mcp'], env: { BRAIN_HOME: "/home/o'neil/.brain\ttab" } };
     const env = { HOME: sb.home, PATH: pathWith(true) };
     const plan = planCodex(spec, env);
     assert.equal(plan.action, 'add', plan.detail);
-    applyCodex(plan);
+    applyMcp(plan, env, spec);
     assert.deepEqual(JSON.parse(JSON.stringify((parse(fs.readFileSync(file, 'utf8')) as any).mcp_servers.brain)), spec);
     assert.equal(planCodex(spec, env).action, 'ok');
   } finally {

@@ -1,8 +1,10 @@
-// What every agent folder declares: where its session files live (with the agent's own env
-// override), which files under that root are sessions, and how a session id is read from a path.
-// Dialects (lines -> turns) live beside these in each agent's folder.
+// What every agent folder declares (src/core/agents/<lane>/index.ts): who it is (lane, names),
+// where its session files live (with the agent's own env override), how a file becomes turns (its
+// dialect), its SQL views (views.sql beside it), how a project is named from a path, and, for an
+// agent brain can set up, its harness (hooks, MCP, skill). The registry (./index.ts) lists them.
 import type { Env } from '../home';
-import type { Lane } from '../floor/manifest';
+import type { Dialect } from '../turns';
+import type { AgentHarness } from './harness';
 
 export interface OriginRoot {
   /** Absolute directory that is walked. */
@@ -13,18 +15,44 @@ export interface OriginRoot {
   include(rel: string): boolean;
 }
 
-export interface AgentPaths {
-  lane: Lane;
-  /** Long agent name written in the manifest's `agent` field. */
-  agent: string;
-  /** Human label. */
-  label: string;
+/** Where an agent's session files are: what each paths.ts declares. */
+export interface AgentFiles {
   roots(env: Env): OriginRoot[];
   /** Session id from a path relative to the lane (lake-relative, without the generation suffix). */
   sessionOf(rel: string): string;
   /** Files the agent rewrites whole on every update (a legacy .json): their versions are captured
    * as generations at most once per rewrite-quiet period while they keep changing. */
   rewritesWhole?(rel: string): boolean;
+}
+
+export interface AgentDef<L extends string = string> extends AgentFiles {
+  /** Short code: the lake folder (lake/<lane>/), the manifest's lane, the dialect view
+   * dialects.v_<lane>. Lowercase letters, digits and '_'. */
+  lane: L;
+  /** Long name: the manifest's `agent` field and the agent column of derived.*. */
+  agent: string;
+  /** Display name (status, the sessions view, help texts). */
+  label: string;
+  /** More names that --agent and the tools' agent filter accept (lane, agent and label always are). */
+  aliases: readonly string[];
+  /** Environment variables that move its folders (listed in help, pinned into the timer unit). */
+  env: readonly string[];
+  /** How its lake files become turns. */
+  dialect: Dialect;
+  /** Its views.sql: relative to src/core/agents (dist/agents in a bundle), or absolute. It defines
+   * dialects.v_<lane>, derived.v_messages_<lane> and, when the agent has them, derived.v_sessions_,
+   * v_tool_calls_ and v_usage_lines_<lane> (see sql/20_derived.sql for their columns). */
+  views: string;
+  /** A project label from a lane-relative path when the transcript names no cwd (agents that fold
+   * the cwd into a folder name, lossily: a label, not a path to open). */
+  projectFromPath?(rel: string): string | null;
+  /** brain init / doctor: hooks, MCP registration and the skill, for an agent brain can set up. */
+  harness?: AgentHarness;
+}
+
+/** Keeps the literal lane type, so the registry can derive the Lane union from its list. */
+export function defineAgent<const L extends string>(a: AgentDef<L>): AgentDef<L> {
+  return a;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -35,4 +63,10 @@ export function sessionFromName(rel: string): string {
   const all = base.match(new RegExp(UUID.source, 'gi'));
   if (all && all.length > 0) return all[all.length - 1].toLowerCase();
   return base.replace(/(\.meta)?\.(jsonl|json|txt)$/i, '');
+}
+
+/** The first folder of a lane-relative path, or null for a file at the top. */
+export function firstFolder(rel: string): string | null {
+  const i = rel.indexOf('/');
+  return i > 0 ? rel.slice(0, i) : null;
 }

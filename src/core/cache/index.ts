@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BrainError } from '../errors';
 import { layout, mkdirPrivate, FILE_MODE } from '../home';
-import { AGENTS } from '../agents';
+import { agents, registry } from '../agents';
 import { openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS } from './db';
 import { ingest, readMeta, manifestCheck, type IngestStats } from './ingest';
 import { loadSchema } from './sqlfiles';
@@ -174,7 +174,7 @@ async function swapIn(tmp: string, target: string, opts: CacheOptions): Promise<
 }
 
 async function seedLanes(conn: DuckDBConnection): Promise<void> {
-  for (const a of AGENTS) {
+  for (const a of agents()) {
     let glob = `~/${a.lane}/**`;
     try {
       glob = a.roots(process.env).map((r) => `${r.dir}/**`).join(' ');

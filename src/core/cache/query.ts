@@ -3,6 +3,7 @@
 // byte cap is cut (ending "…[cut 49.9 MB]"), and fetching stops once the cap is reached, so a
 // query over huge values costs what the cap holds, not what the table holds. The statement runs
 // under a timer and an optional AbortSignal; either interrupts it inside DuckDB.
+import { registry } from '../agents';
 import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBType, type DuckDBVector } from '@duckdb/node-api';
 import { BrainError } from '../errors';
 import { precheck, checkType } from './readonly';
@@ -112,7 +113,7 @@ export function sqlError(e: unknown): BrainError {
   if (/read-only mode|file system operations are disabled|configuration has been locked/i.test(err.message)) {
     return new BrainError('sql-read-only', `brain sql is read-only: ${first}`, 'Only SELECT statements can run here.', { cause: err });
   }
-  return new BrainError('sql-error', first, 'Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: dialects.v_cc, v_codex, v_pi, v_cursor.', { cause: err });
+  return new BrainError('sql-error', first, `Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: ${registry().dialectViews()}.`, { cause: err });
 }
 
 /** Runs each DuckDB call of one statement under its timer and signal: once either fires, the

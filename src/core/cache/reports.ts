@@ -1,13 +1,14 @@
 // The reports over the cache (brain stats, brain calls), typed once for the CLI's --json, the MCP
 // and the VS Code tools. The SQL is in sql/reports/.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { registry } from '../agents';
 import { BrainError } from '../errors';
+import { sinceForSql } from '../since';
 import { openCache, type CacheOptions } from './index';
 import { loadSql } from './sqlfiles';
 
 export type StatsBy = 'agent' | 'day' | 'project' | 'machine';
 export const STATS_BY: StatsBy[] = ['agent', 'day', 'project', 'machine'];
-export const AGENT_NAMES = ['claude-code', 'codex', 'pi', 'cursor-agent'];
 
 export interface Tokens {
   input: number;
@@ -45,13 +46,13 @@ export interface ReportOptions extends CacheOptions {
   since?: string;
 }
 
-function checkFilters(o: ReportOptions): void {
-  if (o.agent && !AGENT_NAMES.includes(o.agent)) {
-    throw new BrainError('usage', `unknown agent "${o.agent}"`, `agents: ${AGENT_NAMES.join(', ')}`);
-  }
-  if (o.since && Number.isNaN(Date.parse(o.since))) {
-    throw new BrainError('usage', `--since expects a date or time (e.g. 2026-08-01), got "${o.since}"`);
-  }
+/** The SQL parameters of the filters, read as search reads them: agents by any of their names
+ * (comma-separated), since as a date, a time or 30m / 12h / 7d / 2w. */
+function filters(o: ReportOptions): { agent: string; since: string } {
+  return {
+    agent: o.agent ? registry().parse(o.agent).map((a) => a.agent).join(',') : '',
+    since: o.since ? sinceForSql(o.since) : '',
+  };
 }
 
 const num = (v: unknown) => (typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : Number(v ?? 0));
@@ -86,17 +87,16 @@ function statsRow(o: Record<string, unknown>): StatsRow {
 /** Sessions, turns, tokens, models and tool calls per agent, day, project or machine. */
 export async function cacheStats(home: string, by: StatsBy, opts: ReportOptions = {}): Promise<StatsReport> {
   if (!STATS_BY.includes(by)) throw new BrainError('usage', `--by expects one of ${STATS_BY.join(', ')}, got "${by}"`);
-  checkFilters(opts);
+  const p = filters(opts);
   const h = await openCache(home, { ...opts, readOnly: true });
   try {
     const sql = loadSql('reports', 'stats');
-    const p = { agent: opts.agent ?? '', since: opts.since ?? '' };
     const rows = (await rowsOf(h.conn, sql, { ...p, by })).map(statsRow);
     const tot = (await rowsOf(h.conn, sql, { ...p, by: 'all' })).map(statsRow)[0] ?? statsRow({ key: 'total' });
     const tz = await h.conn.runAndReadAll(`SELECT current_setting('TimeZone')`);
     return {
       by,
-      agent: opts.agent ?? null,
+      agent: p.agent || null,
       since: opts.since ?? null,
       time_zone: String(tz.getRows()[0][0]),
       rows,
@@ -125,10 +125,10 @@ export interface CallsReport {
 
 /** Tool-call counts and failures per agent and tool. */
 export async function toolCalls(home: string, opts: ReportOptions = {}): Promise<CallsReport> {
-  checkFilters(opts);
+  const p = filters(opts);
   const h = await openCache(home, { ...opts, readOnly: true });
   try {
-    const rows = (await rowsOf(h.conn, loadSql('reports', 'calls'), { agent: opts.agent ?? '', since: opts.since ?? '' })).map(
+    const rows = (await rowsOf(h.conn, loadSql('reports', 'calls'), p)).map(
       (o): CallsRow => ({
         agent: String(o.agent),
         tool: String(o.tool),
@@ -142,7 +142,7 @@ export async function toolCalls(home: string, opts: ReportOptions = {}): Promise
       (a, r) => ({ calls: a.calls + r.calls, failures: a.failures + r.failures, unanswered: a.unanswered + r.unanswered }),
       { calls: 0, failures: 0, unanswered: 0 },
     );
-    return { agent: opts.agent ?? null, since: opts.since ?? null, rows, total };
+    return { agent: p.agent || null, since: opts.since ?? null, rows, total };
   } finally {
     h.close();
   }

@@ -1,9 +1,11 @@
-// The .sql files of sql/: the floor schema, the dialect views, the derived layer (run in name
-// order on every writable open), the ingest operations (sql/ops) and the reports (sql/reports).
-// They are read at run time, never inlined: a view can be fixed by editing its file.
+// The .sql files: sql/'s floor schema and shared macros, each agent's views.sql
+// (src/core/agents/<lane>/), sql/'s derived layer (assembled in that order and run on every writable
+// open), the ingest operations (sql/ops) and the reports (sql/reports). They are read at run
+// time, never inlined: a view can be fixed by editing its file.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { registry, type Agent, type AgentRegistry } from '../agents';
 import { BrainError } from '../errors';
 
 let cachedDir: string | undefined;
@@ -31,35 +33,94 @@ export function sqlDir(): string {
 }
 
 export interface Schema {
+  /** What went in, in order: sql/ files by name, each agent's views.sql after those below 20_. */
   files: string[];
   text: string;
   /** Changes whenever any schema file changes: a cache built from another schema is rebuilt. */
   hash: string;
 }
 
-let cachedSchema: Schema | undefined;
+const cachedSchema = new WeakMap<AgentRegistry, Schema>();
 
-export function loadSchema(): Schema {
-  if (cachedSchema) return cachedSchema;
+/** An agent's views.sql: an absolute path as is; a relative one under the agents' folder, which is
+ * dist/agents beside the bundle (scripts/build.mjs copies it) or src/core/agents from source. */
+export function agentViewsFile(a: Agent): string {
+  if (path.isAbsolute(a.views)) return a.views;
+  const candidates = [path.join(__dirname, 'agents', a.views), path.join(__dirname, '..', 'agents', a.views)];
+  const found = candidates.find((f) => fs.existsSync(f));
+  if (!found) {
+    throw new BrainError('sql-missing', `The SQL views of agent ${a.lane} were not found (looked for ${candidates.join(', ')}).`, 'Reinstall Agent Brain (or run node scripts/build.mjs in a checkout).');
+  }
+  return found;
+}
+
+const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** Does this SQL define the view `name`? */
+function defines(sql: string, name: string): boolean {
+  return new RegExp(`CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+${name.replace('.', '\\.')}\\s+AS\\b`, 'i').test(sql);
+}
+
+/** Each agent's views, checked for the two every agent must have, after the registry's own list. */
+function agentParts(reg: AgentRegistry): { name: string; text: string }[] {
+  const rows = reg.list.map((a) => `(${[a.lane, a.agent, a.label].map(sqlString).join(', ')})`);
+  const out = [{ name: '(registry)', text: `CREATE OR REPLACE VIEW dialects.agents AS\nSELECT * FROM (VALUES ${rows.join(', ')}) t(lane, agent, label);\n` }];
+  for (const a of reg.list) {
+    const file = agentViewsFile(a);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new BrainError('sql-missing', `Cannot read ${file}.`, 'Reinstall Agent Brain.', { cause: e });
+    }
+    for (const v of [`dialects.v_${a.lane}`, `derived.v_messages_${a.lane}`]) {
+      if (!defines(text, v)) throw new BrainError('sql-invalid', `${file} does not define the view ${v}, which every agent's views.sql must.`, 'See sql/20_derived.sql for the columns it needs.');
+    }
+    out.push({ name: `agents/${a.lane}/views.sql`, text });
+  }
+  return out;
+}
+
+/** {{union derived.v_x}} -> the union of derived.v_x_<lane> over the agents that define it. */
+function expandUnions(text: string, file: string, reg: AgentRegistry, agentSql: Map<string, string>): string {
+  return text.replace(/\{\{union ([a-z_]+\.[a-z_]+)\}\}/g, (_m, base: string) => {
+    const parts = reg.list.map((a) => `${base}_${a.lane}`).filter((v) => defines(agentSql.get(v.slice(base.length + 1)) ?? '', v));
+    if (parts.length === 0) throw new BrainError('sql-invalid', `No agent defines a ${base}_<lane> view, which ${file} unions.`, 'Add one to an agent\'s views.sql.');
+    return parts.map((v) => `SELECT * FROM ${v}`).join(' UNION ALL BY NAME ');
+  });
+}
+
+/** The cache's schema: sql/ files below 20_ (the floor, what the agents' views share), every
+ * agent's views.sql in registry order, then the rest of sql/ with its unions over the agents. */
+export function loadSchema(reg: AgentRegistry = registry()): Schema {
+  const cached = cachedSchema.get(reg);
+  if (cached) return cached;
   const dir = sqlDir();
-  const files = fs
+  const sqlFiles = fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .sort();
+  const read = (f: string) => ({ name: f, text: fs.readFileSync(path.join(dir, f), 'utf8') });
+  const agents = agentParts(reg);
+  const agentSql = new Map(agents.slice(1).map((p, i) => [reg.list[i].lane, p.text]));
+  const parts = [
+    ...sqlFiles.filter((f) => f < '20').map(read),
+    ...agents,
+    ...sqlFiles
+      .filter((f) => f >= '20')
+      .map(read)
+      .map((p) => ({ ...p, text: expandUnions(p.text, p.name, reg, agentSql) })),
+  ];
   const h = createHash('sha256');
-  const parts: string[] = [];
-  for (const f of files) {
-    const t = fs.readFileSync(path.join(dir, f), 'utf8');
-    h.update(f).update('\0').update(t).update('\0');
-    parts.push(t);
-  }
+  for (const p of parts) h.update(p.name).update('\0').update(p.text).update('\0');
   // The ingest statements decide what lands in the tables too.
   const opsDir = path.join(dir, 'ops');
   for (const f of fs.existsSync(opsDir) ? fs.readdirSync(opsDir).filter((x) => x.endsWith('.sql')).sort() : []) {
     h.update(`ops/${f}`).update('\0').update(fs.readFileSync(path.join(opsDir, f))).update('\0');
   }
-  cachedSchema = { files, text: parts.join('\n;\n'), hash: h.digest('hex').slice(0, 16) };
-  return cachedSchema;
+  const schema = { files: parts.map((p) => p.name), text: parts.map((p) => p.text).join('\n;\n'), hash: h.digest('hex').slice(0, 16) };
+  cachedSchema.set(reg, schema);
+  return schema;
 }
 
 const ops = new Map<string, string>();

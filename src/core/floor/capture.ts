@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENTS } from '../agents';
-import type { AgentPaths, OriginRoot } from '../agents/types';
+import { agents } from '../agents';
+import type { AgentPaths, OriginRoot } from '../agents';
 import { BrainError, diskFull } from '../errors';
 import { clearCaptureError, noteCaptureError } from './health';
 import { ensureHome, FILE_MODE, mkdirPrivate, type Env, type Layout } from '../home';
@@ -111,7 +111,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
   const report: CaptureReport = {
     home: l.root,
     machine: machineName(l.root, env),
-    lanes: Object.fromEntries(AGENTS.map((a) => [a.lane, emptyCounts()])),
+    lanes: Object.fromEntries(agents().map((a) => [a.lane, emptyCounts()])),
     roots: [],
     events: [],
     refused: [],
@@ -139,7 +139,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
       now: opts.now,
     });
     try {
-      for (const agent of AGENTS) {
+      for (const agent of agents()) {
         for (const root of agent.roots(env)) {
           const exists = isDir(root.dir);
           report.roots.push({ lane: agent.lane, dir: root.dir, exists });

@@ -7,7 +7,7 @@
 // opens a new generation.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AgentPaths } from '../agents/types';
+import type { AgentPaths } from '../agents';
 import { diskFull } from '../errors';
 import type { Env, Layout } from '../home';
 import type { Lane } from './manifest';

@@ -2,8 +2,10 @@
 // document's contract, plus lake_path (relative to BRAIN_HOME). byte_from inclusive, byte_to
 // exclusive, lines 1-based inclusive, so `sed -n 'A,Bp' lake_path | sha256sum` equals chunk_sha256.
 import * as fs from 'node:fs';
+import type { Lane } from '../agents';
 
-export type Lane = 'cc' | 'codex' | 'pi' | 'cursor' | 'gemini' | 'copilot';
+/** The lanes are the registry's (src/core/agents). */
+export type { Lane };
 
 export interface ManifestLine {
   v: 1;

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import { AGENTS } from '../agents';
+import { agents } from '../agents';
 import { BrainError, errnoCode } from '../errors';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
@@ -112,7 +112,7 @@ export function watchBudget(env: Env): { needed: number; limit: number } | null 
   const limit = Math.min(read('/proc/sys/fs/inotify/max_user_watches'), read('/proc/sys/user/max_inotify_watches'));
   if (!Number.isFinite(limit)) return null;
   let needed = 0;
-  for (const a of AGENTS)
+  for (const a of agents())
     for (const r of a.roots(env)) {
       if (!fs.existsSync(r.dir)) continue;
       needed++;
@@ -126,7 +126,7 @@ export function startWatch(opts: WatchOptions): Watcher {
   const debounce = opts.debounceMs ?? 300;
   const quietMs = quietFromEnv(env);
   const rewriteQuietMs = rewriteQuietFromEnv(env);
-  const roots = AGENTS.flatMap((a) => a.roots(env).map((r) => r.dir));
+  const roots = agents().flatMap((a) => a.roots(env).map((r) => r.dir));
   // How long a pass waits for another writer (BRAIN_WATCH_LOCK_WAIT_SECONDS, for tests).
   const lockWaitMs = envMs(env, 'BRAIN_WATCH_LOCK_WAIT_SECONDS', 30_000);
   const pollMs = watchPollMs(env);

@@ -1,18 +1,12 @@
 // The agent skill (skills/brain-recall/SKILL.md, shipped with brain) linked into each harness's
-// user skill folder. Checked against the installed CLIs, each one reading a symlinked skill folder
-// and listing its name and description in what it sends the model:
-//   Claude Code 2.1   $CLAUDE_CONFIG_DIR/skills/<name>/SKILL.md   (default ~/.claude/skills)
-//   Codex 0.171       $CODEX_HOME/skills/<name>/SKILL.md          (default ~/.codex/skills; it also
-//                     reads ~/.agents/skills, which Pi reads too, so brain does not use that one)
-//   Pi 0.73           $PI_CODING_AGENT_DIR/skills/<name>/SKILL.md (default ~/.pi/agent/skills)
+// user skill folder (its harness.ts's skillsDir). Checked against the installed CLIs, each one
+// reading a symlinked skill folder and listing its name and description in what it sends the model.
 // brain owns only the link named brain-recall, and only while it is a link to a brain-recall skill
 // (any install's) or a dangling link to one: a folder or file of that name, or a link elsewhere,
 // is someone else's and is left alone.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ccConfigDir } from '../agents/cc/paths';
-import { codexHome } from '../agents/codex/paths';
-import { piAgentDir } from '../agents/pi/paths';
+import { harnessAgents } from '../agents';
 import type { Env } from '../home';
 import { harnessPresent, type Harness } from './detect';
 
@@ -40,11 +34,7 @@ export function skillSource(brainCmd: string[]): string | null {
 }
 
 export function skillDirs(env: Env): Record<Harness, string> {
-  return {
-    cc: path.join(ccConfigDir(env), 'skills'),
-    codex: path.join(codexHome(env), 'skills'),
-    pi: path.join(piAgentDir(env), 'skills'),
-  };
+  return Object.fromEntries(harnessAgents().flatMap((a) => (a.harness.skillsDir ? [[a.lane, a.harness.skillsDir(env)]] : [])));
 }
 
 export interface SkillPlan {

@@ -3,13 +3,13 @@
 import type { DoctorCheck } from '../store/doctor';
 import type { InitStep, StepResult } from '../store/init';
 import type { Env } from '../home';
-import { HARNESS_LABEL } from './detect';
-import { applyClaude, applyCodex, mcpSpec, planClaude, planCodex, shQuote, type RegPlan } from './mcp-register';
+import { harnessLabel, harnessOf } from './detect';
+import { applyMcp, mcpSpec, planMcp, shQuote, type RegPlan } from './mcp-register';
 import { applySkill, planSkill, skillSource, type SkillPlan } from './skill';
 
 function regStep(p: RegPlan, applied: { outcome: string; message?: string } | null): StepResult {
   const step = `mcp ${p.harness}`;
-  const where = `${HARNESS_LABEL[p.harness]} (${p.file})`;
+  const where = `${harnessLabel(p.harness)} (${p.file})`;
   switch (p.action) {
     case 'absent':
       return { step, status: 'skipped', detail: p.detail };
@@ -20,7 +20,7 @@ function regStep(p: RegPlan, applied: { outcome: string; message?: string } | nu
       return { step, status: 'failed', detail: `${where}: ${p.detail}`, fix: p.action === 'unparsable' ? `fix ${p.file} by hand, then brain init` : `rename or remove that "brain" entry, then brain init` };
     default:
       if (applied?.outcome === 'printed') {
-        return { step, status: 'note', detail: `${where}: claude is not on PATH, so brain mcp is not registered; run this where it is:`, fix: applied.message };
+        return { step, status: 'note', detail: `${where}: ${harnessOf(p.harness)?.bin} is not on PATH, so brain mcp is not registered; run this where it is:`, fix: applied.message };
       }
       if (applied?.outcome === 'failed') return { step, status: 'failed', detail: `${where}: ${applied.message}` };
       return { step, status: 'changed', detail: `${where}: ${p.detail}` };
@@ -31,16 +31,14 @@ export const mcpStep: InitStep = {
   name: 'mcp',
   async run(ctx) {
     const spec = mcpSpec(ctx.brainCmd, ctx.env);
-    const cc = planClaude(spec, ctx.env);
-    const codex = planCodex(spec, ctx.env);
-    return [regStep(cc, applyClaude(cc, ctx.env, spec)), regStep(codex, applyCodex(codex))];
+    return planMcp(spec, ctx.env).map((p) => regStep(p, applyMcp(p, ctx.env, spec)));
   },
 };
 
 function skillStepResult(p: SkillPlan): StepResult {
   const step = `skill ${p.harness}`;
-  const where = `${HARNESS_LABEL[p.harness]} (${p.link})`;
-  if (p.action === 'absent') return { step, status: 'skipped', detail: `${HARNESS_LABEL[p.harness]} not found` };
+  const where = `${harnessLabel(p.harness)} (${p.link})`;
+  if (p.action === 'absent') return { step, status: 'skipped', detail: `${harnessLabel(p.harness)} not found` };
   if (p.action === 'ok') return { step, status: 'unchanged', detail: `${where}: ${p.detail}` };
   if (p.action === 'foreign') return { step, status: 'failed', detail: `${where}: ${p.detail}`, fix: `move ${p.link} away, then brain init` };
   return { step, status: 'changed', detail: `${where}: ${p.detail}` };
@@ -60,19 +58,19 @@ export const HARNESS_INIT_STEPS: InitStep[] = [mcpStep, skillStep];
 export function harnessChecks(brainCmd: string[], env: Env): DoctorCheck[] {
   const out: DoctorCheck[] = [];
   const spec = mcpSpec(brainCmd, env);
-  for (const p of [planClaude(spec, env), planCodex(spec, env)]) {
+  for (const p of planMcp(spec, env)) {
     const name = `mcp ${p.harness}`;
     if (p.action === 'absent') out.push({ name, level: 'info', detail: p.detail });
     else if (p.action === 'ok') out.push({ name, level: 'ok', detail: `${p.file}: ${p.detail}` });
     else if (p.action === 'foreign' || p.action === 'unparsable') out.push({ name, level: 'fail', detail: `${p.file}: ${p.detail}`, fix: p.action === 'unparsable' ? `fix ${p.file} by hand, then brain init` : 'rename or remove that "brain" entry, then brain init' });
     else {
-      const printed = p.harness === 'cc' && p.commands ? p.commands.map((c) => c.map(shQuote).join(' ')).join(' && ') : undefined;
+      const printed = p.commands ? p.commands.map((c) => c.map(shQuote).join(' ')).join(' && ') : undefined;
       out.push({ name, level: 'warn', detail: `${p.file}: brain mcp is not registered as this brain runs it (${p.action}: ${p.detail})`, fix: printed ? `brain init   (or: ${printed})` : 'brain init' });
     }
   }
   for (const p of planSkill(skillSource(brainCmd), env)) {
     const name = `skill ${p.harness}`;
-    if (p.action === 'absent') out.push({ name, level: 'info', detail: `${HARNESS_LABEL[p.harness]} not found` });
+    if (p.action === 'absent') out.push({ name, level: 'info', detail: `${harnessLabel(p.harness)} not found` });
     else if (p.action === 'ok') out.push({ name, level: 'ok', detail: `${p.link}: ${p.detail}` });
     else if (p.action === 'foreign') out.push({ name, level: 'fail', detail: `${p.link}: ${p.detail}`, fix: `move ${p.link} away, then brain init` });
     else out.push({ name, level: 'warn', detail: `${p.link}: ${p.action === 'create' ? 'not linked' : p.detail}`, fix: 'brain init' });

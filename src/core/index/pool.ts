@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { BUILTIN, registry } from '../agents';
 import type { ParseJob, ParseResult } from './parse-job';
 
 export interface PoolReply {
@@ -17,6 +18,8 @@ export interface PoolReply {
  * from source (tsx cannot load a .ts worker); BRAIN_INDEX_WORKER_SCRIPT names another. */
 function workerScript(): string | null {
   if (process.env.BRAIN_INDEX_WORKER === '0') return null;
+  // The thread loads the built-in agents only: with others registered, parse here.
+  if (registry() !== BUILTIN) return null;
   const env = process.env.BRAIN_INDEX_WORKER_SCRIPT;
   if (env) return fs.existsSync(env) ? env : null;
   for (const f of [path.join(__dirname, 'index-worker.js'), path.resolve(__dirname, '..', '..', '..', 'dist', 'index-worker.js')]) {

@@ -1,8 +1,8 @@
 // A lake file through its dialect, whole or from a checkpoint: the one way turns are read, used by
 // the index (lean), and by show and the scan tier (full).
 import type { Checkpoint, DialectCounts, FileFacts, Span, Turn } from '../turns';
-import { dialectFor } from '../agents/dialects';
-import { forEachLine } from './jsonl';
+import { dialectFor } from '../agents';
+import { forEachLine } from '../agents/kit/jsonl';
 
 export interface FileTurns {
   turns: Turn[];

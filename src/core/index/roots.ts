@@ -3,6 +3,7 @@
 // their root, so a search over a store covers every machine that synced into it.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { agentByLane } from '../agents';
 import { BrainError } from '../errors';
 import { brainHome, type Env } from '../home';
 import { machineName } from '../machine';
@@ -78,12 +79,8 @@ export function readMeta(dir: string, lane: string, session: string): MetaRecord
   }
 }
 
-/** A project path from a lake path when the transcript names no cwd: Claude Code, Pi and cursor
- * fold the cwd into the folder name lossily, so this is a label, not a path to open. */
+/** A project label from a lake path when the transcript names no cwd: the agent's own naming
+ * (several fold the cwd into a folder name lossily, so this is a label, not a path to open). */
 export function projectFromPath(lane: string, rel: string): string | null {
-  const first = rel.split('/')[0];
-  if (!first || rel.indexOf('/') < 0) return null;
-  if (lane === 'pi') return first.replace(/^--|--$/g, '').replace(/-/g, '/').replace(/^(?!\/)/, '/');
-  if (lane === 'cc' || lane === 'cursor') return first;
-  return null;
+  return agentByLane(lane)?.projectFromPath?.(rel) ?? null;
 }

@@ -12,7 +12,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { readManifest } from '../floor/manifest';
 import { agentByLane } from '../agents';
 import type { FileFacts, RawLine, Span, Turn } from '../turns';
-import { lineText } from '../index/jsonl';
+import { lineText } from '../agents/kit/jsonl';
 import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';

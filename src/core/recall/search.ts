@@ -9,8 +9,7 @@
 // instructions, so they would otherwise match them all.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENTS } from '../agents';
-import { BrainError } from '../errors';
+import { registry } from '../agents';
 import type { Env } from '../home';
 import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type SessionKeys } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
@@ -23,8 +22,9 @@ import { lakeFile, lakeFileProblem, noteRefused, refusalOf } from './floorpath';
 import { READ_NOFOLLOW } from '../safepath';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
+import { parseSince } from '../since';
 
-export { snippetText };
+export { snippetText, parseSince };
 
 export const DEFAULT_LIMIT = 20;
 const SNIPPETS = 3;
@@ -49,26 +49,8 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${re}$`, 'is');
 }
 
-/** "2026-08-01", an ISO time, or 30m / 12h / 7d / 2w before `now`. */
-export function parseSince(s: string, now = Date.now()): number {
-  const rel = /^(\d+)\s*([mhdw])$/.exec(s.trim());
-  if (rel) {
-    const unit = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[rel[2] as 'm' | 'h' | 'd' | 'w'];
-    return now - Number(rel[1]) * unit;
-  }
-  const t = Date.parse(s);
-  if (Number.isNaN(t)) throw new BrainError('usage', `since: cannot read "${s}" as a date`, 'use an ISO date (2026-08-01), a time, or 30m, 12h, 7d, 2w');
-  return t;
-}
-
 function lanesOf(spec: string): Set<string> {
-  const out = new Set<string>();
-  for (const raw of spec.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)) {
-    const a = AGENTS.find((x) => x.lane === raw || x.agent === raw || x.label.toLowerCase() === raw || (raw === 'claude' && x.lane === 'cc') || (raw === 'cursor-agent' && x.lane === 'cursor'));
-    if (!a) throw new BrainError('usage', `agent: unknown agent "${raw}"`, `known: ${AGENTS.map((x) => x.lane).join(', ')}`);
-    out.add(a.lane);
-  }
-  return out;
+  return new Set(registry().parse(spec).map((a) => a.lane));
 }
 
 function makeFilter(i: SearchInput): Filter {

@@ -2,6 +2,9 @@
 // VS Code language-model tools hand over verbatim, and as a TypeScript type) and its output. The
 // CLI's --json prints these outputs as they are.
 import type { Citation, Role, Tokens, TurnKind } from '../turns';
+import { registry } from '../agents';
+
+const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 // ---------------------------------------------------------------- shared
 
@@ -9,7 +12,7 @@ import type { Citation, Role, Tokens, TurnKind } from '../turns';
 export interface SessionInfo {
   /** The floor's session id (from the file name), what `show` and `read` take. */
   session: string;
-  /** Long agent name (claude-code, codex, pi, cursor-agent). */
+  /** Long agent name (the registry's `agent`, e.g. claude-code). */
   agent: string;
   lane: string;
   machine: string;
@@ -189,7 +192,7 @@ export const SEARCH_INPUT_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     term: { type: 'string', minLength: 1, description: 'Literal text to find, case-insensitive substring (code identifiers, paths, phrases).' },
-    agent: { type: 'string', description: 'Only these agents: cc, codex, pi, cursor (comma-separated).' },
+    agent: { type: 'string', description: `${sentence(registry().filterHelp())}.` },
     project: { type: 'string', description: 'Glob over the project path, its last folder name, or the git remote (case-insensitive), e.g. "*brain*".' },
     machine: { type: 'string', description: 'Only these machines (comma-separated).' },
     since: { type: 'string', description: 'Only sessions active since this ISO date/time, or 30m, 12h, 7d, 2w ago.' },
@@ -278,7 +281,7 @@ export const RECALL_TOOLS: RecallToolSpec[] = [
     name: 'brain_search',
     title: 'Search past agent sessions',
     description:
-      'Find earlier coding-agent sessions (Claude Code, Codex, Pi, cursor-agent) on this machine or a store of all machines that mention a literal text. Sessions where the user or assistant said it come first, most matching turns first; then sessions where only tool output, thinking or tool arguments hold it. Each hit has up to 3 snippets with citations.',
+      `Find earlier coding-agent sessions (${registry().labels()}) on this machine or a store of all machines that mention a literal text. Sessions where the user or assistant said it come first, most matching turns first; then sessions where only tool output, thinking or tool arguments hold it. Each hit has up to 3 snippets with citations.`,
     inputSchema: SEARCH_INPUT_SCHEMA,
   },
   {

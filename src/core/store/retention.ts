@@ -4,7 +4,8 @@
 // Claude Code start away from existing nowhere. status and doctor warn about those.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ccConfigDir, ccPaths } from '../agents/cc/paths';
+import { cc } from '../agents/cc';
+import { ccConfigDir } from '../agents/cc/paths';
 import { layout, type Env } from '../home';
 import { allOffsets, type OffsetRec } from '../floor/offsets';
 import { readLedger } from './ledger';
@@ -57,7 +58,7 @@ export function retentionGuard(home: string, env: Env = process.env, now = Date.
   const rep: RetentionReport = { days: cd.days, settingsFile: cd.file, settingsProblem: cd.problem, sessions: 0, dueSoon: 0, atRisk: [] };
   let byOrigin: Map<string, OffsetRec> | undefined;
   let ledger: ReturnType<typeof readLedger> | undefined;
-  for (const root of ccPaths.roots(env)) {
+  for (const root of cc.roots(env)) {
     walkTree(root.dir, (e) => {
       if (e.dir || !root.include(e.rel)) return;
       const st = statOrNull(e.abs);
@@ -67,7 +68,7 @@ export function retentionGuard(home: string, env: Env = process.env, now = Date.
       if (due - now > GUARD_DAYS * DAY) return;
       rep.dueSoon++;
       // Loaded only when something is due: most runs never read them.
-      byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === 'cc').map((o) => [o.origin, o]));
+      byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === cc.lane).map((o) => [o.origin, o]));
       ledger ??= readLedger(syncPaths(home).ledger);
       const off = byOrigin.get(e.abs);
       if (!off) {

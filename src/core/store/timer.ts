@@ -8,13 +8,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { homeDir, type Env } from '../home';
 import { writeFileAtomic } from '../floor/durable';
+import { registry } from '../agents';
 
 export const UNIT = 'brain-tick';
 export const LAUNCHD_LABEL = 'dev.agent-brain.tick';
 export const PERIOD_SEC = 300;
 
-/** Variables the tick needs to see the same folders the installing shell saw. */
-const PINNED_ENV = ['BRAIN_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'PI_CODING_AGENT_DIR', 'CURSOR_CONFIG_DIR', 'BRAIN_SSH_COMMAND'];
+/** Variables the tick needs to see the same folders the installing shell saw (the agents' own
+ * come from the registry). */
+const PINNED_ENV = ['BRAIN_HOME', ...registry().envVars(), 'BRAIN_SSH_COMMAND'];
 
 export type Platform = 'linux' | 'darwin' | 'other';
 

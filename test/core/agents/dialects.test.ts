@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES } from '../../helpers/env';
 import { readTurns, turnText } from '../../../src/core/index/read';
-import { forEachLine } from '../../../src/core/index/jsonl';
+import { forEachLine } from '../../../src/core/agents/kit/jsonl';
 import type { Turn } from '../../../src/core/turns';
 
 interface Expected {

@@ -8,8 +8,8 @@
 // closes them; a sub-agent file (agent-*.jsonl) is its own conversation. isMeta lines and compaction
 // summaries are recorded instructions, not turns anyone said; command output is tool output.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
-import { BaseParser, addText, addThinking } from '../../index/parser';
-import { argText, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../../index/jsonl';
+import { BaseParser, addText, addThinking } from '../kit/parser';
+import { argText, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
 
 interface St {
   /** A sub-agent file: its sidechain lines are its main conversation. */
@@ -214,7 +214,6 @@ class CcParser extends BaseParser<St> {
 }
 
 export const ccDialect: Dialect = {
-  lane: 'cc',
   reads: (rel) => rel.endsWith('.jsonl'),
   open: (opts, emit, resume) => new CcParser(opts, emit, resume),
 };

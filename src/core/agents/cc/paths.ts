@@ -1,13 +1,10 @@
 import * as path from 'node:path';
 import { homeDir, type Env } from '../../home';
-import { sessionFromName, type AgentPaths } from '../types';
+import { sessionFromName, type AgentFiles } from '../types';
 
 /** Claude Code: $CLAUDE_CONFIG_DIR/projects/** (default ~/.claude): session files, the older flat
  * agent-*.jsonl, and <session>/subagents/agent-*.jsonl with their .meta.json. */
-export const ccPaths: AgentPaths = {
-  lane: 'cc',
-  agent: 'claude-code',
-  label: 'Claude Code',
+export const ccFiles: AgentFiles = {
   roots(env: Env) {
     const base = env.CLAUDE_CONFIG_DIR || path.join(homeDir(env), '.claude');
     return [

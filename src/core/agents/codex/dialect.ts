@@ -13,8 +13,8 @@
 // no item is a prompt on its own, and an unpaired item is context once the file has shown such
 // events (a file without any, as old builds write, has no other way to tell, so it is a prompt).
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
-import { BaseParser, addText, addThinking, joinText } from '../../index/parser';
-import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../../index/jsonl';
+import { BaseParser, addText, addThinking, joinText } from '../kit/parser';
+import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
 
 interface St {
   model: string | null;
@@ -296,7 +296,6 @@ class CodexParser extends BaseParser<St> {
 }
 
 export const codexDialect: Dialect = {
-  lane: 'codex',
   reads: (rel) => rel.endsWith('.jsonl'),
   open: (opts, emit, resume) => new CodexParser(opts, emit, resume),
 };

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { homeDir, type Env } from '../../home';
-import { sessionFromName, type AgentPaths } from '../types';
+import { sessionFromName, type AgentFiles } from '../types';
 
 export function codexHome(env: Env): string {
   return env.CODEX_HOME || path.join(homeDir(env), '.codex');
@@ -8,10 +8,7 @@ export function codexHome(env: Env): string {
 
 /** Codex: $CODEX_HOME/sessions/** and $CODEX_HOME/archived_sessions/ (default ~/.codex). The lake
  * keeps the two folder names so an archived copy never collides with a live one. */
-export const codexPaths: AgentPaths = {
-  lane: 'codex',
-  agent: 'codex',
-  label: 'Codex',
+export const codexFiles: AgentFiles = {
   roots(env: Env) {
     const base = codexHome(env);
     const inc = (rel: string) => rel.endsWith('.jsonl') || rel.endsWith('.json');

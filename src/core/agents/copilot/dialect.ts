@@ -10,8 +10,8 @@
 // GitHub.copilot-chat/transcripts/<id>.jsonl: an event stream, one event a line — user.message is
 //   a prompt, each assistant.message a reply that its tool.execution_* events join (by toolCallId).
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
-import { BaseParser, addText, addThinking } from '../../index/parser';
-import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../../index/jsonl';
+import { BaseParser, addText, addThinking } from '../kit/parser';
+import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 
 type Mode = 'doc' | 'log' | 'events';
 
@@ -285,7 +285,6 @@ class CopilotParser extends BaseParser<St> {
 }
 
 export const copilotDialect: Dialect = {
-  lane: 'copilot',
   reads: (rel) => /\/(chatSessions|emptyWindowChatSessions)\/[^/]+\.jsonl?$/.test(rel) || /\/transcripts\/[^/]+\.jsonl$/.test(rel),
   open: (opts, emit, resume) => new CopilotParser(opts, emit, resume),
   sharedSpans: (rel) => modeOf(rel) !== 'events',

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { homeDir, type Env } from '../../home';
-import { sessionFromName, type AgentPaths, type OriginRoot } from '../types';
+import { sessionFromName, type AgentFiles, type OriginRoot } from '../types';
 
 /** VS Code-family user folders on Linux and macOS, named by their lake prefix. */
 export function editorUserDirs(env: Env): { prefix: string; dir: string }[] {
@@ -32,10 +32,7 @@ const CHAT = /^(workspaceStorage\/[^/]+\/chatSessions\/[^/]+\.(json|jsonl)|globa
 
 /** GitHub Copilot Chat in VS Code: chatSessions (.json rewritten whole, .jsonl change log), empty-window
  * sessions, and the Copilot transcripts event stream, in every VS Code-family user folder. */
-export const copilotPaths: AgentPaths = {
-  lane: 'copilot',
-  agent: 'copilot-chat',
-  label: 'Copilot Chat',
+export const copilotFiles: AgentFiles = {
   roots(env: Env): OriginRoot[] {
     return editorUserDirs(env).map(({ prefix, dir }) => ({ dir, lakePrefix: prefix, include: (rel: string) => CHAT.test(rel) }));
   },

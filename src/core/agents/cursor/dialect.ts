@@ -7,8 +7,8 @@
 // .txt (older builds): `user:` / `assistant:` lines open turns; `[Thinking]`, `[Tool call] Name` with
 // `  key: value` argument lines, and `[Tool result] Name` mark the rest.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
-import { BaseParser, addText, addThinking } from '../../index/parser';
-import { argText, arr, contentText, isObj, lineText, strOrNull, type JsonLine } from '../../index/jsonl';
+import { BaseParser, addText, addThinking } from '../kit/parser';
+import { argText, arr, contentText, isObj, lineText, strOrNull, type JsonLine } from '../kit/jsonl';
 
 interface St {
   txt: boolean;
@@ -200,7 +200,6 @@ class CursorParser extends BaseParser<St> {
 }
 
 export const cursorDialect: Dialect = {
-  lane: 'cursor',
   reads: (rel) => /\.(jsonl|txt)$/.test(rel),
   open: (opts, emit, resume) => new CursorParser(opts, emit, resume),
 };

@@ -1,13 +1,10 @@
 import * as path from 'node:path';
 import { homeDir, type Env } from '../../home';
-import { sessionFromName, type AgentPaths } from '../types';
+import { sessionFromName, type AgentFiles } from '../types';
 
 /** cursor-agent: ~/.cursor/projects/<slug>/agent-transcripts/** (.jsonl and .txt). The live SQLite
  * chats are not copied: they are unsafe to copy while open. */
-export const cursorPaths: AgentPaths = {
-  lane: 'cursor',
-  agent: 'cursor-agent',
-  label: 'cursor-agent',
+export const cursorFiles: AgentFiles = {
   roots(env: Env) {
     return [
       {

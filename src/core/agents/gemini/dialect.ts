@@ -10,8 +10,8 @@
 // generation is its own lake file and a turn cites the whole document (lines 1..N): the lines of
 // one message inside a pretty-printed document are not a unit anyone can check on their own.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
-import { BaseParser, addText, addThinking } from '../../index/parser';
-import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../../index/jsonl';
+import { BaseParser, addText, addThinking } from '../kit/parser';
+import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 
 interface St {
   json: boolean;
@@ -197,7 +197,6 @@ class GeminiParser extends BaseParser<St> {
 }
 
 export const geminiDialect: Dialect = {
-  lane: 'gemini',
   reads: (rel) => /\/chats\/.+\.jsonl?$/.test(rel),
   sharedSpans: (rel) => rel.endsWith('.json'),
   open: (opts, emit, resume) => new GeminiParser(opts, emit, resume),

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { homeDir, type Env } from '../../home';
-import type { AgentPaths } from '../types';
+import type { AgentFiles } from '../types';
 
 export function geminiDir(env: Env): string {
   return path.join(env.GEMINI_CLI_HOME || homeDir(env), '.gemini');
@@ -8,10 +8,7 @@ export function geminiDir(env: Env): string {
 
 /** Gemini CLI: ~/.gemini/tmp/<project>/chats/ — the current .jsonl append log (sub-agents in
  * chats/<parent>/<id>.jsonl) and the legacy .json rewritten whole on every update. */
-export const geminiPaths: AgentPaths = {
-  lane: 'gemini',
-  agent: 'gemini-cli',
-  label: 'Gemini CLI',
+export const geminiFiles: AgentFiles = {
   roots(env: Env) {
     return [
       {

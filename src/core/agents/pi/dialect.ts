@@ -6,8 +6,8 @@
 // parent is not the entry before it starts a branch, and the abandoned branch stays in the file and
 // stays searchable. Compaction and branch summaries are recorded summaries, not turns.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
-import { BaseParser, addText, addThinking } from '../../index/parser';
-import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../../index/jsonl';
+import { BaseParser, addText, addThinking } from '../kit/parser';
+import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
 
 interface St {
   model: string | null;
@@ -156,7 +156,6 @@ class PiParser extends BaseParser<St> {
 }
 
 export const piDialect: Dialect = {
-  lane: 'pi',
   reads: (rel) => rel.endsWith('.jsonl'),
   open: (opts, emit, resume) => new PiParser(opts, emit, resume),
 };

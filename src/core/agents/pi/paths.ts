@@ -1,16 +1,13 @@
 import * as path from 'node:path';
 import { homeDir, type Env } from '../../home';
-import { sessionFromName, type AgentPaths } from '../types';
+import { sessionFromName, type AgentFiles } from '../types';
 
 export function piAgentDir(env: Env): string {
   return env.PI_CODING_AGENT_DIR || path.join(homeDir(env), '.pi', 'agent');
 }
 
 /** Pi: $PI_CODING_AGENT_DIR/sessions/** (default ~/.pi/agent). */
-export const piPaths: AgentPaths = {
-  lane: 'pi',
-  agent: 'pi',
-  label: 'Pi',
+export const piFiles: AgentFiles = {
   roots(env: Env) {
     return [{ dir: path.join(piAgentDir(env), 'sessions'), lakePrefix: '', include: (rel) => rel.endsWith('.jsonl') }];
   },

@@ -3,8 +3,8 @@
 // turn index never reads: a long line has its long strings cut out before JSON.parse, and a dialect
 // decodes one of them only when it needs that text (JsonLine.str).
 import * as fs from 'node:fs';
-import { READ_NOFOLLOW } from '../safepath';
-import type { RawLine } from '../turns';
+import { READ_NOFOLLOW } from '../../safepath';
+import type { RawLine } from '../../turns';
 
 const BLOCK = 4 << 20;
 

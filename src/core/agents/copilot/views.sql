@@ -1,94 +1,8 @@
--- The dialect views of Gemini CLI and Copilot Chat (after 10_dialects.sql: same schema, same
--- dialects.v_live). Their files are not all one record a line, so these views put records back
--- together first; where SQL stops short of what the turn index does (src/core/agents/<agent>/
--- dialect.ts), the comment says so.
-
--- Gemini CLI: one row per message of the conversation as it stands.
--- .jsonl (append log): a message may be written several times under one id, the last write wins
--- (its line is line_no); {"$rewindTo": id} drops that message and every message first written
--- after it, as far as they were written before the rewind. msg_index orders the messages by their
--- first surviving write. Not done here: a {"$set":{"messages":[…]}} checkpoint of the whole list
--- (rare; the turn index applies it).
--- .json (legacy, one pretty-printed document rewritten whole): the document's lines are joined
--- and parsed; every message row has line_no 1 and line_to = the document's last line, since the
--- document as a whole is what a citation can check.
-CREATE OR REPLACE VIEW dialects.v_gemini AS
-WITH
-  lines AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at, r.raw_line,
-           f.abs_path, f.session_hint, f.machine_id
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'gemini'),
-  jl AS (
-    SELECT l.* EXCLUDE (raw_line),
-           unnest([TRY(from_json(l.raw_line, '{"id":"VARCHAR","type":"VARCHAR","timestamp":"VARCHAR",
-             "content":"JSON","displayContent":"JSON","parts":"JSON","model":"VARCHAR","tokens":"JSON",
-             "thoughts":"JSON","toolCalls":"JSON","$rewindTo":"VARCHAR"}'))]) AS j
-    FROM lines l WHERE NOT regexp_matches(l.abs_path, '\.json$')),
-  writes AS (
-    SELECT * FROM jl WHERE j IS NOT NULL AND j.type IS NOT NULL),
-  rewinds AS (
-    SELECT r.file_id, r.witness_gen, r.line_no AS at_line,
-           (SELECT min(w.line_no) FROM writes w
-            WHERE w.file_id = r.file_id AND w.witness_gen = r.witness_gen
-              AND w.j.id = r.j."$rewindTo" AND w.line_no < r.line_no) AS cut
-    FROM jl r WHERE r.j."$rewindTo" IS NOT NULL),
-  firsts AS (
-    SELECT *, min(line_no) OVER (PARTITION BY file_id, witness_gen, coalesce(j.id, CAST(line_no AS VARCHAR))) AS first_line
-    FROM writes),
-  kept AS (
-    SELECT w.* EXCLUDE (first_line),
-           min(line_no) OVER (PARTITION BY file_id, witness_gen, coalesce(j.id, CAST(line_no AS VARCHAR))) AS pos
-    FROM firsts w
-    WHERE NOT EXISTS (SELECT 1 FROM rewinds x
-                      WHERE x.file_id = w.file_id AND x.witness_gen = w.witness_gen
-                        AND w.line_no < x.at_line AND w.first_line >= x.cut)
-    QUALIFY row_number() OVER (PARTITION BY file_id, witness_gen, coalesce(j.id, CAST(line_no AS VARCHAR))
-                               ORDER BY line_no DESC) = 1),
-  joined AS (
-    SELECT file_id, witness_gen, any_value(abs_path) AS abs_path, any_value(session_hint) AS session_hint,
-           any_value(machine_id) AS machine_id, min(byte_offset) AS byte_offset,
-           max(captured_at) AS captured_at, max(line_no) AS line_to,
-           string_agg(raw_line, chr(10) ORDER BY line_no) AS text
-    FROM lines WHERE regexp_matches(abs_path, '\.json$')
-    GROUP BY file_id, witness_gen),
-  docs AS (
-    SELECT * EXCLUDE (text),
-           TRY(from_json(text,
-             '{"messages":[{"id":"VARCHAR","type":"VARCHAR","timestamp":"VARCHAR","content":"JSON",
-               "displayContent":"JSON","parts":"JSON","model":"VARCHAR","tokens":"JSON","thoughts":"JSON",
-               "toolCalls":"JSON"}]}')) AS doc
-    FROM joined),
-  legacy AS (
-    SELECT d.*, unnest(range(1, len(d.doc.messages) + 1)) AS idx
-    FROM docs d WHERE d.doc IS NOT NULL AND len(d.doc.messages) > 0),
-  msgs AS (
-    SELECT file_id, witness_gen, line_no, line_no AS line_to, abs_path, session_hint, machine_id, byte_offset,
-           event_time, captured_at, row_number() OVER (PARTITION BY file_id, witness_gen ORDER BY pos) AS msg_index,
-           false AS is_legacy_json, j
-    FROM kept
-    UNION ALL BY NAME
-    SELECT file_id, witness_gen, 1 AS line_no, line_to, abs_path, session_hint, machine_id, byte_offset,
-           TRY_CAST(doc.messages[idx].timestamp AS TIMESTAMPTZ) AS event_time, captured_at,
-           idx AS msg_index, true AS is_legacy_json, doc.messages[idx] AS j
-    FROM legacy)
-SELECT
-  m.file_id, m.witness_gen, m.line_no, m.abs_path, m.session_hint AS session_id,
-  coalesce(m.event_time, TRY_CAST(m.j.timestamp AS TIMESTAMPTZ)) AS event_time, m.captured_at,
-  m.j.type                                         AS msg_type,
-  CASE WHEN m.j.type = 'user' THEN 'user'
-       WHEN m.j.type IN ('gemini', 'model') THEN 'assistant'
-       ELSE 'system' END                           AS role,
-  m.j.model                                        AS model,
-  coalesce(m.j.content, m.j.parts)                 AS content,
-  -- additions
-  m.machine_id, m.byte_offset, m.line_to, m.msg_index, m.is_legacy_json,
-  m.j.id                                           AS message_id,
-  m.j.displayContent                               AS display_content,
-  m.j.thoughts                                     AS thoughts,
-  m.j.toolCalls                                    AS tool_calls,
-  m.j.tokens                                       AS tokens
-FROM msgs m;
+-- Copilot Chat's views (assembled into the cache's schema after sql/10_dialects.sql, before
+-- sql/20_derived.sql, which unions the derived.*_copilot parts with every other agent's). Its
+-- files are not all one record a line, so the dialect view puts records back together first;
+-- where SQL stops short of what the turn index does (dialect.ts beside this file), the comment
+-- says so.
 
 -- Copilot Chat: one row per request of a chatSessions file, one per event of a transcripts file.
 -- .json (rewritten whole): the document's lines are joined and parsed; rows have line_no 1 and
@@ -355,3 +269,29 @@ SELECT
   j.data.toolCallId AS tool_call_id, j.data.toolName AS tool_name,
   TRY_CAST(j.data.success AS BOOLEAN) AS success
 FROM events WHERE j IS NOT NULL;
+
+-- Messages: a request is a prompt and (when it has a response) a reply; the transcripts stream's
+-- user.message and assistant.message events are one each.
+CREATE OR REPLACE VIEW derived.v_messages_copilot AS
+SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no||':'||seq||':'||r.role AS msg_id,
+       'copilot-chat' AS agent, session_id, r.role,
+       CASE WHEN r.role = 'assistant' THEN model END AS model,
+       r.text, event_time, captured_at, file_id, witness_gen, line_no,
+       machine_id,
+       'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no||':'||seq||':'||r.role AS turn_id,
+       false AS is_meta
+FROM dialects.v_copilot,
+     LATERAL (SELECT unnest([{'role': 'user', 'text': user_text},
+                             {'role': 'assistant', 'text': CASE WHEN json_array_length(response) > 0 THEN reply_text END}]) AS x) u,
+     LATERAL (SELECT u.x.role AS role, u.x.text AS text) r
+WHERE ev_type = 'request' AND (r.role = 'user' OR r.text IS NOT NULL)
+UNION ALL BY NAME
+SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS msg_id,
+       'copilot-chat' AS agent, session_id,
+       CASE ev_type WHEN 'user.message' THEN 'user' ELSE 'assistant' END AS role, NULL AS model,
+       content AS text, event_time, captured_at, file_id, witness_gen, line_no,
+       machine_id,
+       'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS turn_id,
+       false AS is_meta
+FROM dialects.v_copilot
+WHERE ev_type IN ('user.message', 'assistant.message');

@@ -5,8 +5,8 @@
 // copied before every line, and its pending turns, which are never saved. The checkpoint is the
 // first line of the oldest pending turn with the copy of `st` taken just before it, so resuming
 // there re-reads every line a pending turn came from and rebuilds it.
-import type { Checkpoint, DialectCounts, DialectParser, FileFacts, ParseOptions, RawLine, Turn, TurnKind, Role } from '../turns';
-import { emptyFacts } from '../turns';
+import type { Checkpoint, DialectCounts, DialectParser, FileFacts, ParseOptions, RawLine, Turn, TurnKind, Role } from '../../turns';
+import { emptyFacts } from '../../turns';
 import { isBlank, JsonLine, maxTs, minTs } from './jsonl';
 
 interface Saved<S> {

@@ -1,0 +1,19 @@
+// Claude Code.
+import { defineAgent, firstFolder } from '../types';
+import { ccDialect } from './dialect';
+import { ccHarness } from './harness';
+import { ccFiles } from './paths';
+
+export const cc = defineAgent({
+  lane: 'cc',
+  agent: 'claude-code',
+  label: 'Claude Code',
+  aliases: ['claude'],
+  env: ['CLAUDE_CONFIG_DIR'],
+  ...ccFiles,
+  dialect: ccDialect,
+  views: 'cc/views.sql',
+  harness: ccHarness,
+  // projects/<cwd with '/' and '.' folded to '-'>/…
+  projectFromPath: firstFolder,
+});

@@ -1,0 +1,159 @@
+-- Claude Code's views (assembled into the cache's schema after sql/10_dialects.sql, before
+-- sql/20_derived.sql, which unions the derived.*_cc parts with every other agent's).
+
+-- Claude Code: one content block per line; the lines of one reply share message.id + requestId
+-- and repeat the same usage.
+CREATE OR REPLACE VIEW dialects.v_cc AS
+SELECT
+  q.file_id, q.witness_gen, q.line_no, q.abs_path, q.session_hint AS session_id,
+  q.event_time, q.captured_at,
+  q.j.type                                  AS ev_type,
+  q.j.message.role                          AS role,
+  q.j.message.model                         AS model,
+  q.j.message.content                       AS content,
+  TRY_CAST(q.j.isSidechain AS BOOLEAN)      AS is_sidechain,
+  q.j.cwd                                   AS cwd,
+  -- additions
+  q.machine_id, q.byte_offset, q.raw_line,
+  q.j.sessionId                             AS line_session_id,
+  q.j.uuid                                  AS uuid,
+  q.j.parentUuid                            AS parent_uuid,
+  q.j.message.id                            AS message_id,
+  q.j.requestId                             AS request_id,
+  coalesce(TRY_CAST(q.j.isMeta AS BOOLEAN), false)           AS is_meta,
+  coalesce(TRY_CAST(q.j.isCompactSummary AS BOOLEAN), false) AS is_compact_summary,
+  q.j.agentId                               AS agent_id,
+  q.j.subtype                               AS subtype,
+  q.j.gitBranch                             AS git_branch,
+  q.j.version                               AS version,
+  q.j.message.stop_reason                   AS stop_reason,
+  q.j.message.usage                         AS usage,
+  q.j."timestamp"                           AS timestamp_text
+FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
+             r.raw_line, f.abs_path, f.session_hint, f.machine_id,
+             unnest([TRY(from_json(r.raw_line, '{"type":"VARCHAR","cwd":"VARCHAR","sessionId":"VARCHAR",
+               "uuid":"VARCHAR","parentUuid":"VARCHAR","requestId":"VARCHAR","isSidechain":"VARCHAR",
+               "isMeta":"VARCHAR","isCompactSummary":"VARCHAR","agentId":"VARCHAR","subtype":"VARCHAR",
+               "gitBranch":"VARCHAR","version":"VARCHAR","timestamp":"VARCHAR",
+               "message":{"role":"VARCHAR","model":"VARCHAR","id":"VARCHAR","stop_reason":"VARCHAR",
+                          "content":"JSON","usage":"JSON"}}'))]) AS j
+      FROM dialects.v_live r JOIN floor.files f USING (file_id)
+      WHERE r.agent = 'cc') q
+WHERE q.j IS NOT NULL;
+
+-- Sessions: the project is the first cwd a line names; a sub-agent's parent is the folder above
+-- subagents/, or (the older flat agent-*.jsonl) the sessionId its lines carry.
+CREATE OR REPLACE VIEW derived.v_sessions_cc AS
+WITH
+  l AS (
+    SELECT r.file_id, r.line_no,
+           unnest([TRY(from_json(r.raw_line, '{"cwd":"VARCHAR","sessionId":"VARCHAR"}'))]) AS j
+    FROM dialects.v_live r WHERE r.lane = 'cc'),
+  g AS (
+    SELECT file_id,
+           arg_min(j.cwd, line_no) FILTER (WHERE j.cwd IS NOT NULL) AS project,
+           arg_min(j.sessionId, line_no) FILTER (WHERE j.sessionId IS NOT NULL) AS line_session
+    FROM l GROUP BY file_id)
+SELECT g.file_id, g.project,
+       CASE WHEN regexp_matches(f.abs_path, '/subagents/[^/]+$')
+              THEN regexp_extract(f.abs_path, '/([^/]+)/subagents/[^/]+$', 1)
+            WHEN regexp_matches(f.abs_path, '/agent-[^/]+$') THEN g.line_session
+       END AS parent_session
+FROM g JOIN floor.files f USING (file_id);
+
+-- Messages: the main conversation's user and assistant lines; the lines of one reply share
+-- message.id, which makes them one turn.
+CREATE OR REPLACE VIEW derived.v_messages_cc AS
+SELECT 'cc:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
+       'claude-code' AS agent, session_id, role, model,
+       text, event_time, captured_at,
+       file_id, witness_gen, line_no,
+       machine_id,
+       CASE WHEN is_meta OR is_compact_summary THEN NULL
+            WHEN role = 'assistant' THEN 'cc:'||session_id||':'||coalesce(message_id, witness_gen||':'||line_no)
+            WHEN coalesce(text, '') = '' THEN NULL
+            ELSE 'cc:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
+       is_meta OR is_compact_summary AS is_meta
+FROM (SELECT *, derived.text_of(content) AS text FROM dialects.v_cc
+      WHERE ev_type IN ('user','assistant') AND NOT coalesce(is_sidechain, false)
+        AND role IN ('user','assistant'));
+
+-- Tool calls: tool_use blocks of assistant lines, each joined to the tool_result naming it.
+CREATE OR REPLACE VIEW derived.v_tool_calls_cc AS
+WITH
+  -- Blocks are read as structs of the few fields needed: a tool result's (often large) content is
+  -- never copied. Lines without the words tool_use / tool_result have no such block (JSON writers
+  -- do not escape ASCII letters), so they are skipped before parsing.
+  cc_blocks AS MATERIALIZED (
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, role,
+           coalesce(is_sidechain, false) AS is_sidechain,
+           unnest(TRY(from_json(content, '[{"type":"VARCHAR","id":"VARCHAR","name":"VARCHAR","input":"JSON",
+             "tool_use_id":"VARCHAR","is_error":"VARCHAR"}]'))) AS b
+    FROM dialects.v_cc
+    WHERE ev_type IN ('assistant', 'user') AND json_type(content) = 'ARRAY'
+      AND (contains(CAST(content AS VARCHAR), 'tool_use') OR contains(CAST(content AS VARCHAR), 'tool_result'))),
+  cc_res AS (
+    SELECT file_id, witness_gen, b.tool_use_id AS call_id, min(line_no) AS result_line_no,
+           bool_or(coalesce(TRY_CAST(b.is_error AS BOOLEAN), false)) AS is_error
+    FROM cc_blocks WHERE role = 'user' AND b.type = 'tool_result'
+    GROUP BY ALL),
+  cc AS (
+    SELECT 'claude-code' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
+           c.event_time, c.b.id AS call_id, c.b.name AS tool_name,
+           CAST(c.b.input AS VARCHAR) AS arguments,
+           r.result_line_no, r.is_error, c.is_sidechain
+    FROM cc_blocks c LEFT JOIN cc_res r
+      ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = c.b.id
+    WHERE c.role = 'assistant' AND c.b.type = 'tool_use')
+SELECT * FROM cc;
+
+-- Usage: the lines of one reply repeat its usage; counted lines are those ccusage accepts (its
+-- schema: numeric input/output, ISO-Z timestamp, ...) in .jsonl files, and derived.usage keeps the
+-- first line of each (message.id, requestId) in ccusage's order (files by their earliest
+-- timestamp, then line order), so totals equal `ccusage daily`.
+CREATE OR REPLACE VIEW derived.v_usage_lines_cc AS
+WITH
+  cc_all AS (
+    SELECT session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+           message_id, request_id, usage, raw_line,
+           min(TRY_CAST(timestamp_text AS TIMESTAMPTZ)) OVER (PARTITION BY file_id, witness_gen) AS file_first_ts
+    FROM dialects.v_cc),
+  -- The fields ccusage's schema checks, as JSON (null and absent differ there), for usage lines.
+  cc_v AS (
+    SELECT *, unnest([json_extract(raw_line, ['$.timestamp', '$.costUSD', '$.isApiErrorMessage', '$.message.content',
+             '$.message.model', '$.message.id', '$.requestId', '$.sessionId', '$.version', '$.cwd'])]) AS v
+    FROM cc_all WHERE usage IS NOT NULL),
+  cc AS (
+    SELECT 'claude-code' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
+           event_time, model, message_id, request_id,
+           TRY_CAST((usage->>'$.input_tokens') AS BIGINT) AS input_tokens,
+           TRY_CAST((usage->>'$.output_tokens') AS BIGINT) AS output_tokens,
+           coalesce(TRY_CAST((usage->>'$.cache_creation_input_tokens') AS BIGINT), 0) AS cache_creation_tokens,
+           coalesce(TRY_CAST((usage->>'$.cache_read_input_tokens') AS BIGINT), 0) AS cache_read_tokens,
+           file_first_ts,
+           json_type(usage) = 'OBJECT'
+             AND abs_path LIKE '%.jsonl'
+             AND derived.is_json_number((usage->'$.input_tokens'))
+             AND derived.is_json_number((usage->'$.output_tokens'))
+             AND ((usage->'$.cache_creation_input_tokens') IS NULL OR derived.is_json_number((usage->'$.cache_creation_input_tokens')))
+             AND ((usage->'$.cache_read_input_tokens') IS NULL OR derived.is_json_number((usage->'$.cache_read_input_tokens')))
+             AND v[1] IS NOT NULL AND json_type(v[1]) = 'VARCHAR'
+             AND regexp_full_match((v[1]->>'$'), '\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z')
+             AND (v[2] IS NULL OR derived.is_json_number(v[2]))
+             AND (v[3] IS NULL OR json_type(v[3]) = 'BOOLEAN')
+             AND (v[4] IS NULL OR (json_type(v[4]) = 'ARRAY' AND
+                   len(list_filter(json_extract(v[4], '$[*]'),
+                       lambda b: json_type(b) <> 'OBJECT'
+                            OR ((b->'$.text') IS NOT NULL AND json_type((b->'$.text')) <> 'VARCHAR'))) = 0))
+             AND derived.absent_or_text(v[5])
+             AND derived.absent_or_text(v[6])
+             AND derived.absent_or_text(v[7])
+             AND derived.absent_or_text(v[8])
+             AND (v[9] IS NULL OR (json_type(v[9]) = 'VARCHAR' AND regexp_matches((v[9]->>'$'), '^\d+\.\d+\.\d+')))
+             AND (v[10] IS NULL OR json_type(v[10]) = 'VARCHAR')
+             AS counted
+    FROM cc_v)
+SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+       message_id, request_id, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
+       file_first_ts, counted
+FROM cc;

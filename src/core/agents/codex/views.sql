@@ -1,0 +1,192 @@
+-- Codex's views (assembled into the cache's schema after sql/10_dialects.sql, before
+-- sql/20_derived.sql, which unions the derived.*_codex parts with every other agent's).
+
+-- Codex rollouts: {timestamp,type,payload} envelopes; the early Rust files wrote bare items
+-- without the envelope, for which the line itself is the body (envelope_type is then the item's
+-- own type and is_bare is true).
+CREATE OR REPLACE VIEW dialects.v_codex AS
+SELECT
+  q.file_id, q.witness_gen, q.line_no, q.abs_path, q.session_hint AS session_id,
+  coalesce(q.event_time, TRY_CAST(q.j."timestamp" AS TIMESTAMPTZ)) AS event_time,
+  q.captured_at,
+  q.j.type                                             AS envelope_type,
+  CASE WHEN q.j.payload IS NULL THEN q.j.type ELSE q.j.payload.type END AS body_type,
+  coalesce(q.j.payload.role, q.j.role)                 AS role,
+  coalesce(q.j.payload.content, q.j.content)           AS content,
+  -- additions
+  q.machine_id, q.byte_offset,
+  q.j.payload IS NULL                                  AS is_bare,
+  last_value(CASE WHEN q.j.type = 'turn_context' THEN q.j.payload.model END IGNORE NULLS)
+    OVER (PARTITION BY q.file_id, q.witness_gen ORDER BY q.line_no
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS model,
+  coalesce(q.j.payload.cwd, q.j.cwd)                   AS cwd,
+  coalesce(q.j.payload.name, q.j.name)                 AS call_name,
+  coalesce(q.j.payload.call_id, q.j.call_id)           AS call_id,
+  coalesce(q.j.payload.arguments, q.j.arguments)       AS call_arguments,
+  q.j.payload.output                                   AS call_output,
+  q.j.payload.info                                     AS token_info,
+  q.j.payload.exit_code                                AS exit_code_json,
+  q.j.payload.success                                  AS success_json,
+  q.j.payload.result                                   AS mcp_result,
+  q.j.payload.phase                                    AS phase,
+  q.j.payload.source                                   AS source_json,
+  q.j.payload.id                                       AS meta_id,
+  q.j.payload.input                                    AS call_input
+FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
+             f.abs_path, f.session_hint, f.machine_id,
+             unnest([TRY(from_json(r.raw_line, '{"timestamp":"VARCHAR","type":"VARCHAR",
+               "payload":{"type":"VARCHAR","role":"VARCHAR","content":"JSON","model":"VARCHAR",
+                          "cwd":"VARCHAR","name":"VARCHAR","call_id":"VARCHAR","arguments":"JSON",
+                          "output":"JSON","info":"JSON","exit_code":"JSON","success":"JSON",
+                          "result":"JSON","phase":"VARCHAR","source":"JSON","id":"VARCHAR","input":"JSON"},
+               "role":"VARCHAR","content":"JSON","cwd":"VARCHAR","name":"VARCHAR","call_id":"VARCHAR",
+               "arguments":"JSON"}'))]) AS j
+      FROM dialects.v_live r JOIN floor.files f USING (file_id)
+      WHERE r.agent = 'codex') q
+WHERE q.j IS NOT NULL;
+
+-- Codex tool output text: the output string, or the texts of its input_text parts.
+CREATE OR REPLACE MACRO derived.codex_output_text(o) AS
+  CASE WHEN o IS NULL THEN NULL
+       WHEN json_type(o) = 'VARCHAR' THEN (o->>'$')
+       WHEN json_type(o) = 'ARRAY' THEN array_to_string(list_transform(json_extract(o, '$[*]'), lambda x: (x->>'$.text')), chr(10))
+       WHEN json_type(o) = 'OBJECT' THEN (o->>'$.text')
+       ELSE NULL END;
+
+-- Did a Codex tool output say the command failed? Older shell outputs are a JSON string with
+-- metadata.exit_code; newer ones start with "Exit code: N" (or "Process exited with code N").
+CREATE OR REPLACE MACRO derived.codex_output_failed(t) AS
+  CASE WHEN t IS NULL THEN NULL
+       WHEN TRY_CAST(TRY(json_extract_string(t, '$.metadata.exit_code')) AS BIGINT) IS NOT NULL
+         THEN TRY_CAST(TRY(json_extract_string(t, '$.metadata.exit_code')) AS BIGINT) <> 0
+       WHEN regexp_matches(t, '^(Exit code: |Process exited with code )[0-9]+')
+         THEN TRY_CAST(regexp_extract(t, '^(Exit code: |Process exited with code )([0-9]+)', 2) AS BIGINT) <> 0
+       ELSE NULL END;
+
+-- Sessions: the project is the cwd of the first session_meta or turn_context (of the first line,
+-- in the early bare files); a sub-agent rollout names its parent thread in session_meta.
+CREATE OR REPLACE VIEW derived.v_sessions_codex AS
+WITH
+  l AS (
+    SELECT r.file_id, r.line_no,
+           unnest([TRY(from_json(r.raw_line, '{"type":"VARCHAR","cwd":"VARCHAR",
+             "payload":{"cwd":"VARCHAR","source":"JSON"}}'))]) AS j
+    FROM dialects.v_live r WHERE r.lane = 'codex')
+SELECT file_id,
+       arg_min(coalesce(j.payload.cwd, j.cwd), line_no)
+         FILTER (WHERE (j.type IN ('session_meta', 'turn_context') AND j.payload.cwd IS NOT NULL)
+                    OR (j.payload IS NULL AND line_no = 1 AND j.cwd IS NOT NULL)) AS project,
+       arg_min(j.payload.source->>'$.subagent.thread_spawn.parent_thread_id', line_no)
+         FILTER (WHERE j.type = 'session_meta') AS parent_session
+FROM l GROUP BY file_id;
+
+-- Messages: user and assistant message items; the user items a harness injects (environment,
+-- instructions) are meta and not turns.
+CREATE OR REPLACE VIEW derived.v_messages_codex AS
+SELECT 'codex:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
+       'codex' AS agent, session_id, role, model,
+       text, event_time, captured_at, file_id, witness_gen, line_no,
+       machine_id,
+       CASE WHEN codex_meta THEN NULL ELSE 'codex:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
+       codex_meta AS is_meta
+FROM (SELECT *,
+             role = 'user' AND regexp_matches(ltrim(coalesce(text, '')),
+               '^(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)')
+               AS codex_meta
+      FROM (SELECT *, derived.text_of(content) AS text FROM dialects.v_codex
+            WHERE (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
+              AND role IN ('user','assistant')));
+
+-- Tool calls: every kind of call item, with its output item and the event that ended it (an
+-- exec's exit code, a patch's success, an MCP call's error).
+CREATE OR REPLACE VIEW derived.v_tool_calls_codex AS
+WITH
+  cx_all AS MATERIALIZED (
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, envelope_type,
+           body_type, is_bare, call_name, call_id, call_arguments, call_input, call_output,
+           exit_code_json, success_json, mcp_result
+    FROM dialects.v_codex
+    WHERE body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
+                        'tool_search_call', 'image_generation_call', 'function_call_output',
+                        'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output',
+                        'exec_command_end', 'patch_apply_end', 'mcp_tool_call_end')),
+  cx_calls AS (
+    SELECT * FROM cx_all
+    WHERE (envelope_type = 'response_item' OR is_bare)
+      AND body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
+                        'tool_search_call', 'image_generation_call')),
+  cx_out AS (
+    SELECT file_id, witness_gen, call_id, min(line_no) AS result_line_no,
+           bool_or(derived.codex_output_failed(derived.codex_output_text(call_output))) AS failed
+    FROM cx_all
+    WHERE (envelope_type = 'response_item' OR is_bare) AND call_id IS NOT NULL
+      AND body_type IN ('function_call_output', 'custom_tool_call_output', 'local_shell_call_output',
+                        'tool_search_output')
+    GROUP BY ALL),
+  cx_ev AS (
+    SELECT file_id, witness_gen, call_id,
+           bool_or(CASE body_type
+                     WHEN 'exec_command_end' THEN TRY_CAST((exit_code_json->>'$') AS BIGINT) <> 0
+                     WHEN 'patch_apply_end' THEN NOT TRY_CAST((success_json->>'$') AS BOOLEAN)
+                     WHEN 'mcp_tool_call_end' THEN (mcp_result->'$.Err') IS NOT NULL
+                       OR coalesce(TRY_CAST((mcp_result->>'$.Ok.isError') AS BOOLEAN), false)
+                   END) AS failed
+    FROM cx_all
+    WHERE envelope_type = 'event_msg' AND call_id IS NOT NULL
+      AND body_type IN ('exec_command_end', 'patch_apply_end', 'mcp_tool_call_end')
+    GROUP BY ALL),
+  cx AS (
+    SELECT 'codex' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
+           c.event_time, c.call_id,
+           coalesce(c.call_name, CASE c.body_type WHEN 'web_search_call' THEN 'web_search'
+                                   WHEN 'local_shell_call' THEN 'local_shell'
+                                   ELSE c.body_type END) AS tool_name,
+           CASE WHEN c.call_arguments IS NOT NULL AND json_type(c.call_arguments) = 'VARCHAR'
+                THEN (c.call_arguments->>'$')
+                ELSE CAST(coalesce(c.call_arguments, c.call_input) AS VARCHAR) END AS arguments,
+           o.result_line_no,
+           CASE WHEN e.failed IS NOT NULL OR o.failed IS NOT NULL
+                THEN coalesce(e.failed, false) OR coalesce(o.failed, false) END AS is_error,
+           false AS is_sidechain
+    FROM cx_calls c
+    LEFT JOIN cx_out o ON o.file_id = c.file_id AND o.witness_gen = c.witness_gen AND o.call_id = c.call_id
+    LEFT JOIN cx_ev e ON e.file_id = c.file_id AND e.witness_gen = c.witness_gen AND e.call_id = c.call_id)
+SELECT * FROM cx;
+
+-- Usage: event_msg token_count; last_token_usage is the delta (input includes cached input); a
+-- token_count repeating the previous cumulative total is the duplicate Codex writes.
+CREATE OR REPLACE VIEW derived.v_usage_lines_codex AS
+WITH
+  cx AS (
+    SELECT 'codex' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
+           event_time, coalesce((token_info->>'$.model'), model) AS model,
+           NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
+           (token_info->'$.last_token_usage') AS last_u,
+           (token_info->'$.total_token_usage') AS total_u,
+           lag((token_info->'$.total_token_usage')) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS prev_total_u
+    FROM dialects.v_codex
+    WHERE envelope_type = 'event_msg' AND body_type = 'token_count'
+      AND token_info IS NOT NULL AND json_type(token_info) = 'OBJECT'),
+  cx2 AS (
+    SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+           message_id, request_id,
+           coalesce(TRY_CAST((last_u->>'$.input_tokens') AS BIGINT),
+                    TRY_CAST((total_u->>'$.input_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.input_tokens') AS BIGINT), 0))
+             AS in_all,
+           coalesce(TRY_CAST((last_u->>'$.cached_input_tokens') AS BIGINT),
+                    TRY_CAST((total_u->>'$.cached_input_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.cached_input_tokens') AS BIGINT), 0), 0)
+             AS cached,
+           coalesce(TRY_CAST((last_u->>'$.output_tokens') AS BIGINT),
+                    TRY_CAST((total_u->>'$.output_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.output_tokens') AS BIGINT), 0))
+             AS out_all,
+           NOT (total_u IS NOT NULL AND prev_total_u IS NOT NULL AND CAST(total_u AS VARCHAR) = CAST(prev_total_u AS VARCHAR))
+             AS counted
+    FROM cx)
+SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+       message_id, request_id,
+       coalesce(in_all, 0) - coalesce(cached, 0) AS input_tokens,
+       coalesce(out_all, 0) AS output_tokens,
+       0::BIGINT AS cache_creation_tokens,
+       coalesce(cached, 0) AS cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, counted
+FROM cx2;

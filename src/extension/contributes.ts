@@ -1,0 +1,70 @@
+// The parts of package.json's `contributes` that name agents or restate the core: every LM tool's
+// input schema (the core's declared inputs), the descriptions that list agents or dialect views,
+// and the Sessions view's welcome text. package.json is static JSON, so scripts/sync-manifest.mjs
+// writes these into it (the build runs it) and a test fails when the two differ. No vscode here.
+import { registry, type AgentRegistry } from '../core/agents';
+import { RECALL_TOOLS, SQL_INPUT_SCHEMA } from '../core/recall/types';
+import { CORE_TOOL, TOOL_NAMES } from './recall';
+
+export interface ToolTexts {
+  inputSchema: unknown;
+  userDescription?: string;
+  modelDescription?: string;
+}
+
+export interface ContributedTexts {
+  languageModelTools: Record<string, ToolTexts>;
+  viewsWelcome: Record<string, string>;
+}
+
+export function contributedTexts(reg: AgentRegistry = registry()): ContributedTexts {
+  const agents = reg.labels();
+  const tools: Record<string, ToolTexts> = {};
+  for (const name of TOOL_NAMES) {
+    const schema = name === 'brain_sql' ? SQL_INPUT_SCHEMA : RECALL_TOOLS.find((t) => t.name === CORE_TOOL[name])?.inputSchema;
+    if (!schema) throw new Error(`LM tool ${name} has no core tool`);
+    tools[name] = { inputSchema: JSON.parse(JSON.stringify(schema)) };
+  }
+  tools.brain_search.userDescription = `Search every recorded coding-agent session (${agents}) on this machine and the store.`;
+  tools.brain_search.modelDescription =
+    `Searches the user's recorded coding-agent sessions (${agents}) for a literal, case-insensitive text (code identifiers, paths, phrases). ` +
+    'Sessions where the user or assistant said it come first, most matching turns first; then sessions where only tool output, thinking or tool arguments hold it. ' +
+    'Each hit: session id, agent, project, machine, start and end time, title (first user prompt), matching turns, up to 3 snippets each with a citation. ' +
+    'Then read the session with brain_read_session. Pass `store` to search every machine backed up to a store folder.';
+  tools.brain_sql.modelDescription =
+    'Runs one read-only DuckDB statement over the session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, captured_at, file_id, witness_gen, line_no), ' +
+    `the dialect views ${reg.dialectViews()}, and the floor.* tables (files, raw_lines, …). ` +
+    'Rows are capped (limit, default 100); any statement that writes is refused. Use it for counts per day, project, model, agent or machine, token totals, tool usage.';
+  return {
+    languageModelTools: tools,
+    viewsWelcome: {
+      'agentBrain.sessions': `No sessions recorded yet. Agent Brain records ${agents} sessions from this machine as they are written.\n[Show Status](command:agentBrain.showStatus)\n[Open Config](command:agentBrain.openConfig)`,
+    },
+  };
+}
+
+type Pkg = {
+  contributes: {
+    languageModelTools: ({ name: string } & Record<string, unknown>)[];
+    viewsWelcome: { view: string; contents: string }[];
+  };
+};
+
+/** package.json's text with the contributed texts put in (key order kept, as npm writes it). */
+export function syncedPackageJson(text: string, texts: ContributedTexts = contributedTexts()): string {
+  const pkg = JSON.parse(text) as Pkg;
+  for (const t of pkg.contributes.languageModelTools) {
+    const want = texts.languageModelTools[t.name];
+    if (!want) throw new Error(`package.json declares LM tool ${t.name}, which the extension does not register`);
+    for (const [k, v] of Object.entries(want)) t[k] = v;
+  }
+  const declared = new Set(pkg.contributes.languageModelTools.map((t) => t.name));
+  for (const name of Object.keys(texts.languageModelTools)) {
+    if (!declared.has(name)) throw new Error(`package.json does not declare the LM tool ${name}`);
+  }
+  for (const w of pkg.contributes.viewsWelcome) {
+    const want = texts.viewsWelcome[w.view];
+    if (want !== undefined) w.contents = want;
+  }
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
