@@ -1,41 +1,9 @@
 // The messages between the extension host's main thread and its worker (dist/worker.js), declared
 // once for both sides. The main thread only asks and draws; the worker does the work with core.
 
-/** One session as the Sessions view shows it. */
-export interface SessionInfo {
-  machine: string;
-  /** Lane code: cc, codex, pi, cursor… */
-  lane: string;
-  agentLabel: string;
-  session: string;
-  /** Project: the session's working folder where known, else the lake folder it came from. */
-  project: string;
-  title: string;
-  /** ISO time of the first event, else of the first capture. */
-  started: string | null;
-  updated: string | null;
-  turns: number;
-  /** Lake path of the newest generation, relative to the floor's root (its BRAIN_HOME or store folder). */
-  lakePath: string;
-  /** The floor's root this session lives in (this machine's BRAIN_HOME or <store>/<machine>). */
-  root: string;
-  bytes: number;
-  lines: number;
-  cwd?: string;
-  branch?: string;
-  model?: string;
-  repo?: string;
-  subagent?: boolean;
-  /** The session a sub-agent's session belongs to (shown under it). */
-  parent?: string;
-}
-
+// A session and its turns are the core's shapes (core/recall/floorview.ts), passed through as they are.
+export type { SessionInfo, SessionView } from '../core/recall/floorview';
 export type { TurnView } from '../core/recall/types';
-
-export interface SessionView {
-  info: SessionInfo;
-  turns: import('../core/recall/types').TurnView[];
-}
 
 /** What the status bar and the Backup view show, from state.json and the store. */
 export interface BackupInfo {

@@ -6,7 +6,7 @@ import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
 import { cite, readSession, search, validateInput, verify } from '../core/recall';
 import type { SqlResult } from '../core/cache';
-import type { FloorView } from './floorview';
+import type { FloorView } from '../core/recall/floorview';
 
 export interface RecallCtx {
   home: string;

@@ -21,7 +21,7 @@ import { runSync } from '../core/store/sync';
 import type { BuildResult, SqlResult } from '../core/cache';
 import { tick as tickCore } from '../core/store/tick';
 import { scanPending } from '../core/secrets/scan';
-import { FloorView } from './floorview';
+import { FloorView } from '../core/recall/floorview';
 import type { BackupInfo, InitParams, Role, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
 import { recall } from './recall';
 
