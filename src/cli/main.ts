@@ -1,9 +1,8 @@
 // brain <verb>: parse, validate, call core, print. Verbs hold no logic of their own.
 import { describe, BrainError } from '../core/errors';
+import { VERSION } from '../core/store/version';
 import { helpText, parseArgs, write, type VerbContext } from './args';
 import { VERBS } from './verbs';
-
-const VERSION = '0.1.0';
 
 function usage(): string {
   const all = Object.values(VERBS).map((load) => load());
@@ -48,5 +47,3 @@ export async function main(argv: string[], ctx: VerbContext): Promise<number> {
     return 3;
   }
 }
-
-export { VERSION };

@@ -426,7 +426,7 @@ const methods: Record<string, (p: any) => unknown | Promise<unknown>> = {
       emit({ event: 'progress', data: { phase: 'sync', files: 0, bytes: 0, done: true } });
     }
   },
-  async recall(p: { tool: string; input: unknown }) {
+  async recall(p: { tool: import('../core/recall').ToolName; input: unknown }) {
     return recall(p.tool, p.input, { home, view: view!, env: params.env, sql: sqlViaCli });
   },
   async close() {
