@@ -1,6 +1,7 @@
 import { brainHome } from '../core/home';
 import { startWatch } from '../core/floor/watch';
 import { describe } from '../core/errors';
+import { AfterCapture, POLICY } from '../core/pipeline/after';
 import { write, type Verb } from './args';
 
 export const watch: Verb = {
@@ -11,14 +12,18 @@ export const watch: Verb = {
   options: [{ name: 'quiet', type: 'bool', help: 'print nothing per pass' }],
   async run(args, ctx) {
     const home = brainHome(ctx.env);
+    // The caches follow each pass that captured something (POLICY.watch); the next pass waits.
+    const after = new AfterCapture(home, ctx.env, POLICY.watch);
     const w = startWatch({
       home,
       env: ctx.env,
-      onPass: (r) => {
-        if (args.opts.quiet) return;
-        const bytes = Object.values(r.lanes).reduce((n, c) => n + c.bytes, 0);
-        const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
-        if (chunks > 0 || r.events.length > 0) write(ctx.stdout, `${new Date().toISOString()} captured ${chunks} chunk(s), ${bytes} bytes${r.events.length ? `, ${r.events.length} note(s)` : ''}`);
+      onPass: async (r) => {
+        if (!args.opts.quiet) {
+          const bytes = Object.values(r.lanes).reduce((n, c) => n + c.bytes, 0);
+          const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
+          if (chunks > 0 || r.events.length > 0) write(ctx.stdout, `${new Date().toISOString()} captured ${chunks} chunk(s), ${bytes} bytes${r.events.length ? `, ${r.events.length} note(s)` : ''}`);
+        }
+        await after.follow(r);
       },
       onError: (e) => write(ctx.stderr, `brain watch: ${describe(e)}`),
     });
@@ -30,6 +35,7 @@ export const watch: Verb = {
       process.once('SIGTERM', stop);
     });
     await w.close();
+    await after.close();
     return 0;
   },
 };

@@ -6,6 +6,7 @@ import type { Env } from '../core/home';
 import { SQL_INPUT_SCHEMA, cite, readSession, search, validateInput, verify, TOOL_NAMES, type ToolName } from '../core/recall';
 import type { SqlResult } from '../core/cache';
 import type { FloorView } from '../core/recall/floorview';
+import type { RecallResults } from './protocol';
 
 export interface RecallCtx {
   home: string;
@@ -16,7 +17,12 @@ export interface RecallCtx {
   sql: (query: string, limit: number) => Promise<SqlResult>;
 }
 
-export async function recall(tool: ToolName, input: unknown, ctx: RecallCtx): Promise<unknown> {
+/** One recall tool's answer, typed by its name (protocol.ts, RecallResults). */
+export function recall<T extends ToolName>(tool: T, input: unknown, ctx: RecallCtx): Promise<RecallResults[T]> {
+  return answer(tool, input, ctx) as Promise<RecallResults[T]>;
+}
+
+async function answer(tool: ToolName, input: unknown, ctx: RecallCtx): Promise<RecallResults[ToolName]> {
   let i = (input ?? {}) as never;
   // Another machine's session or citation is read from the store (a local store folder) unless the
   // caller named a store: what the Sessions view shows can then always be read and verified.
