@@ -17,7 +17,7 @@ const entries = [
   { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', define: { __BRAIN_SPLIT__: 'true' } },
   { entryPoints: ['src/cli/mcp.ts'], outfile: 'dist/cli-mcp.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
-  { entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', optional: true },
+  { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
   { entryPoints: ['src/core/index/parse-worker.ts'], outfile: 'dist/index-worker.js' },
 ];

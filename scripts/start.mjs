@@ -3,11 +3,12 @@
 // (default ~/.brain) and shows what was captured, per agent, and where; then, when a store is
 // configured, runs the first sync, and says how to open it all in VS Code.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const cli = join(root, 'dist', 'cli.js');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const run = (args) => spawnSync(process.execPath, [cli, ...args], { stdio: 'inherit' }).status ?? 1;
 
 let code = run(['record']);
@@ -22,5 +23,5 @@ Next:
   node dist/cli.js verify            re-hash every chunk against the manifest
   node dist/cli.js search "<words>"  find a session again, with citations
   node dist/cli.js init --store DIR  back up to a store shared by all your machines
-  npm run package && code --install-extension agent-brain-0.1.0.vsix    the VS Code extension`);
+  npm run package && code --install-extension ${pkg.name}-${pkg.version}.vsix    the VS Code extension`);
 process.exit(code);

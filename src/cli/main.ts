@@ -1,11 +1,10 @@
 // brain <verb>: parse, validate, call core, print. Verbs hold no logic of their own.
 import { describe, notWritable, BrainError } from '../core/errors';
 import { brainHome } from '../core/home';
+import { VERSION } from '../core/store/version';
 import { helpText, parseArgs, write, type VerbContext } from './args';
 import { VERBS } from './verbs';
 import { registry } from '../core/agents';
-
-const VERSION = '0.1.0';
 
 function usage(): string {
   const all = Object.values(VERBS).map((load) => load());
@@ -50,5 +49,3 @@ export async function main(argv: string[], ctx: VerbContext): Promise<number> {
     return 3;
   }
 }
-
-export { VERSION };

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { agents, registry } from '../core/agents';
 import { capture, type CaptureReport } from '../core/floor/capture';
 import { brainHome } from '../core/home';
-import { afterCapture, type StepResult } from '../core/pipeline';
+import { POLICY, afterCapture } from '../core/pipeline/after';
 import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
 
 export function formatReport(r: CaptureReport): string {
@@ -59,7 +59,7 @@ floor for the whole wait.`,
       write(ctx.stderr, `another brain process is writing to ${home}; try again later`);
       return 75;
     }
-    const caches: StepResult[] = args.opts['no-caches'] ? [] : await afterCapture(home, ctx.env);
+    const caches = await afterCapture(home, ctx.env, args.opts['no-caches'] ? POLICY.captureOnly : POLICY.record, r);
     if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, refused: r.refused, prefix_check: r.prefix_check, caches }));
     else {
       write(ctx.stdout, formatReport(r));

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 import { brainHome } from '../core/home';
 import { write, type Verb } from './args';
-import type { TickOutcome } from '../core/store/tick';
+import type { TickOutcome } from '../core/pipeline/tick';
 import type { reportSync as ReportSync } from './sync';
 
 export const tick: Verb = {
@@ -17,12 +17,13 @@ idle machine opens no connection. Exit 0 unless a sync ran and failed (1) or the
     const json = !!args.opts.json;
     // The tick module alone decides "not due" (config + one stat); the capture engine and the sync
     // load only once the interval has passed, so a timer or status line calling often stays cheap.
-    const { tick: runTick } = require('../core/store/tick') as typeof import('../core/store/tick');
+    // What follows the capture is the core's tick policy (POLICY.tick: sync when something changed).
+    const { tick: runTick } = require('../core/pipeline/tick') as typeof import('../core/pipeline/tick');
     const o: TickOutcome = await runTick(home, {
       env: ctx.env,
       capture: async () => {
         const { capture } = require('../core/floor/capture') as typeof import('../core/floor/capture');
-        await capture({ home, env: ctx.env, source: 'record', lockWaitMs: 0 });
+        return capture({ home, env: ctx.env, source: 'record', lockWaitMs: 0 });
       },
     });
     const report = (): typeof ReportSync => (require('./sync') as typeof import('./sync')).reportSync;

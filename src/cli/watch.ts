@@ -1,6 +1,7 @@
 import { brainHome } from '../core/home';
 import { startWatch } from '../core/floor/watch';
 import { describe, homeNotWritable, notWritable } from '../core/errors';
+import { AfterCapture, POLICY } from '../core/pipeline/after';
 import { write, type Verb } from './args';
 
 export const watch: Verb = {
@@ -14,15 +15,19 @@ export const watch: Verb = {
     // Watching a floor that cannot be written would only repeat this error on every change.
     const ro = homeNotWritable(home);
     if (ro) throw ro;
+    // The caches follow each pass that captured something (POLICY.watch); the next pass waits.
+    const after = new AfterCapture(home, ctx.env, POLICY.watch);
     const w = startWatch({
       home,
       env: ctx.env,
-      onPass: (r) => {
+      onPass: async (r) => {
         for (const e of r.refused) write(ctx.stderr, `brain watch: not recorded: ${e.path}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
-        if (args.opts.quiet) return;
-        const bytes = Object.values(r.lanes).reduce((n, c) => n + c.bytes, 0);
-        const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
-        if (chunks > 0 || r.events.length > 0) write(ctx.stdout, `${new Date().toISOString()} captured ${chunks} chunk(s), ${bytes} bytes${r.events.length ? `, ${r.events.length} note(s)` : ''}`);
+        if (!args.opts.quiet) {
+          const bytes = Object.values(r.lanes).reduce((n, c) => n + c.bytes, 0);
+          const chunks = Object.values(r.lanes).reduce((n, c) => n + c.chunks, 0);
+          if (chunks > 0 || r.events.length > 0) write(ctx.stdout, `${new Date().toISOString()} captured ${chunks} chunk(s), ${bytes} bytes${r.events.length ? `, ${r.events.length} note(s)` : ''}`);
+        }
+        await after.follow(r);
       },
       onError: (e) => write(ctx.stderr, `brain watch: ${describe(notWritable(e, home) ?? e)}`),
     });
@@ -34,6 +39,7 @@ export const watch: Verb = {
       process.once('SIGTERM', stop);
     });
     await w.close();
+    await after.close();
     return 0;
   },
 };

@@ -1,8 +1,9 @@
 // The main thread's handle on the worker: requests with ids, replies as promises, events to
-// listeners. Nothing here touches the floor.
+// listeners, all typed by the protocol's maps. Nothing here touches the floor.
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { InitParams, WorkerEvent, WorkerReply } from './protocol';
+import type { ToolName } from '../core/recall/types';
+import type { InitParams, Method, Params, RecallResults, Result, WorkerEvent, WorkerReply, WorkerRequest } from './protocol';
 
 export class RemoteError extends Error {
   constructor(
@@ -32,7 +33,7 @@ export class Backend {
     Atomics.store(this.cancelFlag, 0, 1);
   }
 
-  start(init: InitParams): Promise<{ home: string; machine: string; role: string }> {
+  start(init: InitParams): Promise<Result<'init'>> {
     init = { ...init, cancel: this.cancelFlag.buffer as SharedArrayBuffer };
     this.worker = new Worker(path.join(this.dir, 'worker.js'), { env: { ...process.env, ...init.env } as NodeJS.ProcessEnv });
     this.worker.on('message', (m: WorkerReply | WorkerEvent) => {
@@ -54,7 +55,7 @@ export class Backend {
       for (const p of this.pending.values()) p.reject(new RemoteError('worker-exit', `the Agent Brain worker exited (${code})`));
       this.pending.clear();
     });
-    return this.call('init', init) as Promise<{ home: string; machine: string; role: string }>;
+    return this.request('init', init);
   }
 
   onEvent(l: Listener): { dispose(): void } {
@@ -62,13 +63,20 @@ export class Backend {
     return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
   }
 
-  call<T = unknown>(method: string, params: unknown = {}): Promise<T> {
+  /** Asks the worker; the method names its params and its result (protocol.ts, Requests). */
+  request<M extends Method>(method: M, ...params: Params<M> extends void ? [] : [Params<M>]): Promise<Result<M>> {
     if (!this.worker || this.exited) return Promise.reject(new RemoteError('worker-down', 'the Agent Brain worker is not running', 'reload the window'));
     const id = this.next++;
-    return new Promise<T>((resolve, reject) => {
+    const msg: WorkerRequest<M> = { id, method, params: (params[0] ?? {}) as Params<M> };
+    return new Promise<Result<M>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker!.postMessage({ id, method, params });
+      this.worker!.postMessage(msg);
     });
+  }
+
+  /** One recall tool, by the core's name, with its own answer's type. */
+  recall<T extends ToolName>(tool: T, input: unknown): Promise<RecallResults[T]> {
+    return this.request('recall', { tool, input }) as Promise<RecallResults[T]>;
   }
 
   private disposing: Promise<void> | undefined;
@@ -79,7 +87,7 @@ export class Backend {
     this.disposing ??= (async () => {
       if (!this.worker || this.exited) return;
       try {
-        await Promise.race([this.call('close').catch(() => undefined), new Promise((r) => setTimeout(r, 3000))]);
+        await Promise.race([this.request('close').catch(() => undefined), new Promise((r) => setTimeout(r, 3000))]);
       } finally {
         await this.worker.terminate();
       }

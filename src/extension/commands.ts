@@ -6,9 +6,9 @@ import { FILE_MODE, layout, mkdirPrivate } from '../core/home';
 import type { Citation } from '../core/turns';
 import { activityHtml } from './activity';
 import type { Backend } from './backend';
-import type { SessionInfo, SessionView } from './protocol';
+import type { SessionInfo } from './protocol';
 import { citationText, type Reader } from './reader';
-import type { SearchHit, SearchOutput } from '../core/recall/types';
+import type { SearchHit } from '../core/recall/types';
 import type { SessionsTree, Node } from './sessionsTree';
 
 export interface Ctx {
@@ -23,7 +23,7 @@ export interface Ctx {
 
 async function cli(c: Ctx, title: string, args: string[], opts: { show?: boolean } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Brain: ${title}…` }, () =>
-    c.backend.call<{ code: number; stdout: string; stderr: string }>('cli', { args }),
+    c.backend.request('cli', { args }),
   );
   c.out.appendLine(`$ brain ${args.join(' ')}  (exit ${r.code})`);
   if (r.stdout) c.out.appendLine(r.stdout.trimEnd());
@@ -47,7 +47,7 @@ export async function openSession(c: Ctx, arg?: { session: string; machine?: str
     if (!pick) return;
     arg = { session: pick.s.session, machine: pick.s.machine };
   }
-  const v = await c.backend.call<SessionView | null>('session', { session: arg.session, machine: arg.machine });
+  const v = await c.backend.request('session', { session: arg.session, machine: arg.machine });
   if (!v) {
     void vscode.window.showErrorMessage(`Agent Brain: session ${arg.session} is not on the floor.`);
     return;
@@ -72,7 +72,7 @@ function searchSessions(c: Ctx): Promise<void> {
     }
     qp.busy = true;
     try {
-      const r = await c.backend.call<SearchOutput>('recall', { tool: 'brain_search', input: { term: q, limit: 30 } });
+      const r = await c.backend.recall('search', { term: q, limit: 30 });
       if (mine !== seq) return;
       // The quick pick's own filter must not hide hits whose words differ from the query text.
       qp.items = r.hits.map((h) => ({
@@ -123,7 +123,7 @@ async function verifyCitation(c: Ctx): Promise<void> {
     return;
   }
   try {
-    const r = await c.backend.call<{ ok: boolean; path: string; problem: string | null }>('recall', { tool: 'brain_verify_citation', input: { citation: cit } });
+    const r = await c.backend.recall('verify_citation', { citation: cit });
     if (r.ok) void vscode.window.showInformationMessage(`Citation verified: lines ${cit.line_from}–${cit.line_to} of ${r.path} hash to ${cit.sha256.slice(0, 12)}…`);
     else void vscode.window.showErrorMessage(`Citation does not verify: ${r.problem}`);
   } catch (e) {
@@ -136,7 +136,7 @@ async function copyCitation(c: Ctx, node?: Node | Citation): Promise<void> {
   let root = c.home();
   if (node && 'kind' in node && node.kind === 'session') {
     const s: SessionInfo = node.info;
-    cit = await c.backend.call<Citation>('recall', { tool: 'brain_cite', input: { machine: s.machine, lake_path: s.lakePath, line_from: 1, line_to: Math.max(1, s.lines) } });
+    cit = await c.backend.recall('cite', { machine: s.machine, lake_path: s.lakePath, line_from: 1, line_to: Math.max(1, s.lines) });
     root = s.root;
   } else if (node && 'sha256' in node) cit = node;
   if (!cit) {
@@ -160,16 +160,13 @@ async function openConfig(c: Ctx): Promise<void> {
 
 async function showActivity(c: Ctx): Promise<void> {
   const panel = vscode.window.createWebviewPanel('agentBrain.activity', 'Agent Brain: Activity', vscode.ViewColumn.Active, { enableScripts: false, localResourceRoots: [] });
-  const backup = await c.backend.call<import('./protocol').BackupInfo>('backup');
+  const backup = await c.backend.request('backup');
   let sqlRows: unknown[] | undefined;
   try {
-    const r = await c.backend.call<{ rows: unknown[] }>('recall', {
-      tool: 'brain_sql',
-      input: {
-        query:
-          "SELECT day, agent, count(*) AS sessions FROM (SELECT session_id, agent, strftime(min(event_time), '%Y-%m-%d') AS day FROM derived.messages WHERE event_time IS NOT NULL GROUP BY session_id, agent) GROUP BY day, agent ORDER BY day DESC",
-        limit: 500,
-      },
+    const r = await c.backend.recall('sql', {
+      query:
+        "SELECT day, agent, count(*) AS sessions FROM (SELECT session_id, agent, strftime(min(event_time), '%Y-%m-%d') AS day FROM derived.messages WHERE event_time IS NOT NULL GROUP BY session_id, agent) GROUP BY day, agent ORDER BY day DESC",
+      limit: 500,
     });
     sqlRows = r.rows;
   } catch {
@@ -186,7 +183,7 @@ export function registerCommands(c: Ctx): vscode.Disposable[] {
     reg('agentBrain.openSession', (arg?: { session: string; machine?: string; turn?: number }) => openSession(c, arg)),
     reg('agentBrain.syncNow', async () => {
       const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Brain: syncing…' }, () =>
-        c.backend.call<{ ok: boolean; message: string; warning?: string; hint?: string }>('sync'),
+        c.backend.request('sync'),
       );
       c.out.appendLine(`sync: ${r.ok ? 'ok' : 'failed'}: ${r.message}${r.hint ? ` (${r.hint})` : ''}`);
       if (r.ok) void vscode.window.showInformationMessage(`Agent Brain: ${r.message || 'synced'}`);

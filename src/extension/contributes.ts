@@ -3,8 +3,7 @@
 // and the Sessions view's welcome text. package.json is static JSON, so scripts/sync-manifest.mjs
 // writes these into it (the build runs it) and a test fails when the two differ. No vscode here.
 import { registry, type AgentRegistry } from '../core/agents';
-import { RECALL_TOOLS, SQL_INPUT_SCHEMA } from '../core/recall/types';
-import { CORE_TOOL, TOOL_NAMES } from './recall';
+import { INPUT_SCHEMAS, TOOL_NAMES, lmToolName } from '../core/recall/types';
 
 export interface ToolTexts {
   inputSchema: unknown;
@@ -20,11 +19,7 @@ export interface ContributedTexts {
 export function contributedTexts(reg: AgentRegistry = registry()): ContributedTexts {
   const agents = reg.labels();
   const tools: Record<string, ToolTexts> = {};
-  for (const name of TOOL_NAMES) {
-    const schema = name === 'brain_sql' ? SQL_INPUT_SCHEMA : RECALL_TOOLS.find((t) => t.name === CORE_TOOL[name])?.inputSchema;
-    if (!schema) throw new Error(`LM tool ${name} has no core tool`);
-    tools[name] = { inputSchema: JSON.parse(JSON.stringify(schema)) };
-  }
+  for (const name of TOOL_NAMES) tools[lmToolName(name)] = { inputSchema: JSON.parse(JSON.stringify(INPUT_SCHEMAS[name])) };
   tools.brain_search.userDescription = `Search every recorded coding-agent session (${agents}) on this machine and the store.`;
   tools.brain_search.modelDescription =
     `Searches the user's recorded coding-agent sessions (${agents}) for a literal, case-insensitive text (code identifiers, paths, phrases). ` +
@@ -34,7 +29,7 @@ export function contributedTexts(reg: AgentRegistry = registry()): ContributedTe
   tools.brain_sql.modelDescription =
     'Runs one read-only DuckDB statement over the session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, captured_at, file_id, witness_gen, line_no), ' +
     `the dialect views ${reg.dialectViews()}, and the floor.* tables (files, raw_lines, …). ` +
-    'Rows are capped (limit, default 100); any statement that writes is refused. Use it for counts per day, project, model, agent or machine, token totals, tool usage.';
+    'Rows are capped (limit, default 100) and so are bytes (a long value is cut and ends with …[cut <size>]; read it in parts with substr); a statement is stopped after 30 s by default; any statement that writes is refused. Use it for counts per day, project, model, agent or machine, token totals, tool usage.';
   return {
     languageModelTools: tools,
     viewsWelcome: {

@@ -9,7 +9,7 @@ import { Backend } from './backend';
 import { BackupView } from './backupView';
 import { registerCommands, type Ctx } from './commands';
 import { registerTools } from './lmTools';
-import type { LoopDelay, Progress, SessionInfo, WorkerEvent } from './protocol';
+import type { LoopDelay, Progress, WorkerEvent } from './protocol';
 import { Reader, citationText } from './reader';
 import { SessionsTree } from './sessionsTree';
 import { StatusBar, bytes } from './status';
@@ -49,7 +49,7 @@ export function activate(context: vscode.ExtensionContext): Live {
   tree.onWork = (ms) => (state.mainWorkMaxMs = Math.max(state.mainWorkMaxMs, ms));
   const refresh = async () => {
     try {
-      const list = await backend.call<SessionInfo[]>('sessions');
+      const list = await backend.request('sessions');
       const t = performance.now();
       tree.set(list);
       state.mainWorkMaxMs = Math.max(state.mainWorkMaxMs, performance.now() - t);
@@ -175,7 +175,7 @@ export function activate(context: vscode.ExtensionContext): Live {
         machine = r.machine;
         state.machine = r.machine;
         await refresh();
-        status.setBackup(await backend.call('backup'));
+        status.setBackup(await backend.request('backup'));
       })
       .catch((e) => {
         out.appendLine(`[error] the worker did not start: ${(e as Error).stack ?? e}`);

@@ -1,41 +1,14 @@
 // The messages between the extension host's main thread and its worker (dist/worker.js), declared
-// once for both sides. The main thread only asks and draws; the worker does the work with core.
+// once for both sides as two maps (as vscode-eslint declares its requests): Requests, each
+// method's params and result, and Events, each notification's data. The host's Backend.request
+// and the worker's handlers are typed from them, so a wrong name or shape does not compile.
+// The main thread only asks and draws; the worker does the work with core.
+import type { SessionInfo, SessionView } from '../core/recall/floorview';
+import type { CiteOutput, ReadOutput, SearchOutput, ToolName, VerifyOutput } from '../core/recall/types';
 
-/** One session as the Sessions view shows it. */
-export interface SessionInfo {
-  machine: string;
-  /** The agent's lane (the registry's short code). */
-  lane: string;
-  agentLabel: string;
-  session: string;
-  /** Project: the session's working folder where known, else the lake folder it came from. */
-  project: string;
-  title: string;
-  /** ISO time of the first event, else of the first capture. */
-  started: string | null;
-  updated: string | null;
-  turns: number;
-  /** Lake path of the newest generation, relative to the floor's root (its BRAIN_HOME or store folder). */
-  lakePath: string;
-  /** The floor's root this session lives in (this machine's BRAIN_HOME or <store>/<machine>). */
-  root: string;
-  bytes: number;
-  lines: number;
-  cwd?: string;
-  branch?: string;
-  model?: string;
-  repo?: string;
-  subagent?: boolean;
-  /** The session a sub-agent's session belongs to (shown under it). */
-  parent?: string;
-}
-
+// A session and its turns are the core's shapes (core/recall/floorview.ts), passed through as they are.
+export type { SessionInfo, SessionView };
 export type { TurnView } from '../core/recall/types';
-
-export interface SessionView {
-  info: SessionInfo;
-  turns: import('../core/recall/types').TurnView[];
-}
 
 /** What the status bar and the Backup view show, from state.json and the store. */
 export interface BackupInfo {
@@ -76,24 +49,7 @@ export interface LoopDelay {
 
 export type Role = 'writer' | 'follower' | 'off';
 
-export type WorkerEvent =
-  | { event: 'progress'; data: Progress }
-  | { event: 'sessions'; data: { changed: number } }
-  | { event: 'backup'; data: BackupInfo }
-  | { event: 'role'; data: { role: Role; reason?: string } }
-  | { event: 'log'; data: { level: 'info' | 'warn' | 'error'; message: string } }
-  /** Something the user should know once and can fix (recording goes on): the watch limit. */
-  | { event: 'notice'; data: { message: string; hint?: string } }
-  /** A capture pass failed (problem), or one worked again after a failure (null). */
-  | { event: 'capture'; data: { problem: string | null; hint?: string } };
-
-export interface WorkerRequest {
-  id: number;
-  method: string;
-  params: unknown;
-}
-
-export type WorkerReply = { id: number; result: unknown } | { id: number; error: { code: string; message: string; hint?: string } };
+// ---------------------------------------------------------------- requests (host → worker)
 
 export interface InitParams {
   record: boolean;
@@ -103,3 +59,100 @@ export interface InitParams {
   cli: string;
   env: Record<string, string | undefined>;
 }
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SyncReply {
+  ok: boolean;
+  message: string;
+  warning?: string;
+  hint?: string;
+}
+
+/** brain_sql's answer: rows as objects keyed by column, what a model reads most easily. */
+export interface SqlRows {
+  columns: { name: string; type: string }[];
+  rows: Record<string, unknown>[];
+  truncated: boolean;
+  limit: number;
+  /** The byte cap the answer was read under, values cut to fit it, and what to do about it. */
+  max_bytes?: number;
+  cut_values?: number;
+  note?: string;
+}
+
+/** Each recall tool's answer, by the core's tool name. */
+export interface RecallResults {
+  search: SearchOutput;
+  read_session: ReadOutput;
+  cite: CiteOutput;
+  verify_citation: VerifyOutput;
+  sql: SqlRows;
+}
+
+/** A recall tool and its input, as the model or the view gave it (the worker checks it against
+ * the tool's schema). */
+export interface RecallParams<T extends ToolName = ToolName> {
+  tool: T;
+  input: unknown;
+}
+
+/** Every request the host sends, with its params and its result. */
+export interface Requests {
+  init: { params: InitParams; result: { home: string; machine: string; role: Role } };
+  sessions: { params: void; result: SessionInfo[] };
+  session: { params: { session: string; machine?: string }; result: SessionView | null };
+  backup: { params: void; result: BackupInfo };
+  cancelCatchUp: { params: void; result: boolean };
+  /** Runs the CLI (status, doctor, backup, rebuild) as a child of the worker. */
+  cli: { params: { args: string[] }; result: CliRun };
+  sync: { params: void; result: SyncReply };
+  recall: { params: RecallParams; result: RecallResults[ToolName] };
+  close: { params: void; result: boolean };
+}
+
+export type Method = keyof Requests;
+export type Params<M extends Method> = Requests[M]['params'];
+export type Result<M extends Method> = Requests[M]['result'];
+
+/** The worker's side: one handler per request, each typed by the map. */
+export type Handlers = { [M in Method]: (params: Params<M>) => Result<M> | Promise<Result<M>> };
+
+// ---------------------------------------------------------------- events (worker → host)
+
+/** Every notification the worker sends, with its data. */
+export interface Events {
+  progress: Progress;
+  sessions: { changed: number };
+  backup: BackupInfo;
+  role: { role: Role; reason?: string };
+  log: { level: 'info' | 'warn' | 'error'; message: string };
+  /** Something the user should know once and can fix (recording goes on): the watch limit. */
+  notice: { message: string; hint?: string };
+  /** A capture pass failed (problem), or one worked again after a failure (null). */
+  capture: { problem: string | null; hint?: string };
+}
+
+export type EventName = keyof Events;
+/** One event as it travels: a union over Events, so a switch on `event` narrows `data`. */
+export type WorkerEvent = { [E in EventName]: { event: E; data: Events[E] } }[EventName];
+
+// ---------------------------------------------------------------- the wire
+
+export interface WorkerRequest<M extends Method = Method> {
+  id: number;
+  method: M;
+  params: Params<M>;
+}
+
+export interface RemoteErrorData {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export type WorkerReply = { id: number; result: unknown } | { id: number; error: RemoteErrorData };

@@ -1,13 +1,13 @@
 // The recall tools as the worker answers them (LM tools, Search Sessions, Verify/Copy Citation):
-// each is the core's function, called with the input as the model or the view gave it. All
-// read-only. The LM tool names are the editor's (brain_read_session, brain_verify_citation); the
-// inputs are the core's declared schemas (RECALL_TOOLS), unchanged.
+// each is the core's function under the core's name (TOOL_NAMES), called with the input as the
+// model or the view gave it. All read-only; the inputs are the core's declared schemas, unchanged.
 import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
-import { cite, readSession, search, validateInput, verify } from '../core/recall';
+import { SQL_INPUT_SCHEMA, cite, readSession, search, validateInput, verify, TOOL_NAMES, type ToolName } from '../core/recall';
 import type { SqlResult } from '../core/cache';
 import { sqlLimits } from '../core/cache/limits';
-import type { FloorView } from './floorview';
+import type { FloorView } from '../core/recall/floorview';
+import type { RecallResults } from './protocol';
 
 export interface RecallCtx {
   home: string;
@@ -18,20 +18,10 @@ export interface RecallCtx {
   sql: (query: string, limit: number) => Promise<SqlResult>;
 }
 
-export const TOOL_NAMES = ['brain_search', 'brain_read_session', 'brain_cite', 'brain_verify_citation', 'brain_sql'] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
-
-/** LM tool name → the core's recall tool name (they are the MCP tools' names too). */
-export const CORE_TOOL: Record<string, string> = {
-  brain_search: 'brain_search',
-  brain_read_session: 'brain_read',
-  brain_cite: 'brain_cite',
-  brain_verify_citation: 'brain_verify',
-};
-
-import { SQL_INPUT_SCHEMA } from '../core/recall/types';
-
-export { SQL_INPUT_SCHEMA };
+/** One recall tool's answer, typed by its name (protocol.ts, RecallResults). */
+export function recall<T extends ToolName>(tool: T, input: unknown, ctx: RecallCtx): Promise<RecallResults[T]> {
+  return answer(tool, input, ctx) as Promise<RecallResults[T]>;
+}
 
 /** Characters of JSON an editor tool returns at most: about 8k tokens. */
 export const MAX_OUTPUT = 32_000;
@@ -69,26 +59,26 @@ export function sqlCommand(query: string, limit: number, home: string, env: Env)
   };
 }
 
-export async function recall(tool: string, input: unknown, ctx: RecallCtx): Promise<unknown> {
+async function answer(tool: ToolName, input: unknown, ctx: RecallCtx): Promise<RecallResults[ToolName]> {
   let i = (input ?? {}) as never;
   // Another machine's session or citation is read from the store (a local store folder) unless the
   // caller named a store: what the Sessions view shows can then always be read and verified.
   const o = (input ?? {}) as { machine?: string; store?: string; citation?: { machine?: string } };
   const other = o.machine ?? o.citation?.machine;
-  if (other && other !== ctx.view.machine && !o.store && tool !== 'brain_sql') {
+  if (other && other !== ctx.view.machine && !o.store && tool !== 'sql') {
     const store = ctx.view.storeDir();
     if (store) i = { ...o, store } as never;
   }
   switch (tool) {
-    case 'brain_search':
+    case 'search':
       return search(i, ctx.env);
-    case 'brain_read_session':
+    case 'read_session':
       return readSession(i, ctx.env);
-    case 'brain_cite':
+    case 'cite':
       return cite(i, ctx.env);
-    case 'brain_verify_citation':
+    case 'verify_citation':
       return verify(i, ctx.env);
-    case 'brain_sql': {
+    case 'sql': {
       const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
       const r = await ctx.sql(q.query, q.limit ?? 100);
       // Rows as objects keyed by column: what a model reads most easily.
@@ -103,6 +93,6 @@ export async function recall(tool: string, input: unknown, ctx: RecallCtx): Prom
       };
     }
     default:
-      throw new BrainError('no-tool', `unknown tool ${tool}`, 'use brain_search, brain_read_session, brain_cite, brain_verify_citation or brain_sql');
+      throw new BrainError('no-tool', `unknown tool ${tool}`, `use one of ${TOOL_NAMES.join(', ')}`);
   }
 }

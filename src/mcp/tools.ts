@@ -21,6 +21,7 @@ import {
   type ReadOutput,
   type SearchInput,
   type SearchOutput,
+  type ToolName,
   type TurnView,
   type VerifyInput,
 } from '../core/recall';
@@ -52,7 +53,8 @@ export interface ToolContext {
 }
 
 export interface ToolDef {
-  name: string;
+  /** The core's name for the tool (TOOL_NAMES), offered as it is. */
+  name: ToolName;
   title: string;
   description: string;
   inputSchema: JsonSchema | typeof SQL_INPUT_SCHEMA;
@@ -63,7 +65,7 @@ export interface ToolDef {
  * answer for the same floor. Codex runs tools marked so without asking (checked with 0.171). */
 export const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
-function core(name: string): { title: string; description: string } {
+function core(name: ToolName): { title: string; description: string } {
   const t = RECALL_TOOLS.find((x) => x.name === name);
   if (!t) throw new Error(`the recall core declares no ${name}`);
   return { title: t.title, description: t.description };
@@ -224,27 +226,27 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
 export const TOOLS: ToolDef[] = [
   {
     name: 'search',
-    ...core('brain_search'),
-    description: `${core('brain_search').description} The calling session is left out when the harness names it (or pass skip).`,
+    ...core('search'),
+    description: `${core('search').description} The calling session is left out when the harness names it (or pass skip).`,
     inputSchema: SEARCH_INPUT_SCHEMA,
     run: runSearch,
   },
   {
     name: 'read_session',
-    ...core('brain_read'),
-    description: `${core('brain_read').description} Long sessions come in pages: pass the answer's "next" as turns to read on.`,
+    ...core('read_session'),
+    description: `${core('read_session').description} Long sessions come in pages: pass the answer's "next" as turns to read on.`,
     inputSchema: READ_INPUT_SCHEMA,
     run: runRead,
   },
   {
     name: 'cite',
-    ...core('brain_cite'),
+    ...core('cite'),
     inputSchema: CITE_INPUT_SCHEMA,
     run: async (input, ctx) => cite(withStore(validateInput<CiteInput>(input, CITE_INPUT_SCHEMA), ctx), ctx.env),
   },
   {
     name: 'verify_citation',
-    ...core('brain_verify'),
+    ...core('verify_citation'),
     inputSchema: VERIFY_INPUT_SCHEMA,
     run: async (input, ctx) => verify(withStore(validateInput<VerifyInput>(input, VERIFY_INPUT_SCHEMA), ctx), ctx.env),
   },

@@ -9,8 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { RECALL_TOOLS } from '../../src/core/recall/types';
-import { CORE_TOOL, SQL_INPUT_SCHEMA } from '../../src/extension/recall';
+import { INPUT_SCHEMAS, LM_TOOL_PREFIX, type ToolName } from '../../src/core/recall/types';
 import { REPO as REPO_ROOT, sandbox, type Sandbox } from '../helpers/env';
 import { ARTIFACTS, bulk, openWindow, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
 
@@ -236,7 +235,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     for (const r of first.results) assert.ok(r.registered, `${r.tool} is registered`);
     // Each tool's schema, as VS Code registered it, is the core's declared input.
     for (const t of first.tools) {
-      const want = t.name === 'brain_sql' ? SQL_INPUT_SCHEMA : RECALL_TOOLS.find((x) => x.name === CORE_TOOL[t.name])?.inputSchema;
+      const want = INPUT_SCHEMAS[t.name.slice(LM_TOOL_PREFIX.length) as ToolName];
       assert.deepEqual(t.inputSchema, want, `${t.name} inputSchema`);
     }
     assert.equal(first.tools.length, 5);

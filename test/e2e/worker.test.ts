@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Backend } from '../../src/extension/backend';
-import type { BackupInfo, Progress, SessionInfo, WorkerEvent } from '../../src/extension/protocol';
+import type { Progress, WorkerEvent } from '../../src/extension/protocol';
 import { CLI, REPO, sandbox, type Sandbox } from '../helpers/env';
 import { bulk } from './harness';
 
@@ -91,7 +91,7 @@ describe('extension worker', { timeout: 300_000 }, () => {
     assert.ok(done2.bytes < bytes + 5_000_000, `second pass read ${done2.bytes} bytes of ${bytes}`);
     let bulkListed = 0;
     for (let i = 0; i < 100 && bulkListed < total; i++) {
-      const sessions = await w2.backend.call<SessionInfo[]>('sessions');
+      const sessions = await w2.backend.request('sessions');
       bulkListed = sessions.filter((s) => s.lakePath.includes('--bulk-history--')).length;
       if (bulkListed < total) await new Promise((r) => setTimeout(r, 200));
     }
@@ -115,7 +115,7 @@ describe('extension worker', { timeout: 300_000 }, () => {
     await b.until('window B to list the session A recorded', () => b.events.some((e) => e.event === 'sessions'), 20_000);
     const listed = await (async () => {
       for (let i = 0; i < 100; i++) {
-        const s = await b.backend.call<SessionInfo[]>('sessions');
+        const s = await b.backend.request('sessions');
         const hit = s.find((x) => x.title.includes('followed by the other window'));
         if (hit) return hit;
         await new Promise((r) => setTimeout(r, 200));
@@ -133,13 +133,13 @@ describe('extension worker', { timeout: 300_000 }, () => {
     const w = open(sb, { BRAIN_NO_SQLITE: '1' });
     await w.start();
     await w.until('the catch-up', () => w.progress().find((p) => p.done));
-    const sessions = await w.backend.call<SessionInfo[]>('sessions');
+    const sessions = await w.backend.request('sessions');
     assert.ok(sessions.some((s) => s.title.startsWith('Fix the login bug')), 'sessions listed from the manifest');
-    const r = await w.backend.call<{ source: string; fallback: string | null; hits: { session: string }[] }>('recall', { tool: 'brain_search', input: { term: 'does it only run on main' } });
+    const r = await w.backend.recall('search', { term: 'does it only run on main' });
     assert.equal(r.source, 'scan');
     assert.match(String(r.fallback), /sqlite/i);
     assert.equal(r.hits[0].session, 'fe869ecb-c176-478f-9734-7e4b8ef12cff');
-    const b = await w.backend.call<BackupInfo>('backup');
+    const b = await w.backend.request('backup');
     assert.match(String(b.sqlite), /BRAIN_NO_SQLITE/);
     assert.equal(w.role(), 'writer', 'recording goes on (the lock falls back to flock)');
   });

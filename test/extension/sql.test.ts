@@ -30,7 +30,7 @@ async function viaCli(query: string, limit: number): Promise<SqlResult> {
 const ctx = () => ({ home: sb.brain, env: sb.env, view: undefined as never, sql: viaCli });
 
 test('brain_sql: a 50 MB value comes back cut, and the tool\'s text stays whole JSON under its size', { timeout: 120_000 }, async () => {
-  const out = (await recall('brain_sql', { query: "SELECT repeat('x', 52428800) AS v" }, ctx())) as { rows: { v: string }[]; cut_values: number; max_bytes: number; note: string };
+  const out = (await recall('sql', { query: "SELECT repeat('x', 52428800) AS v" }, ctx())) as unknown as { rows: { v: string }[]; cut_values: number; max_bytes: number; note: string };
   assert.equal(out.max_bytes, LM_SQL_MAX_BYTES);
   assert.equal(out.cut_values, 1);
   assert.match(out.rows[0].v, /…\[cut \d+\.\d MB\]$/);
@@ -45,11 +45,11 @@ test('brain_sql: [sql] timeout stops the statement with the timeout error', { ti
   try {
     const cmd = sqlCommand('SELECT 1', 5, sb.brain, sb.env);
     assert.deepEqual(cmd.args.slice(0, 9), ['sql', '--json', '--limit', '5', '--max-bytes', '8192', '--timeout', '1000ms', '--']);
-    await assert.rejects(recall('brain_sql', { query: 'SELECT sum(i) FROM range(1000000000000) t(i)' }, ctx()), /ran longer than 1 s and was stopped/);
+    await assert.rejects(recall('sql', { query: 'SELECT sum(i) FROM range(1000000000000) t(i)' }, ctx()), /ran longer than 1 s and was stopped/);
   } finally {
     fs.rmSync(path.join(sb.brain, 'config.toml'));
   }
   // A query that starts like an option is still the query.
-  const r = (await recall('brain_sql', { query: '-- a comment\nSELECT 3 AS n' }, ctx())) as { rows: unknown[] };
+  const r = (await recall('sql', { query: '-- a comment\nSELECT 3 AS n' }, ctx())) as { rows: unknown[] };
   assert.deepEqual(r.rows, [{ n: 3 }]);
 });

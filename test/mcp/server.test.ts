@@ -7,9 +7,8 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CITE_INPUT_SCHEMA, READ_INPUT_SCHEMA, SEARCH_INPUT_SCHEMA, VERIFY_INPUT_SCHEMA, readSession } from '../../src/core/recall';
-import { SQL_INPUT_SCHEMA } from '../../src/extension/recall';
-import { CLI, type Sandbox } from '../helpers/env';
+import { INPUT_SCHEMAS, TOOL_NAMES, readSession } from '../../src/core/recall';
+import { CLI, REPO, type Sandbox } from '../helpers/env';
 import { capturedFloor, sedSha, startMcp, type Mcp } from './helpers';
 
 const LONG = 'large-session'; // the Pi fixture: ~1 MB, 500+ turns
@@ -32,9 +31,13 @@ test('lists the five tools with the core\'s input schemas, unchanged, all read-o
     tools.map((t) => t.name),
     ['search', 'read_session', 'cite', 'verify_citation', 'sql'],
   );
-  const want: Record<string, unknown> = { search: SEARCH_INPUT_SCHEMA, read_session: READ_INPUT_SCHEMA, cite: CITE_INPUT_SCHEMA, verify_citation: VERIFY_INPUT_SCHEMA, sql: SQL_INPUT_SCHEMA };
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    [...TOOL_NAMES],
+    'the core\'s names, as they are',
+  );
   for (const t of tools) {
-    assert.deepEqual(t.inputSchema, JSON.parse(JSON.stringify(want[t.name])), `${t.name}: the declared schema`);
+    assert.deepEqual(t.inputSchema, JSON.parse(JSON.stringify(INPUT_SCHEMAS[t.name as keyof typeof INPUT_SCHEMAS])), `${t.name}: the declared schema`);
     assert.ok(t.description && t.description.length > 40, `${t.name} has a description`);
     assert.equal(t.annotations?.readOnlyHint, true, `${t.name} is marked read-only`);
     assert.equal(t.annotations?.destructiveHint, false);
@@ -42,6 +45,7 @@ test('lists the five tools with the core\'s input schemas, unchanged, all read-o
   }
   const info = mcp.client.getServerVersion();
   assert.equal(info?.name, 'agent-brain');
+  assert.equal(info?.version, JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version, 'the version is package.json\'s');
   assert.match(mcp.client.getInstructions() ?? '', /citation/);
 });
 

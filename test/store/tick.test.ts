@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { tryLock } from '../../src/core/floor/lock';
 import { syncPaths } from '../../src/core/store/paths';
 import { effectiveWarning, readState, staleAfterMs } from '../../src/core/store/state';
-import { tick } from '../../src/core/store/tick';
+import { tick } from '../../src/core/pipeline/tick';
 import { brain, CLI } from '../helpers/env';
 import { appendToLake, fixtureFiles, localStoreConfig, writeConfig, type FloorFileSpec } from './floor';
 import { countingRsync, setRsyncPath, setupStore, type StoreSetup } from './harness';

@@ -10,7 +10,6 @@ import { agents } from '../agents';
 import { BrainError, errnoCode } from '../errors';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
-import type { StepResult } from '../pipeline';
 import { walkTree } from '../walk';
 
 export interface Watcher {
@@ -23,15 +22,11 @@ export interface WatchOptions {
   home: string;
   env?: Env;
   debounceMs?: number;
-  onPass?: (r: CaptureReport) => void;
-  onCaches?: (steps: StepResult[]) => void;
+  /** After each pass; the next pass waits for it. What follows capture (the caches) is the
+   * caller's to decide: it hands its after-capture pipeline in here. */
+  onPass?: (r: CaptureReport) => void | Promise<void>;
   onError?: (e: unknown) => void;
-  /** Keep the caches (index, secrets, DuckDB) current after each pass that captured something. */
-  caches?: boolean;
 }
-
-/** DuckDB is rebuilt incrementally at most this often while sessions keep growing. */
-const DUCKDB_EVERY_MS = 30_000;
 /** Once the system's limit on file watches is reached: every session folder is walked this often
  * (BRAIN_WATCH_POLL_SECONDS overrides). */
 const LIMIT_POLL_MS = 30_000;
@@ -138,9 +133,6 @@ export function startWatch(opts: WatchOptions): Watcher {
   let running: Promise<void> = Promise.resolve();
   let closed = false;
   let fullPass = false;
-  let lastDuck = 0;
-  let cachesOnce = false;
-  let duckPending = false;
 
   const run = (only: Set<string> | undefined) => {
     running = running.then(async () => {
@@ -156,33 +148,16 @@ export function startWatch(opts: WatchOptions): Watcher {
           else fullPass = true;
           kick();
         }
-        opts.onPass?.(r);
+        const after = opts.onPass?.(r);
         scheduleQuiet(r);
         scheduleCheck(r, only === undefined);
-        if (opts.caches !== false && (r.applied > 0 || !cachesOnce)) {
-          const duckdb = Date.now() - lastDuck >= DUCKDB_EVERY_MS;
-          if (duckdb) lastDuck = Date.now();
-          cachesOnce = true;
-          opts.onCaches?.(await caches(opts.home, env, duckdb));
-          if (!duckdb) duckPending = true;
-        }
+        await after;
       } catch (e) {
         opts.onError?.(e);
       }
     });
     return running;
   };
-
-  const duckTimer = setInterval(() => {
-    if (!duckPending || closed || Date.now() - lastDuck < DUCKDB_EVERY_MS) return;
-    duckPending = false;
-    lastDuck = Date.now();
-    running = running.then(async () => {
-      if (closed) return;
-      opts.onCaches?.(await caches(opts.home, env, true));
-    });
-  }, 5_000);
-  duckTimer.unref?.();
 
   const scheduleQuiet = (r: CaptureReport) => {
     const deferred = Object.values(r.lanes).some((c) => c.deferred > 0);
@@ -257,7 +232,7 @@ export function startWatch(opts: WatchOptions): Watcher {
   const prevOnPass = opts.onPass;
   opts.onPass = (r) => {
     lastReport = r;
-    prevOnPass?.(r);
+    return prevOnPass?.(r);
   };
 
   const onEvent = (event: string, p: string) => {
@@ -341,7 +316,6 @@ export function startWatch(opts: WatchOptions): Watcher {
     ready,
     async close() {
       closed = true;
-      clearInterval(duckTimer);
       for (const t of dirTimers) clearTimeout(t);
       if (limitTimer) clearInterval(limitTimer);
       if (timer) clearTimeout(timer);
@@ -352,12 +326,6 @@ export function startWatch(opts: WatchOptions): Watcher {
       await running;
     },
   };
-}
-
-/** The cache pipeline loads DuckDB's native module: only when a pass needs it. */
-async function caches(home: string, env: Env, duckdb: boolean): Promise<StepResult[]> {
-  const { afterCapture } = await import('../pipeline');
-  return afterCapture(home, env, { duckdb });
 }
 
 function hasPending(home: string): boolean {

@@ -91,7 +91,7 @@ function countLines(file: string, from: number, to: number): number {
   }
 }
 
-/** brain_verify: re-hash a citation's bytes where the floor (or the store) keeps them. */
+/** verify_citation: re-hash a citation's bytes where the floor (or the store) keeps them. */
 export function verify(input: VerifyInput, env: Env = process.env): VerifyOutput {
   validateInput<VerifyInput>(input, VERIFY_INPUT_SCHEMA);
   const c = input.citation;

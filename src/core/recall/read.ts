@@ -1,4 +1,4 @@
-// brain_read: one session's turns (all of them, or a range), each with its citation. The session is
+// read_session: one session's turns (all of them, or a range), each with its citation. The session is
 // found through the turn index when it can be used, else from the manifests; its file is then read
 // in full by the agent's dialect, so tool calls, their output and thinking are all there.
 import { BrainError } from '../errors';

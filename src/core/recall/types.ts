@@ -268,8 +268,28 @@ export const SQL_INPUT_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+// ---------------------------------------------------------------- the tools
+
+/** Each recall tool's one name. The MCP server offers it as it is; VS Code's language-model tools
+ * share one namespace with every extension, so there it carries LM_TOOL_PREFIX (brain_search). */
+export const TOOL_NAMES = ['search', 'read_session', 'cite', 'verify_citation', 'sql'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+export const LM_TOOL_PREFIX = 'brain_';
+export type LmToolName = `${typeof LM_TOOL_PREFIX}${ToolName}`;
+export const lmToolName = (t: ToolName): LmToolName => `${LM_TOOL_PREFIX}${t}`;
+
+/** Each tool's input schema by its name (package.json's LM tools declare the same, a test checks). */
+export const INPUT_SCHEMAS: Record<ToolName, JsonSchema | typeof SQL_INPUT_SCHEMA> = {
+  search: SEARCH_INPUT_SCHEMA,
+  read_session: READ_INPUT_SCHEMA,
+  cite: CITE_INPUT_SCHEMA,
+  verify_citation: VERIFY_INPUT_SCHEMA,
+  sql: SQL_INPUT_SCHEMA,
+};
+
 export interface RecallToolSpec {
-  name: 'brain_search' | 'brain_read' | 'brain_cite' | 'brain_verify';
+  /** sql is declared by its front ends: it reads the DuckDB cache, not the floor. */
+  name: Exclude<ToolName, 'sql'>;
   title: string;
   description: string;
   inputSchema: JsonSchema;
@@ -278,28 +298,28 @@ export interface RecallToolSpec {
 /** The recall tools as MCP and the VS Code LM tools declare them (read-only, all of them). */
 export const RECALL_TOOLS: RecallToolSpec[] = [
   {
-    name: 'brain_search',
+    name: 'search',
     title: 'Search past agent sessions',
     description:
       `Find earlier coding-agent sessions (${registry().labels()}) on this machine or a store of all machines that mention a literal text. Sessions where the user or assistant said it come first, most matching turns first; then sessions where only tool output, thinking or tool arguments hold it. Each hit has up to 3 snippets with citations.`,
     inputSchema: SEARCH_INPUT_SCHEMA,
   },
   {
-    name: 'brain_read',
+    name: 'read_session',
     title: 'Read a past session',
     description:
       'Read the turns of one recorded session (a range of turns, or all): user prompts, assistant replies, tool calls with their output, each turn with a citation into the floor.',
     inputSchema: READ_INPUT_SCHEMA,
   },
   {
-    name: 'brain_cite',
+    name: 'cite',
     title: 'Cite floor lines',
     description:
       'A citation for lines A..B of a floor file: machine, path, generation, line and byte range, and the sha256 of exactly those bytes (checkable with sed -n \'A,Bp\' FILE | sha256sum).',
     inputSchema: CITE_INPUT_SCHEMA,
   },
   {
-    name: 'brain_verify',
+    name: 'verify_citation',
     title: 'Verify a citation',
     description: 'Re-hash a citation against the floor (or a store folder) and say whether the cited bytes are still exactly what it claims.',
     inputSchema: VERIFY_INPUT_SCHEMA,

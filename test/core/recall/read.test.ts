@@ -135,7 +135,7 @@ test('the raw prefilter never misses a file that holds the term (rg and Node agr
 test('each recall tool declares its input schema once, and inputs are checked against it', () => {
   assert.deepEqual(
     RECALL_TOOLS.map((t) => t.name),
-    ['brain_search', 'brain_read', 'brain_cite', 'brain_verify'],
+    ['search', 'read_session', 'cite', 'verify_citation'],
   );
   assert.equal(RECALL_TOOLS[0].inputSchema, SEARCH_INPUT_SCHEMA);
   for (const t of RECALL_TOOLS) {

@@ -1,21 +1,56 @@
 // The sessions the Sessions view shows, from the core: this machine's from its turn index (kept
 // current incrementally, the same rows `brain search` ranks), other machines' from their floors in
 // a local store (manifest read on from where it stopped, each changed file read by its dialect).
-// Runs in the worker, never on the extension host's main thread.
+// Long-lived (it holds the turn index open and reads each manifest on from where it stopped): the
+// extension's worker keeps one; nothing in it knows of an editor.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { agentByLane } from '../core/agents';
-import { readConfig } from '../core/config';
-import { layout, type Env } from '../core/home';
-import { machineName } from '../core/machine';
-import { readManifest, type ManifestLine } from '../core/floor/manifest';
-import { laneRel, readTurns } from '../core/index/read';
-import { homeRoot, projectFromPath, readMeta } from '../core/index/roots';
-import { openIndex, type SessionRow, type TurnIndex } from '../core/index/turnindex';
-import { readSession } from '../core/recall';
-import { lakeFile } from '../core/recall/floorpath';
-import { titleOf } from '../core/turns';
-import type { SessionInfo, SessionView } from './protocol';
+import { agentByLane } from '../agents';
+import { readConfig } from '../config';
+import { layout, type Env } from '../home';
+import { machineName } from '../machine';
+import { readManifest, type ManifestLine } from '../floor/manifest';
+import { laneRel, readTurns } from '../index/read';
+import { homeRoot, projectFromPath, readMeta } from '../index/roots';
+import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
+import { readSession } from './read';
+import { lakeFile } from './floorpath';
+import type { TurnView } from './types';
+import { titleOf } from '../turns';
+
+/** One session as a list of sessions shows it (the editor's Sessions view). */
+export interface SessionInfo {
+  machine: string;
+  /** Lane code: cc, codex, pi, cursor… */
+  lane: string;
+  agentLabel: string;
+  session: string;
+  /** Project: the session's working folder where known, else the lake folder it came from. */
+  project: string;
+  title: string;
+  /** ISO time of the first event, else of the first capture. */
+  started: string | null;
+  updated: string | null;
+  turns: number;
+  /** Lake path of the newest generation, relative to the floor's root (its BRAIN_HOME or store folder). */
+  lakePath: string;
+  /** The floor's root this session lives in (this machine's BRAIN_HOME or <store>/<machine>). */
+  root: string;
+  bytes: number;
+  lines: number;
+  cwd?: string;
+  branch?: string;
+  model?: string;
+  repo?: string;
+  subagent?: boolean;
+  /** The session a sub-agent's session belongs to (shown under it). */
+  parent?: string;
+}
+
+export interface SessionView {
+  info: SessionInfo;
+  turns: TurnView[];
+}
 
 interface StoreFloor {
   machine: string;

@@ -3,13 +3,16 @@
 // most once per interval; inside the interval it costs one stat. It syncs only when a floor file
 // changed since the last sync that worked, so an idle machine opens no connection at all. Hooks do
 // not sync (they may run in a sandbox that refuses ssh); the tick runs outside every sandbox.
+// What follows its pass, the sync included, is the after-capture pipeline's (after.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_INTERVAL, readConfig } from '../config';
+import type { CaptureReport } from '../floor/capture';
 import { mkdirPrivate, type Env } from '../home';
-import { syncPaths } from './paths';
-import { mtimeOf } from './state';
-import type { SyncOutcome } from './sync';
+import { syncPaths } from '../store/paths';
+import { mtimeOf } from '../store/state';
+import type { SyncOutcome } from '../store/sync';
+import { AfterCapture, POLICY } from './after';
 
 export type TickOutcome =
   | { kind: 'not-due'; nextInMs: number }
@@ -21,7 +24,10 @@ export type TickOutcome =
 export interface TickOptions {
   env?: Env;
   /** Brings the floor up to date from the agents' session folders first (the capture engine). */
-  capture?: () => Promise<void>;
+  capture?: () => Promise<CaptureReport | null | void>;
+  /** What follows the pass: POLICY.tick (sync only) unless the caller keeps its own follower, as
+   * the editor's worker does. */
+  after?: AfterCapture;
   now?: number;
 }
 
@@ -44,22 +50,20 @@ export async function tick(home: string, opts: TickOptions = {}): Promise<TickOu
   if (cfg.kind === 'invalid') return { kind: 'not-configured', message: cfg.error.message, hint: cfg.error.hint };
   if (!cfg.config.store) return { kind: 'not-configured', message: `${cfg.config.file} has no [store]`, hint: 'run `brain init --store PATH`' };
   let captureError: string | undefined;
+  let report: CaptureReport | null = null;
   if (opts.capture) {
     try {
-      await opts.capture();
+      report = (await opts.capture()) ?? null;
     } catch (e) {
       // A capture problem must not stop the backup of what is already on the floor.
       captureError = (e as Error).message;
     }
   }
-  // Loaded past the interval only: the lock, the transport and the checks are not needed before.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { isDue, noteUnsynced, runSync } = require('./sync') as typeof import('./sync');
-  if (!isDue(home)) {
-    return captureError ? { kind: 'captured-error', message: captureError, sync: null } : { kind: 'unchanged' };
-  }
-  noteUnsynced(home);
-  const sync = await runSync(home, { env });
+  const after = opts.after ?? new AfterCapture(home, env, POLICY.tick);
+  if (report) await after.follow(report);
+  const sync = await after.sync();
+  if (!opts.after) await after.close();
+  if (!sync) return captureError ? { kind: 'captured-error', message: captureError, sync: null } : { kind: 'unchanged' };
   return captureError ? { kind: 'captured-error', message: captureError, sync } : { kind: 'synced', sync };
 }
 
