@@ -1,7 +1,7 @@
 import { brainHome } from '../core/home';
 import { runReadOnlySql } from '../core/cache';
 import { formatTable, terminalWidth } from '../core/cache/format';
-import { DEFAULT_CLI_MAX_BYTES, MAX_BYTES_HELP, TIMEOUT_HELP, parseMaxBytes, parseTimeout, sqlLimits } from '../core/cache/limits';
+import { DEFAULT_CLI_MAX_BYTES, MAX_BYTES_HELP, TIMEOUT_HELP, parseMaxBytes, parseTimeout, sqlLimits } from '../core/sqllimits';
 import { BrainError } from '../core/errors';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';

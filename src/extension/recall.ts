@@ -5,7 +5,7 @@ import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
 import { SQL_INPUT_SCHEMA, cite, readSession, search, validateInput, verify, TOOL_NAMES, type ToolName } from '../core/recall';
 import type { SqlResult } from '../core/cache';
-import { sqlLimits } from '../core/cache/limits';
+import { sqlLimits } from '../core/sqllimits';
 import type { FloorView } from '../core/recall/floorview';
 import type { RecallResults } from './protocol';
 

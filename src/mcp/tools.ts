@@ -29,7 +29,7 @@ import { SQL_INPUT_SCHEMA } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';
-import { sqlLimits } from '../core/cache/limits';
+import { sqlLimits } from '../core/sqllimits';
 import { registry } from '../core/agents';
 
 /** About 10k tokens of JSON: well under what Claude Code (25k tokens) and Codex accept from one tool. */

@@ -22,7 +22,7 @@ import { fold, runParseJob, type ParseJob, type ParseResult } from './parse-job'
 import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
-import { lakeFileProblem } from '../recall/floorpath';
+import { lakeFileProblem } from './floorpath';
 
 type DB = BetterSqlite3.Database;
 

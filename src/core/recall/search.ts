@@ -18,7 +18,7 @@ import { citeSpan } from './cite';
 import { floorFiles, prefilter, scanFile, snippetText, type FileScan, type FloorFile, type Mention } from './scan';
 import { infoFromRow } from './session';
 import type { RefusedFile, SearchHit, SearchInput, SearchOutput, SessionInfo, Snippet } from './types';
-import { lakeFile, lakeFileProblem, noteRefused, refusalOf } from './floorpath';
+import { lakeFile, lakeFileProblem, noteRefused, refusalOf } from '../index/floorpath';
 import { READ_NOFOLLOW } from '../safepath';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';

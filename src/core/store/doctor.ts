@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { failureLogPath, recentFailures } from '../failures';
+import { failureLogPath, recentFailures } from '../floor/failures';
 import { freeBytes, recordingProblem } from '../floor/health';
 import { RAISE_WATCHES, watchBudget, watchPollMs } from '../floor/watch';
 import { readConfig, type Config } from '../config';

@@ -26,7 +26,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readConfig, type Config } from '../config';
-import { noteFailure } from '../failures';
+import { noteFailure } from '../floor/failures';
 import { tryLock } from '../floor/lock';
 import { writeFileAtomic } from '../floor/durable';
 import { layout, mkdirPrivate, type Env } from '../home';

@@ -6,8 +6,8 @@
 // mounted (which makes the rest of the config invalid) must not stop a query.
 import * as fs from 'node:fs';
 import { parse } from 'smol-toml';
-import { BrainError } from '../errors';
-import { layout, type Env } from '../home';
+import { BrainError } from './errors';
+import { layout, type Env } from './home';
 
 export const DEFAULT_SQL_TIMEOUT_MS = 30_000;
 /** An agent's answer (MCP, editor tools): about 10k tokens, well under the 25k tokens Claude Code

@@ -3,7 +3,7 @@
 // a tool argument: each goes through the guard (safepath.ts), so `..`, an absolute path, or a
 // symlink anywhere below the machine's folder is refused and reported, never followed.
 import { UnsafePathError, unsafeReason, within } from '../safepath';
-import type { RefusedFile } from './types';
+import type { RefusedFile } from '../recall/types';
 
 function notUnderLake(lakePath: string): string | null {
   return /^lake[\\/]/.test(lakePath) ? null : 'is not a path under lake/';
