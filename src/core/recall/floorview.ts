@@ -14,7 +14,7 @@ import { laneRel, readTurns } from '../index/read';
 import { homeRoot, projectFromPath, readMeta } from '../index/roots';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { readSession } from './read';
-import { lakeFile } from './floorpath';
+import { lakeFile } from '../index/lakepath';
 import type { TurnView } from './types';
 import { titleOf } from '../turns';
 

@@ -13,7 +13,7 @@ import { infoFromFile, infoFromRow } from './session';
 import type { ReadInput, ReadOutput, SessionInfo, TurnView } from './types';
 import { READ_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
-import { lakeFile } from './floorpath';
+import { lakeFile } from '../index/lakepath';
 import { UnsafePathError } from '../safepath';
 import type { RefusedFile } from './types';
 
