@@ -15,7 +15,7 @@ import { homeRoot, projectFromPath, readMeta } from '../index/roots';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { readSession } from './read';
 import { lakeFile } from '../index/lakepath';
-import type { TurnView } from './types';
+import { INDEX_OFF, type IndexUse, type TurnView } from './types';
 import { titleOf } from '../turns';
 
 /** One session as a list of sessions shows it (the editor's Sessions view). */
@@ -81,7 +81,12 @@ export class FloorView {
   private stores = new Map<string, StoreFloor>();
   private homeFloor: StoreFloor;
 
-  constructor(home: string, private env: Env) {
+  /** opts.index 'off': the sessions come from the floor's files, and the turn index is not opened. */
+  constructor(
+    home: string,
+    private env: Env,
+    private opts: { index?: Exclude<IndexUse, 'snapshot'> } = {},
+  ) {
     this.home = home;
     this.machine = machineName(home, env);
     this.homeFloor = { machine: this.machine, root: home, read: 0, sessions: new Map() };
@@ -91,7 +96,7 @@ export class FloorView {
   private indexIno = 0;
 
   private openOwnIndex(): void {
-    const o = this.env.BRAIN_NO_INDEX === '1' ? { ok: false as const, reason: 'BRAIN_NO_INDEX=1' } : openIndex(homeRoot(this.env, this.home));
+    const o = this.opts.index === 'off' ? { ok: false as const, reason: INDEX_OFF } : openIndex(homeRoot(this.env, this.home));
     if (o.ok) {
       this.index = o.index;
       this.indexProblem = null;
@@ -286,8 +291,7 @@ export class FloorView {
     const store = local ? undefined : this.storeDir();
     if (!local && !store) return undefined;
     // Reading another machine's floor must not create a turn index inside the store.
-    const env = local ? this.env : { ...this.env, BRAIN_NO_INDEX: '1' };
-    const r = readSession({ session, machine: local ? undefined : machine, store: store ?? undefined, max_chars: 4000 }, env);
+    const r = readSession({ session, machine: local ? undefined : machine, store: store ?? undefined, max_chars: 4000 }, this.env, { index: local ? this.opts.index : 'off' });
     const info = this.sessions().find((s) => s.session === r.session.session && s.machine === r.session.machine);
     return {
       info: info ?? {

@@ -15,8 +15,8 @@ function tmp(name: string): string {
 
 const CC = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7';
 
-for (const noIndex of ['0', '1']) {
-  test(`floor view (${noIndex === '1' ? 'from the manifest' : 'from the turn index'}): this machine, a store's other machine, refresh and read`, () => {
+for (const index of ['live', 'off'] as const) {
+  test(`floor view (${index === 'off' ? 'from the manifest' : 'from the turn index'}): this machine, a store's other machine, refresh and read`, () => {
     const dir = tmp('floorview');
     const home = path.join(dir, 'brain');
     const store = path.join(dir, 'store');
@@ -27,9 +27,9 @@ for (const noIndex of ['0', '1']) {
       const other = new TestFloor(path.join(store, 'otherbox'), 'otherbox');
       other.addFixture(fixtures.find((x) => x.includes(CC))!);
       fs.writeFileSync(path.join(home, 'config.toml'), `[store]\npath = ${JSON.stringify(store)}\n`, { mode: 0o600 });
-      const env = { HOME: dir, BRAIN_HOME: home, BRAIN_MACHINE: 'testbox', BRAIN_NO_INDEX: noIndex };
+      const env = { HOME: dir, BRAIN_HOME: home, BRAIN_MACHINE: 'testbox' };
 
-      const v = new FloorView(home, env);
+      const v = new FloorView(home, env, { index });
       try {
         assert.equal(v.machine, 'testbox');
         assert.ok(v.refresh() > 0, 'the first refresh reads everything');
