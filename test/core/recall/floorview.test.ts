@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FloorView } from '../../../src/core/recall/floorview';
+import { readSession } from '../../../src/core/recall/read';
 import { TestFloor, fixtureTranscripts } from '../index/floor';
 
 function tmp(name: string): string {
@@ -46,6 +47,12 @@ for (const index of ['live', 'off'] as const) {
         assert.equal(cc.root, home);
         assert.ok(cc.turns > 0 && cc.title.length > 0);
         assert.ok(cc.lakePath.startsWith('lake/cc/'));
+        // One session shape: the list carries recall's SessionInfo, the same one read_session (and
+        // search) gives for the session, from this machine's floor and from the store's.
+        const keys = ['session', 'agent', 'lane', 'machine', 'project', 'repo', 'started', 'ended', 'turns', 'native_session', 'parent_session', 'subagent', 'title'];
+        const pick = (s: object) => Object.fromEntries(keys.map((k) => [k, (s as Record<string, unknown>)[k]]));
+        assert.deepEqual(pick(cc), pick(readSession({ session: CC }, env, { index }).session));
+        assert.deepEqual(pick(there[0]), pick(readSession({ session: CC, store, machine: 'otherbox' }, env, { index: 'off' }).session));
 
         assert.equal(v.refresh(), 0, 'nothing changed, nothing reported');
         mine.addFixture(fixtures[fixtures.length - 1]);
