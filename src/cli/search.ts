@@ -41,13 +41,14 @@ export function formatHit(h: SearchHit, i: number, w: number): string[] {
 export const search: Verb = {
   name: 'search',
   summary: 'Find sessions that mention a text: what was said first, then tool output.',
-  usage: 'search TERM [--agent A] [--project GLOB] [--machine M] [--since WHEN] [--limit N] [--skip SESSION] [--newest] [--store DIR] [--json]',
+  usage: 'search TERM [--agent A] [--project GLOB] [--machine M] [--since WHEN] [--limit N] [--skip SESSION] [--newest] [--scan] [--store DIR] [--json]',
   details: `TERM is literal text, matched case-insensitively as a substring (several words are one phrase).
 Sessions whose user or assistant turns say it come first, most such turns first (the turn index,
 turns.sqlite, kept current from the floor on every search); then, while the list has room, sessions
 where only tool output, thinking or tool arguments hold it (read from the files). Sessions where only
 recorded instructions (system prompt, AGENTS.md) mention it are left out. Terms under 3 characters,
-or no usable index, fall back to reading the files, and the header says so.
+or no usable index, fall back to reading the files, and the header says so; --scan reads the files
+without opening the index.
 Each hit: session, agent, project, machine, start, title (first prompt), matching turns, and up to 3
 snippets with their citations ([#turn Lfrom-to sha256]); --json prints the full citations.
 ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
@@ -59,6 +60,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     { name: 'limit', type: 'number', short: 'n', help: `sessions to list (default ${DEFAULT_LIMIT})` },
     { name: 'skip', type: 'string', help: `leave out this session (default: the calling agent session, from ${SESSION_ENV.join(', ')}; "" for none)` },
     { name: 'newest', type: 'bool', help: 'newest first within each tier' },
+    { name: 'scan', type: 'bool', help: 'read the files, not the turn index (slower; the header says so)' },
     { name: 'store', type: 'string', help: 'search a store folder (every machine) instead of BRAIN_HOME' },
     { name: 'json', type: 'bool', help: 'machine-readable result (the MCP and LM tools\' shape)' },
   ],
@@ -78,7 +80,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     if (skip) input.skip = skip;
     if (o.newest) input.newest = true;
     if (o.store !== undefined) input.store = o.store as string;
-    const r = searchCore(input, ctx.env);
+    const r = searchCore(input, ctx.env, { index: o.scan ? 'off' : 'live' });
     for (const x of r.refused) write(ctx.stderr, `brain search: refused ${x.machine}:${x.lake_path} — it ${x.problem}; not read (remove or fix that entry)`);
     if (o.json) {
       write(ctx.stdout, JSON.stringify(r));

@@ -58,7 +58,7 @@ export function toMarkdown(r: ReadOutput): string {
 export const show: Verb = {
   name: 'show',
   summary: 'A recorded session as Markdown, tool calls folded, each turn with its citation.',
-  usage: 'show SESSION [--turns A..B] [--machine M] [--store DIR] [--full] [--json]',
+  usage: 'show SESSION [--turns A..B] [--machine M] [--store DIR] [--full] [--scan] [--json]',
   details: `SESSION is the id search lists, the agent's own id, or an unambiguous prefix. --turns takes A..B,
 A.., ..B or A. Thinking and each tool's arguments and output are cut at 2000 characters unless --full.
 ${COMMON_EXIT_CODES}`,
@@ -67,6 +67,7 @@ ${COMMON_EXIT_CODES}`,
     { name: 'machine', type: 'string', help: 'the machine, when the id exists on several' },
     { name: 'store', type: 'string', help: 'read from a store folder instead of BRAIN_HOME' },
     { name: 'full', type: 'bool', help: 'do not cut long thinking, arguments or output' },
+    { name: 'scan', type: 'bool', help: 'find the session in the files, not the turn index' },
     { name: 'json', type: 'bool', help: 'machine-readable turns (the MCP and LM tools\' shape)' },
   ],
   async run(args, ctx) {
@@ -78,7 +79,7 @@ ${COMMON_EXIT_CODES}`,
     if (o.machine !== undefined) input.machine = o.machine as string;
     if (o.store !== undefined) input.store = o.store as string;
     if (o.full) input.max_chars = 0;
-    const r = readSession(input, ctx.env);
+    const r = readSession(input, ctx.env, { index: args.opts.scan ? 'off' : 'live' });
     write(ctx.stdout, o.json ? JSON.stringify(r) : toMarkdown(r));
     return 0;
   },

@@ -25,7 +25,7 @@ import {
   type TurnView,
   type VerifyInput,
 } from '../core/recall';
-import { SQL_INPUT_SCHEMA } from '../core/recall/types';
+import { SQL_INPUT_SCHEMA, type IndexUse } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';
@@ -36,8 +36,10 @@ import { registry } from '../core/agents';
 export const DEFAULT_BUDGET = 40_000;
 
 export interface ToolContext {
-  /** The environment the core reads with: BRAIN_HOME, and BRAIN_NO_INDEX=1 + BRAIN_INDEX_SNAPSHOT=1 so nothing is written. */
+  /** The environment the core reads with (BRAIN_HOME). */
   env: Env;
+  /** How search and read_session use the turn index ('snapshot' in brain mcp, so nothing is written). */
+  index: IndexUse;
   /** The environment the server was started with (where the harness names its session). */
   callerEnv: Env;
   /** --store: the default store folder for every call that names none. */
@@ -99,7 +101,7 @@ async function runSearch(input: unknown, ctx: ToolContext): Promise<McpSearchOut
       skipped = c;
     }
   }
-  const r: McpSearchOutput = { ...search(q, ctx.env), skipped };
+  const r: McpSearchOutput = { ...search(q, ctx.env, { index: ctx.index }), skipped };
   if (size(r) > ctx.budget) {
     // Keep the best hits whole; a model asks again with filters or a narrower term.
     const all = r.hits.length;
@@ -126,7 +128,7 @@ function cutText(t: TurnView, keep: number): TurnView {
 
 async function runRead(input: unknown, ctx: ToolContext): Promise<McpReadOutput> {
   const i = validateInput<ReadInput>(input, READ_INPUT_SCHEMA);
-  const r = readSession(withStore(i, ctx), ctx.env);
+  const r = readSession(withStore(i, ctx), ctx.env, { index: ctx.index });
   const asked = r.turns;
   const out: McpReadOutput = { ...r, turns: [], range: null, next: null };
   // Whole turns, in order, while they fit; the first one always goes in (cut if it alone is too big).

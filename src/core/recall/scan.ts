@@ -18,7 +18,8 @@ import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';
 import { walkTree } from '../walk';
 import { READ_NOFOLLOW, UnsafePathError } from '../safepath';
-import { lakeFile, lakeFileProblem, noteRefused } from '../index/floorpath';
+import { lakeFile, lakeFileProblem } from '../index/lakepath';
+import { noteRefused } from './floorpath';
 import { infoFromFile } from './session';
 import type { RefusedFile, SessionInfo, SnippetField } from './types';
 
