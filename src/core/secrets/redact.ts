@@ -17,6 +17,9 @@ import { mask } from './mask';
 const PEM_RE = /(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)((?:[A-Za-z0-9+/=\s]|\\[nr])+?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|(?![A-Za-z0-9+/=\s]|\\[nr]))/g;
 /** A run of token characters at the start or end of a text, or beside a "…" that marks a cut. */
 const EDGE_RE = /(?:^|(?<=…))[^\s"'`…<>()[\]{},;]{8,}|[^\s"'`…<>()[\]{},;]{8,}(?=…|$)/g;
+/** How the credentials that announce themselves start: a piece of one cut short at a title's or
+ * snippet's end is masked even before the guard has seen the whole line. */
+const CUT_PREFIX = /^(?:gh[pousr]_|github_pat_|glpat-|sk-(?:proj-|ant-|svcacct-|admin-)?|xox[abpors]-|A[KS]IA|AIza|hf_|npm_|pypi-|[sr]k_live_)[A-Za-z0-9_-]{8,}/;
 /** Shorter values are not looked for on their own (a PEM body's lines are, one by one). */
 const PIECE = 16;
 
@@ -133,11 +136,11 @@ export async function maskSecrets<T>(home: string, value: T): Promise<Masked<T>>
         return map.get(m) ?? mask(m);
       });
     }
-    if (values.length && t.length >= 8) {
+    if (t.length >= 8) {
       // A title or snippet cut inside a secret keeps only part of it, which the patterns above do
       // not match: a piece at a cut (or the text's edge) that is part of a known secret goes too.
       t = t.replace(EDGE_RE, (m) => {
-        if (!values.some((v) => v.includes(m))) return m;
+        if (!CUT_PREFIX.test(m) && !values.some((v) => v.includes(m))) return m;
         masked++;
         return mask(m);
       });
