@@ -15,8 +15,37 @@ import { mask } from './mask';
 
 /** A PEM private key block, whole or cut at the answer's end (its body is masked, headers kept). */
 const PEM_RE = /(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)((?:[A-Za-z0-9+/=\s]|\\[nr])+?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|(?![A-Za-z0-9+/=\s]|\\[nr]))/g;
-/** A run of token characters at the start or end of a text, or beside a "…" that marks a cut. */
-const EDGE_RE = /(?:^|(?<=…))[^\s"'`…<>()[\]{},;]{8,}|[^\s"'`…<>()[\]{},;]{8,}(?=…|$)/g;
+/** Characters that end a token (a secret holds none of them). */
+const STOP = new Set([...' \t\r\n"\'`…<>()[]{},;']);
+
+/** [from, to) of each run of 8 or more token characters at the text's start or end or beside a
+ * "…" that marks a cut, in order, without overlaps. Linear in the text's length. */
+function cutPieces(t: string): [number, number][] {
+  const out: [number, number][] = [];
+  const add = (a: number, b: number) => {
+    if (b - a < 8) return;
+    const last = out[out.length - 1];
+    if (last && a < last[1]) return;
+    out.push([a, b]);
+  };
+  const back = (end: number) => {
+    let a = end;
+    while (a > 0 && !STOP.has(t[a - 1])) a--;
+    return a;
+  };
+  const fwd = (from: number) => {
+    let b = from;
+    while (b < t.length && !STOP.has(t[b])) b++;
+    return b;
+  };
+  add(0, fwd(0));
+  for (let i = t.indexOf('…'); i >= 0; i = t.indexOf('…', i + 1)) {
+    add(back(i), i);
+    add(i + 1, fwd(i + 1));
+  }
+  add(back(t.length), t.length);
+  return out;
+}
 /** How the credentials that announce themselves start: a piece of one cut short at a title's or
  * snippet's end is masked even before the guard has seen the whole line. */
 const CUT_PREFIX = /^(?:gh[pousr]_|github_pat_|glpat-|sk-(?:proj-|ant-|svcacct-|admin-)?|xox[abpors]-|A[KS]IA|AIza|hf_|npm_|pypi-|[sr]k_live_)[A-Za-z0-9_-]{8,}/;
@@ -139,11 +168,15 @@ export async function maskSecrets<T>(home: string, value: T): Promise<Masked<T>>
     if (t.length >= 8) {
       // A title or snippet cut inside a secret keeps only part of it, which the patterns above do
       // not match: a piece at a cut (or the text's edge) that is part of a known secret goes too.
-      t = t.replace(EDGE_RE, (m) => {
-        if (!CUT_PREFIX.test(m) && !values.some((v) => v.includes(m))) return m;
-        masked++;
-        return mask(m);
+      const cut = cutPieces(t).filter(([a, b]) => {
+        const p = t.slice(a, b);
+        return CUT_PREFIX.test(p) || values.some((v) => v.includes(p));
       });
+      for (let i = cut.length - 1; i >= 0; i--) {
+        const [a, b] = cut[i];
+        t = t.slice(0, a) + mask(t.slice(a, b)) + t.slice(b);
+        masked++;
+      }
     }
     if (t.includes('PRIVATE KEY-----')) {
       t = t.replace(PEM_RE, (_m, head: string, body: string, end: string) => {
