@@ -14,6 +14,7 @@ import type { IndexUse } from '../core/recall/types';
 import { ANNOTATIONS, DEFAULT_BUDGET, TOOLS, isUsage, toolByName, type ToolContext } from './tools';
 import { LineTransport } from './stdio';
 import { registry } from '../core/agents';
+import { TEXT_TOOLS, maskAnswer } from '../core/secrets/redact';
 
 export interface McpOptions {
   env: Env;
@@ -81,7 +82,9 @@ export function createServer(opts: McpOptions): BrainServer {
     // The signal aborts when the client cancels the call or goes away: the sql tool interrupts its
     // statement then.
     const ctx: ToolContext = { env, index, callerEnv: opts.env, store: opts.store, home, budget, meta: req.params._meta as Record<string, unknown> | undefined, signal: extra.signal };
-    const call = tool.run(req.params.arguments ?? {}, ctx);
+    // Every answer goes out masked: it is sent on to a model provider. No argument turns this off.
+    const run = tool.run(req.params.arguments ?? {}, ctx);
+    const call = TEXT_TOOLS.has(tool.name) ? run.then((out) => maskAnswer(home, out)) : run;
     running.add(call);
     void call.catch(() => undefined).finally(() => running.delete(call));
     try {
