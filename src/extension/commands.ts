@@ -165,7 +165,7 @@ async function showActivity(c: Ctx): Promise<void> {
   try {
     const r = await c.backend.recall('sql', {
       query:
-        "SELECT day, agent, count(*) AS sessions FROM (SELECT session_id, agent, strftime(min(event_time), '%Y-%m-%d') AS day FROM derived.messages WHERE event_time IS NOT NULL GROUP BY session_id, agent) GROUP BY day, agent ORDER BY day DESC",
+        "SELECT day, agent, count(*) AS sessions FROM (SELECT session_id, agent, strftime(min(event_time), '%Y-%m-%d') AS day FROM derived.messages WHERE event_time IS NOT NULL AND NOT is_sidechain GROUP BY session_id, agent) GROUP BY day, agent ORDER BY day DESC",
       limit: 500,
     });
     sqlRows = r.rows;
