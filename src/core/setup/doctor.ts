@@ -13,14 +13,14 @@ import { loadSqlite } from '../sqlite';
 import { tryLock } from '../floor/lock';
 import type { Env } from '../home';
 import { planHooks } from './hooks';
-import { syncPaths } from './paths';
-import { retentionGuard, retentionWarning } from './retention';
-import { effectiveWarning, mtimeOf, problems, readState } from './state';
-import { ageText } from './machines';
+import { syncPaths } from '../store/paths';
+import { retentionGuard, retentionWarning } from '../store/retention';
+import { effectiveWarning, mtimeOf, problems, readState } from '../store/state';
+import { ageText } from '../store/machines';
 import { homeNotWritable } from '../errors';
 import { timerStatus, type Platform } from './timer';
-import { envNumber, muxCheck, ownerFailure, sshBase, sshOptions, storeLabel } from './transport';
-import { readFloorId } from './floorid';
+import { envNumber, muxCheck, ownerFailure, sshBase, sshOptions, storeLabel } from '../store/transport';
+import { readFloorId } from '../store/floorid';
 
 export interface DoctorCheck {
   name: string;
