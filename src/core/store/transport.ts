@@ -44,6 +44,8 @@ export interface RsyncRun {
   timedOut: boolean;
   /** The signal that stopped this sync (the whole rsync process group was stopped with it). */
   interrupted?: NodeJS.Signals;
+  /** Failed runs a retry replaced, oldest first: their store-side checks ran and count. */
+  earlier?: RsyncRun[];
 }
 
 export function envNumber(env: Env, name: string, dflt: number): number {
@@ -352,4 +354,19 @@ export function muxCheck(cfg: Config, env: Env): Promise<boolean> {
     child.on('error', () => resolve(false));
     child.on('close', (code) => resolve(code === 0));
   });
+}
+
+/** Over a live ssh master a retry costs no prompt and no touch: one, after BRAIN_RETRY_DELAY. A
+ * refusal (machine name taken) or a stop by signal is not the connection's fault: no retry. */
+export function muxRetry(pushFn: (o: PushOptions) => Promise<RsyncRun>, cfg: Config, env: Env): (o: PushOptions) => Promise<RsyncRun> {
+  return async (o) => {
+    const run = await pushFn(o);
+    const retryable = run.failure && !run.interrupted && run.failure.label !== 'machine name taken';
+    if (!retryable || !(await muxCheck(cfg, env))) return run;
+    await new Promise((res) => setTimeout(res, envNumber(env, 'BRAIN_RETRY_DELAY', 30) * 1000));
+    if (!(await muxCheck(cfg, env))) return run;
+    // The checks run again: a store copy moved aside is now missing, one half-sent is checked anew.
+    const again = await pushFn(o);
+    return { ...again, earlier: [...(run.earlier ?? []), run, ...(again.earlier ?? [])] };
+  };
 }
