@@ -20,7 +20,8 @@ import { SYNCED_DIRS, syncPaths } from './paths';
 import { deferItems, nextRound, planSync, type Plan } from './plan';
 import { fitItems, isGuard, type Owner, type ScriptItem } from './script';
 import { findingsLabel, noteUnsynced, readState, touch, writeState, type SyncState } from './state';
-import { excludeLine, storeLabel, type PushOptions, type RsyncRun } from './transport';
+import { excludeLine, storeLabel, type RsyncRun } from './rsync';
+import type { StoreTransport } from './transport';
 import { applyVerdicts, noteRound, type Seen, type VerdictInput } from './verdicts';
 import { VERSION } from './version';
 
@@ -54,9 +55,6 @@ export interface Pushed {
   /** How this floor came to own <machine>/ at the store, when a round said. */
   owned?: string;
 }
-
-/** How the push phase reaches the store: one push per call (transport.ts). */
-export type PushFn = (o: PushOptions) => Promise<RsyncRun>;
 
 export function stateBase(home: string, cfg: Config, startIso: string): StateBase {
   return { v: 1, time: startIso, store: storeLabel(cfg), machine: cfg.machine, last_ok: readState(home)?.last_ok };
@@ -101,8 +99,8 @@ export function preparePush(home: string, cfg: Config, env: Env, start: number, 
 
 /** Push phase: rounds of store-side checks and rsync until a round pushes (or fails). A round that
  * finds store copies not shown to be ours stops before rsync runs and is asked again with exact
- * checks (plan.ts). `push` may retry a failed connection (withRetry); the rounds never do. */
-export async function pushRounds(home: string, cfg: Config, env: Env, prep: Prepared, push: PushFn, extra?: string[]): Promise<Pushed> {
+ * checks (plan.ts). The transport may retry a failed connection (withRetry); the rounds never do. */
+export async function pushRounds(home: string, cfg: Config, prep: Prepared, t: StoreTransport, extra?: string[]): Promise<Pushed> {
   const p = syncPaths(home);
   const { plan, ledger, owner, stamp } = prep;
   const store = cfg.store!;
@@ -121,7 +119,7 @@ export async function pushRounds(home: string, cfg: Config, env: Env, prep: Prep
     const out = new Set([...excluded, ...deferred]);
     let toSend = 0;
     for (const [rel, f] of plan.files) if (!out.has(rel)) toSend += Math.max(0, f.size - (ledger.files[rel]?.size ?? 0));
-    return push({ cfg, env, sources: prep.sources, excludeFrom: p.excludes, items, stamp, owner, extra, toSend });
+    return t.push({ sources: prep.sources, excludeFrom: p.excludes, items, stamp, owner, extra, toSend });
   };
   let r = await pushOnce(plan.items);
   for (let round = 1; ; round++) {

@@ -11,7 +11,7 @@ import { isProblem, type Finding } from './findings';
 import { walkFloor } from './floorfiles';
 import { readLedger } from './ledger';
 import { syncPaths } from './paths';
-import type { TransferStats } from './transport';
+import type { TransferStats } from './rsync';
 
 export type SyncStatus = 'ok' | 'failed' | 'skipped' | 'never';
 

@@ -32,7 +32,8 @@ import type { Finding } from './findings';
 import { syncPaths } from './paths';
 import { commit, preparePush, pushRounds, reconcile, stateBase } from './phases';
 import { mtimeOf, noteUnsynced, touch, writeState, type SyncState } from './state';
-import { muxRetry, push, muxCheck, type RsyncRun } from './transport';
+import type { RsyncRun } from './rsync';
+import { muxRetryPolicy, openTransport, withRetry } from './transport';
 
 export { noteUnsynced } from './state';
 
@@ -115,12 +116,12 @@ export async function runSync(home: string, opts: SyncOptions = {}, depth = 0): 
 /** One sync, its phases in order (phases.ts): plan, push, reconcile, commit. */
 async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions): Promise<SyncOutcome> {
   const start = Date.now();
-  const store = cfg.store!;
-  if (store.ssh_mux_only && !(await muxCheck(cfg, env))) return { kind: 'done', state: skipped(home, cfg, start) };
+  const transport = openTransport(cfg, env);
+  if (!(await transport.ready())) return { kind: 'done', state: skipped(home, cfg, start) };
   const prep = preparePush(home, cfg, env, start, !!opts.adopt);
   // Over a live ssh master a failed connection is retried once; otherwise the next sync retries.
-  const pushFn = store.ssh_mux_only ? muxRetry(push, cfg, env) : push;
-  const pushed = await pushRounds(home, cfg, env, prep, pushFn, opts.extraRsync);
+  const t = cfg.store!.ssh_mux_only ? withRetry(transport, muxRetryPolicy(env)) : transport;
+  const pushed = await pushRounds(home, cfg, prep, t, opts.extraRsync);
   const recheck = reconcile(prep, pushed);
   return { kind: 'done', state: commit(home, cfg, prep, pushed, recheck), run: pushed.run };
 }
