@@ -15,7 +15,7 @@ import { kindOf, type FloorFile } from './floorfiles';
 import { EMPTY_SHA256, type Ledger, type LedgerEntry } from './ledger';
 import { checkLocal, type Range } from './localcheck';
 import { isGuard, scriptSafe, type ParsedCheck, type ScriptItem, type StoreCheck } from './script';
-import { envNumber } from './transport';
+import { envNumber } from './rsync';
 
 export interface Planned {
   entry: LedgerEntry;
