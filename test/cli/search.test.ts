@@ -157,3 +157,30 @@ test('a store: search and verify there after the origin and the home are gone', 
     other.cleanup();
   }
 });
+
+// Issue 13 item 7: the terminal line is narrower than the core's snippet; cutting it from its
+// start lost the mention. Common words sit late in long turns of the fixtures.
+test('search: every snippet line in the terminal shows the matched text', () => {
+  for (const term of ['theme', 'function', 'database', 'error', 'test']) {
+    const r = brain(sb, ['search', term, '--limit', '20']);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('    › '));
+    assert.ok(lines.length > 0, term);
+    for (const l of lines) {
+      assert.ok(l.toLowerCase().includes(term), `${term}: ${l}`);
+      assert.ok(l.length <= 100, l);
+    }
+  }
+});
+
+test('search --json: a term longer than the snippet shows from its start', () => {
+  // The longest line the assistant says in a fixture session: longer than a snippet's 200 columns.
+  const shown = json(['show', 'example-claude-code']);
+  const term = shown.turns
+    .flatMap((t: { role: string; text: string }) => (t.role === 'assistant' ? t.text.split('\n') : []))
+    .sort((a: string, b: string) => b.length - a.length)[0] as string;
+  assert.ok(term.length > 200, 'the fixture has a long line');
+  const j = json(['search', term]);
+  const s = j.hits[0].snippets[0].text as string;
+  assert.ok(s.replace(/^…/, '').startsWith(term.slice(0, 150)), s);
+});
