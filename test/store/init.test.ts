@@ -209,6 +209,79 @@ describe('brain init', () => {
   });
 });
 
+// Issue 13 item 8: the hook ran `brain hook` with the harness's environment, which need not hold
+// BRAIN_HOME, so a non-default one was lost and the session's meta went to ~/.brain.
+describe('brain init with a BRAIN_HOME that is not ~/.brain', () => {
+  let sb: Sandbox;
+  let other: string;
+  before(() => {
+    sb = sandbox({ fixtures: true, name: 'init-home' });
+    other = path.join(sb.dir, 'elsewhere', 'brain');
+    const r = brain(sb, ['init'], { env: { BRAIN_HOME: other } });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  });
+  after(() => sb.cleanup());
+
+  // The harness's environment: HOME, no BRAIN_HOME.
+  const harnessEnv = () => ({ HOME: sb.home, PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', BRAIN_MACHINE: 'testbox' });
+  const ownCommand = (file: string) =>
+    JSON.parse(fs.readFileSync(file, 'utf8'))
+      .hooks.SessionStart.flatMap((g: { hooks: { command: string }[] }) => g.hooks)
+      .find((h: { command: string }) => OWN_COMMAND.test(h.command)).command as string;
+  const exists = (d: string) => fs.existsSync(d) && listFiles(d).length > 0;
+
+  for (const [lane, file, session, transcript] of [
+    ['cc', '.claude/settings.json', 'cb947e5b-246e-4253-a953-631f7e464c6b', '.claude/projects/-misc-git-ai/example-claude-code.jsonl'],
+    ['codex', '.codex/hooks.json', '019c8a4d-8f45-7010-8b5d-7fad920aa6f9', '.codex/sessions/2026/02/23/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl'],
+  ]) {
+    it(`the ${lane} hook records into that BRAIN_HOME when the harness does not pass it`, () => {
+      const cmd = ownCommand(path.join(sb.home, file));
+      assert.ok(cmd.startsWith(`BRAIN_HOME=${other} `), cmd);
+      const payload = JSON.stringify({ session_id: session, transcript_path: path.join(sb.home, transcript), cwd: REPO, hook_event_name: 'SessionStart', source: 'startup' });
+      const r = spawnSync('sh', ['-c', cmd], { input: payload, env: harnessEnv(), encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      assert.ok(mentions(other, session), 'the meta record is in the BRAIN_HOME init ran with');
+      assert.ok(!exists(path.join(sb.home, '.brain', 'meta')) && !exists(path.join(sb.home, '.brain', 'spool')), 'nothing in ~/.brain');
+    });
+  }
+
+  it('the Pi extension passes that BRAIN_HOME to `brain hook pi`', async () => {
+    const ext = path.join(sb.home, '.pi', 'agent', 'extensions', 'agent-brain.ts');
+    const out = path.join(sb.dir, 'ext.cjs');
+    await build({ entryPoints: [ext], outfile: out, bundle: true, platform: 'node', format: 'cjs', logLevel: 'error' });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(out) as { default: (pi: unknown) => void };
+    const handlers: Record<string, (e: unknown, c: unknown) => Promise<void>> = {};
+    const saved = { BRAIN_HOME: process.env.BRAIN_HOME, HOME: process.env.HOME, BRAIN_MACHINE: process.env.BRAIN_MACHINE };
+    delete process.env.BRAIN_HOME;
+    process.env.HOME = sb.home;
+    process.env.BRAIN_MACHINE = 'testbox';
+    const id = 'pi-session-in-other-home';
+    try {
+      mod.default({ on: (ev: string, h: (e: unknown, c: unknown) => Promise<void>) => (handlers[ev] = h) });
+      await handlers.session_start({ reason: 'startup' }, { cwd: REPO, sessionManager: { getSessionId: () => id, getSessionFile: () => path.join(sb.home, '.pi', 'x.jsonl') } });
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    let found = false;
+    for (let i = 0; i < 100 && !found; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = mentions(other, id);
+    }
+    assert.ok(found, 'a meta record for the pi session was written in that BRAIN_HOME');
+    assert.ok(!exists(path.join(sb.home, '.brain', 'meta')), 'nothing in ~/.brain');
+  });
+
+  it('doctor, run with that BRAIN_HOME, finds the hooks as init left them', () => {
+    const r = brain(sb, ['doctor'], { env: { BRAIN_HOME: other } });
+    assert.doesNotMatch(r.stdout, /hook (cc|codex|pi).*(update|rewrites|replaces)/i, r.stdout);
+  });
+});
+
 describe('timer plan', () => {
   it('a launchd agent on macOS: pinned command, every 300 s, escaped', () => {
     const plan = timerPlan(['/opt/node & co/bin/node', '/Users/me/brain/bin/brain'], { HOME: '/Users/me', BRAIN_HOME: '/Users/me/.brain' }, 'darwin');
