@@ -355,3 +355,42 @@ describe('retention guard', () => {
     assert.equal(s3.warning, '');
   });
 });
+
+// Issue 13 item 8: doctor's retention line counted files (sub-agent transcripts and their
+// .meta.json too) as sessions, and told a machine without a store to `brain sync`.
+describe('doctor retention: sessions, and no store', () => {
+  let sb: Sandbox;
+  before(() => (sb = sandbox({ fixtures: true, name: 'retention-count' })));
+  after(() => sb.cleanup());
+
+  const retention = () => JSON.parse(brain(sb, ['doctor', '--json']).stdout).checks.filter((c: { name: string }) => c.name === 'retention').pop();
+
+  it('counts sessions, a sub-agent file with its parent, and names the files apart', () => {
+    const files = listFiles(path.join(sb.home, '.claude', 'projects'));
+    const sessions = files.filter((f) => f.endsWith('.jsonl') && !f.includes('/subagents/')).length;
+    const counted = files.filter((f) => f.endsWith('.jsonl') || /\/subagents\/[^/]+\.meta\.json$/.test(f)).length;
+    assert.ok(counted > sessions, 'the fixtures have sub-agent files');
+    const d = retention();
+    assert.equal(d.level, 'ok');
+    assert.match(d.detail, new RegExp(`^${sessions} Claude Code sessions \\(${counted} files, `));
+    assert.doesNotMatch(d.detail, /all in the store/, 'nothing is due, and there is no store to be in');
+  });
+
+  it('a session due with its sub-agents is one session; without a store the fix is to configure one', () => {
+    fs.writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({ cleanupPeriodDays: 10 }));
+    const dir = path.join(sb.home, '.claude', 'projects', '-experiments-worktrees');
+    const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000);
+    const due = ['ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl', ...listFiles(path.join(dir, 'ef958aa1-0e93-49f0-bb71-150f63befcd1')).map((f) => `ef958aa1-0e93-49f0-bb71-150f63befcd1/${f}`)];
+    assert.ok(due.length > 2);
+    for (const f of due) fs.utimesSync(path.join(dir, f), fiveDaysAgo, fiveDaysAgo);
+    const d = retention();
+    assert.equal(d.level, 'fail');
+    assert.match(d.detail, /^1 Claude Code session will be deleted by Claude Code \(cleanupPeriodDays = 10\)/);
+    assert.match(d.fix, /brain init --store/);
+    assert.doesNotMatch(d.fix, /^brain record && brain sync/);
+    const last = JSON.parse(brain(sb, ['doctor', '--json']).stdout).checks.find((c: { name: string }) => c.name === 'last sync');
+    assert.match(last.fix, /brain init --store/);
+    const s = JSON.parse(brain(sb, ['status', '--json', '--local']).stdout);
+    assert.equal(s.retention.dueSoon, 1);
+  });
+});
