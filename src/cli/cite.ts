@@ -1,4 +1,5 @@
 import { cite as citeCore, verify as verifyCore, parseRange, type CiteInput } from '../core/recall';
+import { checkLine, citedFile } from '../core/recall/cite';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
@@ -27,6 +28,8 @@ export const cite: Verb = {
   details: `LAKE_PATH is relative to the machine's floor (lake/<agent>/...), as citations name it. The citation is
 machine, path, generation, line and byte range and sha256, and anyone can check it:
   sed -n 'A,Bp' BRAIN_HOME/LAKE_PATH | sha256sum
+(the check line printed names the file by its absolute path). A range past the file's end is cut to
+its last line, and the answer says so (a note; "clamped" in --json).
 --verify re-hashes a citation (JSON as an argument or on stdin) where the floor keeps it, or at
 <store>/<machine>/ with --store (it works after the origin, or the whole machine, is gone).
 ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
@@ -60,8 +63,10 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
         [
           `${c.machine}:${c.lake_path} (generation ${c.gen})`,
           `lines ${c.line_from}-${c.line_to}, bytes ${c.byte_from}-${c.byte_to}`,
+          ...(c.clamped ? [`note: ${c.clamped.message}`] : []),
           `sha256 ${c.sha256}`,
-          `check: sed -n '${c.line_from},${c.line_to}p' ${c.lake_path} | sha256sum`,
+          // An absolute path: the line runs from any folder, not only from BRAIN_HOME.
+          `check: ${checkLine(c, citedFile(c, input.store, ctx.env))}`,
         ].join('\n'),
       );
     }

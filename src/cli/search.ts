@@ -1,4 +1,5 @@
 import { search as searchCore, DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
+import { columns, snippetText } from '../core/recall/snippet';
 import { BrainError } from '../core/errors';
 import { callerSession, SESSION_ENV } from '../core/harness/caller';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
@@ -26,14 +27,15 @@ function project(p: string | null): string {
   return parts.length ? parts[parts.length - 1] : p;
 }
 
-export function formatHit(h: SearchHit, i: number, w: number): string[] {
+export function formatHit(h: SearchHit, i: number, w: number, term = ''): string[] {
   const head = `${String(i + 1).padStart(2)}  ${h.lane.padEnd(6)} ${project(h.project)}  ${h.machine}  ${when(h.started)}  ${h.matching_turns} ${h.tier === 'turns' ? 'turn' : 'tool mention'}${h.matching_turns === 1 ? '' : 's'}  ${h.session}`;
   const out = [fit(head, w)];
   if (h.title) out.push(fit(`    ${h.title}`, w));
   for (const s of h.snippets) {
     const c = s.citation;
     const tag = `  [${s.turn ? `#${s.turn} ` : ''}${s.field === 'text' ? '' : `${s.field} `}L${c.line_from}-${c.line_to} ${c.sha256.slice(0, 8)}]`;
-    out.push(`    › ${fit(s.text, Math.max(20, w - 6 - tag.length))}${tag}`);
+    // The core's snippet is wider than a terminal: narrow it around the mention, not from its start.
+    out.push(`    › ${snippetText(s.text, term, Math.max(20, w - 6 - columns(tag)))}${tag}`);
   }
   if (h.snippets.length) out.push(fit(`      ${h.snippets[0].citation.lake_path}`, w));
   return out;
@@ -94,7 +96,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     const lines = [fit(r.header, w)];
     r.hits.forEach((h, i) => {
       if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking or arguments:');
-      lines.push(...formatHit(h, i, w));
+      lines.push(...formatHit(h, i, w, r.term));
     });
     if (masked) lines.push('', revealNote('search', masked));
     write(ctx.stdout, lines.join('\n'));

@@ -117,7 +117,12 @@ test('cite: a citation for lines of a floor file, and cite --verify checks one',
   assert.equal(c.sha256, out.split(' ')[0]);
   assert.deepEqual([c.machine, c.lake_path, c.gen, c.line_from, c.line_to], ['testbox', lp, 1, 2, 4]);
   const human = brain(sb, ['cite', lp, '2..4']);
-  assert.match(human.stdout, /check: sed -n '2,4p' lake\/cc\/-misc-git-ai\/example-claude-code\.jsonl \| sha256sum/);
+  // The check line names the file by its absolute path and gives the hash from any folder.
+  const check = /^check: (.*)$/m.exec(human.stdout)?.[1] ?? '';
+  assert.match(check, new RegExp(`^sed -n '2,4p' ${path.join(sb.brain, lp).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\| sha256sum$`));
+  assert.equal(execFileSync('sh', ['-c', check], { cwd: '/', encoding: 'utf8' }).split(' ')[0], c.sha256);
+  assert.doesNotMatch(human.stdout, /note:/);
+  assert.equal(c.clamped, undefined);
   const ok = brain(sb, ['cite', '--verify'], { input: JSON.stringify(c) });
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /^ok: /);
@@ -156,4 +161,45 @@ test('a store: search and verify there after the origin and the home are gone', 
   } finally {
     other.cleanup();
   }
+});
+
+// Issue 13 item 7: the terminal line is narrower than the core's snippet; cutting it from its
+// start lost the mention. Common words sit late in long turns of the fixtures.
+test('search: every snippet line in the terminal shows the matched text', () => {
+  for (const term of ['theme', 'function', 'database', 'error', 'test']) {
+    const r = brain(sb, ['search', term, '--limit', '20']);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('    › '));
+    assert.ok(lines.length > 0, term);
+    for (const l of lines) {
+      assert.ok(l.toLowerCase().includes(term), `${term}: ${l}`);
+      assert.ok(l.length <= 100, l);
+    }
+  }
+});
+
+test('search --json: a term longer than the snippet shows from its start', () => {
+  // The longest line the assistant says in a fixture session: longer than a snippet's 200 columns.
+  const shown = json(['show', 'example-claude-code']);
+  const term = shown.turns
+    .flatMap((t: { role: string; text: string }) => (t.role === 'assistant' ? t.text.split('\n') : []))
+    .sort((a: string, b: string) => b.length - a.length)[0] as string;
+  assert.ok(term.length > 200, 'the fixture has a long line');
+  const j = json(['search', term]);
+  const s = j.hits[0].snippets[0].text as string;
+  assert.ok(s.replace(/^…/, '').startsWith(term.slice(0, 150)), s);
+});
+
+test('cite: a range past the end is cut to the last line, and says so in text and --json', () => {
+  const lp = 'lake/cc/-misc-git-ai/example-claude-code.jsonl';
+  const last = fs.readFileSync(path.join(sb.brain, lp), 'utf8').split('\n').length - 1;
+  const c = json(['cite', lp, `${last - 1}..${last + 50}`]);
+  assert.equal(c.line_to, last);
+  assert.deepEqual(c.clamped, { asked_line_to: last + 50, message: `the file ends at line ${last}: lines ${last - 1}-${last + 50} asked, ${last - 1}-${last} cited` });
+  const human = brain(sb, ['cite', lp, `${last - 1}..${last + 50}`]);
+  assert.equal(human.status, 0, human.stderr);
+  assert.match(human.stdout, new RegExp(`^note: the file ends at line ${last}: `, 'm'));
+  // What cite returned, clamped or not, verifies as it is.
+  const ok = brain(sb, ['cite', '--verify'], { input: JSON.stringify(c) });
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
 });

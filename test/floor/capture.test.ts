@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { brain, listFiles, sandbox } from '../helpers/env';
 import { readManifest } from '../../src/core/floor/manifest';
+import { registry } from '../../src/core/agents';
 
 function sedSha(file: string, a: number, b: number): string {
   return execFileSync('sh', ['-c', `sed -n '${a},${b}p' "$1" | sha256sum`, 'sh', file], { encoding: 'utf8' }).split(' ')[0];
@@ -28,7 +29,9 @@ test('record captures every fixture byte-exact, and every manifest line verifies
     ];
     let compared = 0;
     for (const [lane, dir, prefix] of origins) {
-      const files = listFiles(dir).filter((f) => /\.(jsonl|json|txt)$/.test(f));
+      // What the agent takes as its sessions (a tool's manifest JSON in Codex's folder is not one).
+      const root = registry().list.find((a) => a.lane === lane)!.roots(sb.env).find((x) => x.dir === dir)!;
+      const files = listFiles(dir).filter((f) => /\.(jsonl|json|txt)$/.test(f) && root.include(f));
       assert.ok(files.length > 0, `fixtures for ${lane}`);
       for (const f of files) {
         const lake = path.join(sb.brain, 'lake', lane, prefix + f);

@@ -99,3 +99,31 @@ test('lake bytes an interrupted pass left are pending while a spool entry will c
     sb.cleanup();
   }
 });
+
+// Issue 13 item 8: --deep named the start of the 1 MiB block a difference sat in, not its byte.
+test('verify --deep names the byte where the origin differs from the lake', () => {
+  const sb = sandbox({ fixtures: true, name: 'verify-byte' });
+  try {
+    assert.equal(brain(sb, ['record']).status, 0);
+    const lines = readManifest(path.join(sb.brain, 'manifest', 'manifest.jsonl')).lines;
+    const victim = lines.find((l) => l.lake_path.endsWith('example-claude-code.jsonl'))!;
+    const origin = path.join(sb.home, '.claude', 'projects', '-misc-git-ai', 'example-claude-code.jsonl');
+    const size = fs.statSync(origin).size;
+    assert.ok(size > 5000);
+    for (const at of [4321, size - 2]) {
+      const fd = fs.openSync(origin, 'r+');
+      const b = Buffer.alloc(1);
+      fs.readSync(fd, b, 0, 1, at);
+      fs.writeSync(fd, Buffer.from([b[0] ^ 0x20]), 0, 1, at);
+      const r = brain(sb, ['verify', '--deep', '--json']);
+      fs.writeSync(fd, b, 0, 1, at);
+      fs.closeSync(fd);
+      assert.equal(r.status, 1, r.stderr);
+      const p = JSON.parse(r.stdout).problems.find((x: any) => x.kind === 'origin');
+      assert.equal(p?.path, victim.lake_path);
+      assert.match(p.message, new RegExp(` at byte ${at} \\(0-based`));
+    }
+  } finally {
+    sb.cleanup();
+  }
+});

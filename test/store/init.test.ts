@@ -209,6 +209,79 @@ describe('brain init', () => {
   });
 });
 
+// Issue 13 item 8: the hook ran `brain hook` with the harness's environment, which need not hold
+// BRAIN_HOME, so a non-default one was lost and the session's meta went to ~/.brain.
+describe('brain init with a BRAIN_HOME that is not ~/.brain', () => {
+  let sb: Sandbox;
+  let other: string;
+  before(() => {
+    sb = sandbox({ fixtures: true, name: 'init-home' });
+    other = path.join(sb.dir, 'elsewhere', 'brain');
+    const r = brain(sb, ['init'], { env: { BRAIN_HOME: other } });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  });
+  after(() => sb.cleanup());
+
+  // The harness's environment: HOME, no BRAIN_HOME.
+  const harnessEnv = () => ({ HOME: sb.home, PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', BRAIN_MACHINE: 'testbox' });
+  const ownCommand = (file: string) =>
+    JSON.parse(fs.readFileSync(file, 'utf8'))
+      .hooks.SessionStart.flatMap((g: { hooks: { command: string }[] }) => g.hooks)
+      .find((h: { command: string }) => OWN_COMMAND.test(h.command)).command as string;
+  const exists = (d: string) => fs.existsSync(d) && listFiles(d).length > 0;
+
+  for (const [lane, file, session, transcript] of [
+    ['cc', '.claude/settings.json', 'cb947e5b-246e-4253-a953-631f7e464c6b', '.claude/projects/-misc-git-ai/example-claude-code.jsonl'],
+    ['codex', '.codex/hooks.json', '019c8a4d-8f45-7010-8b5d-7fad920aa6f9', '.codex/sessions/2026/02/23/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl'],
+  ]) {
+    it(`the ${lane} hook records into that BRAIN_HOME when the harness does not pass it`, () => {
+      const cmd = ownCommand(path.join(sb.home, file));
+      assert.ok(cmd.startsWith(`BRAIN_HOME=${other} `), cmd);
+      const payload = JSON.stringify({ session_id: session, transcript_path: path.join(sb.home, transcript), cwd: REPO, hook_event_name: 'SessionStart', source: 'startup' });
+      const r = spawnSync('sh', ['-c', cmd], { input: payload, env: harnessEnv(), encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      assert.ok(mentions(other, session), 'the meta record is in the BRAIN_HOME init ran with');
+      assert.ok(!exists(path.join(sb.home, '.brain', 'meta')) && !exists(path.join(sb.home, '.brain', 'spool')), 'nothing in ~/.brain');
+    });
+  }
+
+  it('the Pi extension passes that BRAIN_HOME to `brain hook pi`', async () => {
+    const ext = path.join(sb.home, '.pi', 'agent', 'extensions', 'agent-brain.ts');
+    const out = path.join(sb.dir, 'ext.cjs');
+    await build({ entryPoints: [ext], outfile: out, bundle: true, platform: 'node', format: 'cjs', logLevel: 'error' });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(out) as { default: (pi: unknown) => void };
+    const handlers: Record<string, (e: unknown, c: unknown) => Promise<void>> = {};
+    const saved = { BRAIN_HOME: process.env.BRAIN_HOME, HOME: process.env.HOME, BRAIN_MACHINE: process.env.BRAIN_MACHINE };
+    delete process.env.BRAIN_HOME;
+    process.env.HOME = sb.home;
+    process.env.BRAIN_MACHINE = 'testbox';
+    const id = 'pi-session-in-other-home';
+    try {
+      mod.default({ on: (ev: string, h: (e: unknown, c: unknown) => Promise<void>) => (handlers[ev] = h) });
+      await handlers.session_start({ reason: 'startup' }, { cwd: REPO, sessionManager: { getSessionId: () => id, getSessionFile: () => path.join(sb.home, '.pi', 'x.jsonl') } });
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    let found = false;
+    for (let i = 0; i < 100 && !found; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = mentions(other, id);
+    }
+    assert.ok(found, 'a meta record for the pi session was written in that BRAIN_HOME');
+    assert.ok(!exists(path.join(sb.home, '.brain', 'meta')), 'nothing in ~/.brain');
+  });
+
+  it('doctor, run with that BRAIN_HOME, finds the hooks as init left them', () => {
+    const r = brain(sb, ['doctor'], { env: { BRAIN_HOME: other } });
+    assert.doesNotMatch(r.stdout, /hook (cc|codex|pi).*(update|rewrites|replaces)/i, r.stdout);
+  });
+});
+
 describe('timer plan', () => {
   it('a launchd agent on macOS: pinned command, every 300 s, escaped', () => {
     const plan = timerPlan(['/opt/node & co/bin/node', '/Users/me/brain/bin/brain'], { HOME: '/Users/me', BRAIN_HOME: '/Users/me/.brain' }, 'darwin');
@@ -280,5 +353,44 @@ describe('retention guard', () => {
     assert.deepEqual(s3.retention.atRisk, []);
     assert.equal(s3.retention.dueSoon, 1);
     assert.equal(s3.warning, '');
+  });
+});
+
+// Issue 13 item 8: doctor's retention line counted files (sub-agent transcripts and their
+// .meta.json too) as sessions, and told a machine without a store to `brain sync`.
+describe('doctor retention: sessions, and no store', () => {
+  let sb: Sandbox;
+  before(() => (sb = sandbox({ fixtures: true, name: 'retention-count' })));
+  after(() => sb.cleanup());
+
+  const retention = () => JSON.parse(brain(sb, ['doctor', '--json']).stdout).checks.filter((c: { name: string }) => c.name === 'retention').pop();
+
+  it('counts sessions, a sub-agent file with its parent, and names the files apart', () => {
+    const files = listFiles(path.join(sb.home, '.claude', 'projects'));
+    const sessions = files.filter((f) => f.endsWith('.jsonl') && !f.includes('/subagents/')).length;
+    const counted = files.filter((f) => f.endsWith('.jsonl') || /\/subagents\/[^/]+\.meta\.json$/.test(f)).length;
+    assert.ok(counted > sessions, 'the fixtures have sub-agent files');
+    const d = retention();
+    assert.equal(d.level, 'ok');
+    assert.match(d.detail, new RegExp(`^${sessions} Claude Code sessions \\(${counted} files, `));
+    assert.doesNotMatch(d.detail, /all in the store/, 'nothing is due, and there is no store to be in');
+  });
+
+  it('a session due with its sub-agents is one session; without a store the fix is to configure one', () => {
+    fs.writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({ cleanupPeriodDays: 10 }));
+    const dir = path.join(sb.home, '.claude', 'projects', '-experiments-worktrees');
+    const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000);
+    const due = ['ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl', ...listFiles(path.join(dir, 'ef958aa1-0e93-49f0-bb71-150f63befcd1')).map((f) => `ef958aa1-0e93-49f0-bb71-150f63befcd1/${f}`)];
+    assert.ok(due.length > 2);
+    for (const f of due) fs.utimesSync(path.join(dir, f), fiveDaysAgo, fiveDaysAgo);
+    const d = retention();
+    assert.equal(d.level, 'fail');
+    assert.match(d.detail, /^1 Claude Code session will be deleted by Claude Code \(cleanupPeriodDays = 10\)/);
+    assert.match(d.fix, /brain init --store/);
+    assert.doesNotMatch(d.fix, /^brain record && brain sync/);
+    const last = JSON.parse(brain(sb, ['doctor', '--json']).stdout).checks.find((c: { name: string }) => c.name === 'last sync');
+    assert.match(last.fix, /brain init --store/);
+    const s = JSON.parse(brain(sb, ['status', '--json', '--local']).stdout);
+    assert.equal(s.retention.dueSoon, 1);
   });
 });

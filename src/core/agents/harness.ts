@@ -56,7 +56,9 @@ export interface AgentHarness {
   skillsDir?(env: Env): string;
   /** A session-start hook that runs `brain hook <lane>`: the file and what to write there. */
   hookFile?(env: Env): string;
-  planHook?(file: string, brainCmd: string[]): HookPlanItem;
+  /** `env` names BRAIN_HOME: a non-default one is carried in the hook (a harness runs its hooks
+   * with its own environment, which need not hold BRAIN_HOME). */
+  planHook?(file: string, brainCmd: string[], env?: Env): HookPlanItem;
   /** Registering `brain mcp` (reads only; see RegPlan). */
   planMcp?(spec: McpServerSpec, env: Env): RegPlan;
   /** Environment variables in which it names the session to the tools it starts. */

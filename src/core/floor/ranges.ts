@@ -25,8 +25,8 @@ export function hashRange(file: string, from: number, to: number): string {
   return h.digest('hex');
 }
 
-/** Where two open files first differ within their first `len` bytes, by block (the offset of the
- * first block that differs), or -1 when they agree. A file that ends early differs there, unless
+/** The offset of the first byte where two open files differ within their first `len` bytes, or -1
+ * when they agree. A file that ends early differs there, unless
  * `endsAgree` and both end at the same place (they agree as far as both go). */
 export function firstDifference(fdA: number, fdB: number, len: number, endsAgree = false): number {
   const a = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, len)));
@@ -36,8 +36,14 @@ export function firstDifference(fdA: number, fdB: number, len: number, endsAgree
     const want = Math.min(a.length, len - pos);
     const n1 = fs.readSync(fdA, a, 0, want, pos);
     const n2 = fs.readSync(fdB, b, 0, want, pos);
-    if (n1 !== n2 || !a.subarray(0, n1).equals(b.subarray(0, n2))) return pos;
-    if (n1 < want) return endsAgree ? -1 : pos;
+    if (n1 !== n2 || !a.subarray(0, n1).equals(b.subarray(0, n2))) {
+      // The byte itself, not the block it sits in: verify names it to the user.
+      const n = Math.min(n1, n2);
+      let i = 0;
+      while (i < n && a[i] === b[i]) i++;
+      return pos + i;
+    }
+    if (n1 < want) return endsAgree ? -1 : pos + n1;
     pos += want;
   }
   return -1;

@@ -235,7 +235,7 @@ function deepCompare(root: string, byFile: Map<string, ManifestLine[]>, rep: Ver
       const lfd = fs.openSync(lake, 'r');
       try {
         const at = firstDifference(ofd, lfd, end, true);
-        if (at >= 0) rep.problems.push({ kind: 'origin', path: off.lake_path, message: `origin ${off.origin} differs from the lake near byte ${at} (rewritten since capture; the next record opens a new generation)` });
+        if (at >= 0) rep.problems.push({ kind: 'origin', path: off.lake_path, message: `origin ${off.origin} differs from the lake at byte ${at} (0-based offset; rewritten since capture; the next record opens a new generation)` });
       } finally {
         fs.closeSync(lfd);
       }

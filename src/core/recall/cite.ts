@@ -69,12 +69,33 @@ export function cite(input: CiteInput, env: Env = process.env): CiteOutput {
   const r = lineRangeToBytes(file, input.line_from, input.line_to);
   if (!r) throw new BrainError('not-found', `${file} has no line ${input.line_from}`);
   const span: Span = { line_from: input.line_from, line_to: input.line_to, byte_from: r.byte_from, byte_to: r.byte_to };
-  // A range past the end is cut to the last line, and the citation says which lines it holds.
+  // A range past the end is cut to the last line; the citation says which lines it holds and the
+  // answer says it was cut, so a caller does not take the shorter range for the one it asked.
+  let clamped: CiteOutput['clamped'];
   if (r.byte_to === fs.statSync(file).size) {
     const nl = countLines(file, r.byte_from, r.byte_to);
     span.line_to = Math.min(input.line_to, input.line_from + nl - 1);
+    if (span.line_to < input.line_to) {
+      clamped = { asked_line_to: input.line_to, message: `the file ends at line ${span.line_to}: lines ${input.line_from}-${input.line_to} asked, ${input.line_from}-${span.line_to} cited` };
+    }
   }
-  return citeSpan(mf.dir, mf.machine, lakePath, span);
+  return { ...citeSpan(mf.dir, mf.machine, lakePath, span), ...(clamped ? { clamped } : {}) };
+}
+
+/** The absolute path of a cited file (in BRAIN_HOME, or at <store>/<machine>/). */
+export function citedFile(c: Citation, store: string | undefined, env: Env = process.env): string {
+  const root = resolveRoot({ store }, env);
+  return lakeFile(machineFloor(root, c.machine).dir, safeLakePath(c.lake_path));
+}
+
+/** A path as one shell word. */
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The shell line that re-hashes a citation's lines: `sed -n 'A,Bp' FILE | sha256sum`. */
+export function checkLine(c: Citation, file: string): string {
+  return `sed -n '${c.line_from},${c.line_to}p' ${shellQuote(file)} | sha256sum`;
 }
 
 function countLines(file: string, from: number, to: number): number {

@@ -16,6 +16,7 @@ import { lineText } from '../agents/kit/jsonl';
 import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';
+import { snippetText } from './snippet';
 import { walkTree } from '../walk';
 import { READ_NOFOLLOW, UnsafePathError } from '../safepath';
 import { lakeFile, lakeFileProblem } from '../index/lakepath';
@@ -182,17 +183,6 @@ function nodeHas(file: string, pats: string[], to: number | null): boolean {
 }
 
 // ---------------------------------------------------------------- classify
-
-/** About 200 characters around the first mention, on one line. */
-export function snippetText(text: string, term: string, width = 200): string {
-  const low = fold(text);
-  let i = low.indexOf(fold(term));
-  if (low.length !== text.length || i < 0) i = Math.max(0, i);
-  const start = Math.max(0, i - Math.floor((width - term.length) / 2));
-  const end = Math.min(text.length, start + width);
-  const s = text.slice(start, end).replace(/\s+/g, ' ').trim();
-  return `${start > 0 ? '…' : ''}${s}${end < text.length ? '…' : ''}`;
-}
 
 /** One mention outside the conversation text: where it sits and the snippet around it. */
 export interface Mention {

@@ -15,7 +15,8 @@ import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type Session
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
-import { floorFiles, prefilter, scanFile, snippetText, type FileScan, type FloorFile, type Mention } from './scan';
+import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
+import { snippetText } from './snippet';
 import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
 import { lakeFile, lakeFileProblem } from '../index/lakepath';

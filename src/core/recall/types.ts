@@ -172,7 +172,10 @@ export interface CiteInput {
   store?: string;
 }
 
-export type CiteOutput = Citation;
+export type CiteOutput = Citation & {
+  /** Present when the range asked for ran past the file's end and was cut to its last line. */
+  clamped?: { asked_line_to: number; message: string };
+};
 
 export interface VerifyInput {
   citation: Citation;
@@ -256,6 +259,8 @@ export const CITATION_SCHEMA = {
     byte_from: { type: 'integer', minimum: 0 },
     byte_to: { type: 'integer', minimum: 0 },
     sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    // What cite adds beside the citation proper: a citation it returned verifies as it is.
+    clamped: { type: 'object' },
   },
   required: ['machine', 'lake_path', 'gen', 'line_from', 'line_to', 'byte_from', 'byte_to', 'sha256'],
   additionalProperties: false,

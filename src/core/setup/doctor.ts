@@ -145,7 +145,9 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
   const state = readState(home);
   const eff = effectiveWarning(home, env, now);
   const lastOk = mtimeOf(p.lastOk);
-  if (!state) out.push({ name: 'last sync', level: cfg?.store ? 'warn' : 'info', detail: 'never synced', fix: 'brain sync --now' });
+  // Without a store a sync has nowhere to go: the fix is to configure one.
+  const NO_STORE_FIX = 'configure a store: brain init --store PATH (a mounted folder) or --store HOST:PATH (ssh), then brain sync --now';
+  if (!state) out.push({ name: 'last sync', level: cfg?.store ? 'warn' : 'info', detail: cfg?.store ? 'never synced' : 'never synced: no store is configured', fix: cfg?.store ? 'brain sync --now' : NO_STORE_FIX });
   else {
     const age = ageText(Date.parse(state.time), now);
     const okAge = lastOk !== null ? `; last that worked ${ageText(lastOk, now)}` : '; none has worked yet';
@@ -185,10 +187,11 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
   const ret = retentionGuard(home, env, now);
   const rw = retentionWarning(ret, now);
   if (ret.settingsProblem) out.push({ name: 'retention', level: 'warn', detail: `${ret.settingsFile}: ${ret.settingsProblem}` });
+  const counted = `${ret.sessions} Claude Code session${ret.sessions === 1 ? '' : 's'} (${ret.files} file${ret.files === 1 ? '' : 's'}, sub-agents' counted with their session), ${ret.dueSoon} due for deletion within 7 days (cleanupPeriodDays = ${ret.days})`;
   out.push(
     rw
-      ? { name: 'retention', level: 'fail', detail: rw, fix: 'brain record && brain sync --now' }
-      : { name: 'retention', level: 'ok', detail: `${ret.sessions} Claude Code sessions, ${ret.dueSoon} due for deletion within 7 days (cleanupPeriodDays = ${ret.days}), all in the store` },
+      ? { name: 'retention', level: 'fail', detail: rw, fix: cfg?.store ? 'brain record && brain sync --now' : NO_STORE_FIX }
+      : { name: 'retention', level: 'ok', detail: ret.dueSoon === 0 ? counted : `${counted}, all in the store` },
   );
   return out;
 }

@@ -24,7 +24,7 @@ export function hookFiles(env: Env): Record<HookAgent, string> {
 
 /** What `brain init` would do to the hook files. Doctor runs the same plan without writing. */
 export function planHooks(brainCmd: string[], env: Env): HookPlanItem[] {
-  return harnessAgents().flatMap((a) => (a.harness.hookFile && a.harness.planHook ? [a.harness.planHook(a.harness.hookFile(env), brainCmd)] : []));
+  return harnessAgents().flatMap((a) => (a.harness.hookFile && a.harness.planHook ? [a.harness.planHook(a.harness.hookFile(env), brainCmd, env)] : []));
 }
 
 export function applyHooks(plan: HookPlanItem[]): HookPlanItem[] {

@@ -22,6 +22,8 @@ export interface RetentionRisk {
   due: number;
   why: 'not recorded' | 'not fully recorded' | 'not in the store' | 'store copy behind' | 'store copy has a problem';
   lake_path?: string;
+  /** The session the file belongs to (a sub-agent's file belongs to its parent's). */
+  session: string;
 }
 
 export interface RetentionReport {
@@ -29,7 +31,11 @@ export interface RetentionReport {
   settingsFile: string;
   /** Set when the settings file exists but cannot be read as JSON (the default is assumed). */
   settingsProblem?: string;
+  /** Sessions, a sub-agent's files counted with their parent's session. */
   sessions: number;
+  /** Files those sessions are kept in (transcripts, sub-agent transcripts and their .meta.json). */
+  files: number;
+  /** Sessions with a file due for deletion within GUARD_DAYS. */
   dueSoon: number;
   atRisk: RetentionRisk[];
 }
@@ -53,9 +59,18 @@ export function cleanupDays(env: Env): { days: number; file: string; problem?: s
   }
 }
 
+/** The session a file under projects/ belongs to: `<project>/<id>` for `<project>/<id>.jsonl` and
+ * for everything under `<project>/<id>/subagents/`. */
+function sessionKey(rel: string): string {
+  const m = /^(.*?)\/subagents\//.exec(rel);
+  return m ? m[1] : rel.replace(/\.jsonl$/, '');
+}
+
 export function retentionGuard(home: string, env: Env = process.env, now = Date.now()): RetentionReport {
   const cd = cleanupDays(env);
-  const rep: RetentionReport = { days: cd.days, settingsFile: cd.file, settingsProblem: cd.problem, sessions: 0, dueSoon: 0, atRisk: [] };
+  const rep: RetentionReport = { days: cd.days, settingsFile: cd.file, settingsProblem: cd.problem, sessions: 0, files: 0, dueSoon: 0, atRisk: [] };
+  const sessions = new Set<string>();
+  const due = new Set<string>();
   let byOrigin: Map<string, OffsetRec> | undefined;
   let ledger: ReturnType<typeof readLedger> | undefined;
   for (const root of cc.roots(env)) {
@@ -63,29 +78,34 @@ export function retentionGuard(home: string, env: Env = process.env, now = Date.
       if (e.dir || !root.include(e.rel)) return;
       const st = statOrNull(e.abs);
       if (!st) return;
-      rep.sessions++;
-      const due = st.mtimeMs + cd.days * DAY;
-      if (due - now > GUARD_DAYS * DAY) return;
-      rep.dueSoon++;
+      rep.files++;
+      // Roots are told apart: the same relative path under two config folders is two sessions.
+      const session = `${root.dir}/${sessionKey(e.rel)}`;
+      sessions.add(session);
+      const when = st.mtimeMs + cd.days * DAY;
+      if (when - now > GUARD_DAYS * DAY) return;
+      due.add(session);
       // Loaded only when something is due: most runs never read them.
       byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === cc.lane).map((o) => [o.origin, o]));
       ledger ??= readLedger(syncPaths(home).ledger);
       const off = byOrigin.get(e.abs);
       if (!off) {
-        rep.atRisk.push({ origin: e.abs, due, why: 'not recorded' });
+        rep.atRisk.push({ origin: e.abs, due: when, session: sessionKey(e.rel), why: 'not recorded' });
         return;
       }
       if (off.consumed < st.size) {
         // Bytes the floor does not hold yet (a last line waiting for its newline counts too).
-        rep.atRisk.push({ origin: e.abs, due, why: 'not fully recorded', lake_path: off.lake_path });
+        rep.atRisk.push({ origin: e.abs, due: when, session: sessionKey(e.rel), why: 'not fully recorded', lake_path: off.lake_path });
         return;
       }
       const le = ledger.files[off.lake_path];
-      if (!le) rep.atRisk.push({ origin: e.abs, due, why: 'not in the store', lake_path: off.lake_path });
-      else if (le.problem) rep.atRisk.push({ origin: e.abs, due, why: 'store copy has a problem', lake_path: off.lake_path });
-      else if (le.size < off.consumed) rep.atRisk.push({ origin: e.abs, due, why: 'store copy behind', lake_path: off.lake_path });
+      if (!le) rep.atRisk.push({ origin: e.abs, due: when, session: sessionKey(e.rel), why: 'not in the store', lake_path: off.lake_path });
+      else if (le.problem) rep.atRisk.push({ origin: e.abs, due: when, session: sessionKey(e.rel), why: 'store copy has a problem', lake_path: off.lake_path });
+      else if (le.size < off.consumed) rep.atRisk.push({ origin: e.abs, due: when, session: sessionKey(e.rel), why: 'store copy behind', lake_path: off.lake_path });
     });
   }
+  rep.sessions = sessions.size;
+  rep.dueSoon = due.size;
   rep.atRisk.sort((x, y) => x.due - y.due);
   return rep;
 }
@@ -94,5 +114,7 @@ export function retentionWarning(rep: RetentionReport, now = Date.now()): string
   if (rep.atRisk.length === 0) return null;
   const first = rep.atRisk[0];
   const days = Math.max(0, Math.ceil((first.due - now) / DAY));
-  return `${rep.atRisk.length} Claude Code session${rep.atRisk.length > 1 ? 's' : ''} will be deleted by Claude Code (cleanupPeriodDays = ${rep.days}) within ${GUARD_DAYS} days and ${rep.atRisk.length > 1 ? 'are' : 'is'} not yet in the store and verified; the first in ${days} day${days === 1 ? '' : 's'} (${first.why}: ${first.origin})`;
+  // Counted in sessions: a session's sub-agent files go with it.
+  const n = new Set(rep.atRisk.map((r) => r.session)).size;
+  return `${n} Claude Code session${n > 1 ? 's' : ''} will be deleted by Claude Code (cleanupPeriodDays = ${rep.days}) within ${GUARD_DAYS} days and ${n > 1 ? 'are' : 'is'} not yet in the store and verified; the first in ${days} day${days === 1 ? '' : 's'} (${first.why}: ${first.origin})`;
 }

@@ -73,7 +73,7 @@ export const ccHarness: AgentHarness = {
   configDir: ccConfigDir,
   skillsDir: (env) => path.join(ccConfigDir(env), 'skills'),
   hookFile: (env) => path.join(ccConfigDir(env), 'settings.json'),
-  planHook: (file, brainCmd) => planJsonHooks('cc', file, hookCommand(brainCmd, 'cc')),
+  planHook: (file, brainCmd, env) => planJsonHooks('cc', file, hookCommand(brainCmd, 'cc', env)),
   planMcp: planClaude,
   sessionEnv: ['CLAUDE_CODE_SESSION_ID'],
 };

@@ -132,7 +132,7 @@ export const codexHarness: AgentHarness = {
   configDir: codexHome,
   skillsDir: (env) => path.join(codexHome(env), 'skills'),
   hookFile: (env) => path.join(codexHome(env), 'hooks.json'),
-  planHook: (file, brainCmd) => planJsonHooks('codex', file, hookCommand(brainCmd, 'codex'), 'Codex runs a new hook only after you trust it once (/hooks in Codex)'),
+  planHook: (file, brainCmd, env) => planJsonHooks('codex', file, hookCommand(brainCmd, 'codex', env), 'Codex runs a new hook only after you trust it once (/hooks in Codex)'),
   planMcp: planCodex,
   sessionEnv: ['CODEX_THREAD_ID', 'CODEX_SESSION_ID'],
   sessionFromMeta,

@@ -11,7 +11,9 @@ export function codexHome(env: Env): string {
 export const codexFiles: AgentFiles = {
   roots(env: Env) {
     const base = codexHome(env);
-    const inc = (rel: string) => rel.endsWith('.jsonl') || rel.endsWith('.json');
+    // Rollouts are .jsonl; the TS CLI (spring 2025) wrote one JSON file per session, rollout-*.json.
+    // Any other .json there (a tool's manifest, an export) is not a session and is left alone.
+    const inc = (rel: string) => rel.endsWith('.jsonl') || /(^|\/)rollout-[^/]*\.json$/.test(rel);
     return [
       { dir: path.join(base, 'sessions'), lakePrefix: 'sessions', include: inc },
       { dir: path.join(base, 'archived_sessions'), lakePrefix: 'archived_sessions', include: inc },

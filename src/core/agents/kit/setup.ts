@@ -3,7 +3,7 @@
 // core/setup/hooks.ts write what a plan says.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Env } from '../../home';
+import { homeDir, type Env } from '../../home';
 import type { AgentHarness, HookPlanItem, McpServerSpec } from '../harness';
 
 /** An executable named `name` on env.PATH, as an absolute path. */
@@ -36,8 +36,18 @@ export function shQuote(s: string): string {
 /** A command that runs brain's hook verb: `brain hook cc`, `'/x/bin/brain' hook cc`, `node /x/bin/brain hook pi`. */
 export const OWN_COMMAND = /(^|[\s'"/])brain['"]?\s+hook(\s|$)/;
 
-export function hookCommand(brainCmd: string[], agent: string): string {
-  return [...brainCmd.map(shQuote), 'hook', agent].join(' ');
+/** BRAIN_HOME as an absolute path when it is not the default (~/.brain), else null: the hook
+ * must then carry it, or sessions started outside this shell would record into ~/.brain. */
+export function hookHome(env: Env | undefined): string | null {
+  const h = env?.BRAIN_HOME;
+  if (!h) return null;
+  const abs = path.resolve(h);
+  return abs === path.join(homeDir(env), '.brain') ? null : abs;
+}
+
+export function hookCommand(brainCmd: string[], agent: string, env?: Env): string {
+  const home = hookHome(env);
+  return [...(home ? [`BRAIN_HOME=${shQuote(home)}`] : []), ...brainCmd.map(shQuote), 'hook', agent].join(' ');
 }
 
 interface HookEntry {

@@ -4,12 +4,14 @@
 //   skill  $PI_CODING_AGENT_DIR/skills/<name>/SKILL.md (default ~/.pi/agent/skills; checked with 0.73)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Env } from '../../home';
 import type { AgentHarness, HookPlanItem } from '../harness';
+import { hookHome } from '../kit/setup';
 import { piAgentDir } from './paths';
 
 export const PI_MARKER = '// agent-brain: written by `brain init`';
 
-export function piExtension(brainCmd: string[]): string {
+export function piExtension(brainCmd: string[], home: string | null = null): string {
   return [
     PI_MARKER + '; `brain init` owns this whole file and rewrites it.',
     '// Runs `brain hook pi` at session start, so the session\'s repo metadata is recorded. It never',
@@ -17,6 +19,8 @@ export function piExtension(brainCmd: string[]): string {
     'import { spawn } from "node:child_process";',
     '',
     `const BRAIN: string[] = ${JSON.stringify(brainCmd)};`,
+    // A non-default BRAIN_HOME that `brain init` ran with: pi's own environment may not hold it.
+    `const BRAIN_HOME: string | null = ${JSON.stringify(home)};`,
     '',
     'export default function (pi: any) {',
     '  pi.on("session_start", async (event: any, ctx: any) => {',
@@ -29,7 +33,7 @@ export function piExtension(brainCmd: string[]): string {
     '        transcript_path: sm?.getSessionFile?.(),',
     '        cwd: ctx?.cwd ?? process.cwd(),',
     '      });',
-    '      const child = spawn(BRAIN[0], [...BRAIN.slice(1), "hook", "pi"], { stdio: ["pipe", "ignore", "ignore"], detached: true });',
+    '      const child = spawn(BRAIN[0], [...BRAIN.slice(1), "hook", "pi"], { stdio: ["pipe", "ignore", "ignore"], detached: true, env: BRAIN_HOME ? { ...process.env, BRAIN_HOME } : process.env });',
     '      child.on("error", () => {});',
     '      child.stdin?.on("error", () => {});',
     '      child.stdin?.end(payload);',
@@ -43,8 +47,8 @@ export function piExtension(brainCmd: string[]): string {
   ].join('\n');
 }
 
-function planPiExtension(file: string, brainCmd: string[]): HookPlanItem {
-  const want = piExtension(brainCmd);
+function planPiExtension(file: string, brainCmd: string[], env?: Env): HookPlanItem {
+  const want = piExtension(brainCmd, hookHome(env));
   let text: string | null = null;
   try {
     text = fs.readFileSync(file, 'utf8');

@@ -1,0 +1,140 @@
+// A snippet is a window of text around the first mention of a term, on one line, that always
+// holds the mention: the CLI narrows it again to the terminal's width, so the window is measured
+// in terminal columns and cut on whole characters only.
+import { fold } from '../index/parse-job';
+
+/** Whitespace runs show as one space, so a window is measured on the text as it will be shown. */
+const WS = /\s/;
+const MARK = /\p{M}|\u200d|[\ufe00-\ufe0f]/u;
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+
+/** Terminal columns a string takes (wide CJK and emoji count two, combining marks none). */
+export function columns(s: string): number {
+  let n = 0;
+  for (const c of s) n += MARK.test(c) ? 0 : WIDE.test(c) ? 2 : 1;
+  return n;
+}
+
+/** The forms a term may take in the text: as typed, and JSON-escaped (a raw line that did not parse). */
+function forms(term: string): string[] {
+  const out = new Set<string>([fold(term)]);
+  const esc = JSON.stringify(term).slice(1, -1);
+  out.add(fold(esc));
+  out.add(fold(esc.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)));
+  return [...out].filter((f) => f.length > 0);
+}
+
+/** Where the first mention of `term` sits in `text` (UTF-16 offsets into `text` itself), or null.
+ * Lowercasing can change a string's length (a dotted capital I becomes two units), so when it
+ * does, offsets found in the folded text are mapped back character by character. */
+export function findMatch(text: string, term: string): { from: number; to: number } | null {
+  const low = fold(text);
+  let best: { at: number; len: number } | null = null;
+  for (const f of forms(term)) {
+    const at = low.indexOf(f);
+    if (at >= 0 && (!best || at < best.at)) best = { at, len: f.length };
+  }
+  if (!best) return null;
+  if (low.length === text.length) return { from: best.at, to: best.at + best.len };
+  let from = -1;
+  let to = text.length;
+  let li = 0;
+  for (let ti = 0; ti < text.length; ) {
+    const c = String.fromCodePoint(text.codePointAt(ti)!);
+    if (from < 0 && li + fold(c).length > best.at) from = ti;
+    li += fold(c).length;
+    ti += c.length;
+    if (from >= 0 && li >= best.at + best.len) {
+      to = ti;
+      break;
+    }
+  }
+  return { from: Math.max(0, from), to };
+}
+
+/** The shown character (whitespace run collapsed, marks kept with their base) starting at `i`. */
+function right(text: string, i: number): { s: string; next: number } {
+  if (WS.test(text[i])) {
+    let j = i + 1;
+    while (j < text.length && WS.test(text[j])) j++;
+    return { s: ' ', next: j };
+  }
+  let j = i + String.fromCodePoint(text.codePointAt(i)!).length;
+  while (j < text.length) {
+    const c = String.fromCodePoint(text.codePointAt(j)!);
+    if (!MARK.test(c)) break;
+    j += c.length;
+  }
+  return { s: text.slice(i, j), next: j };
+}
+
+/** The shown character ending at `i`. */
+function left(text: string, i: number): { s: string; next: number } {
+  if (WS.test(text[i - 1])) {
+    let j = i - 1;
+    while (j > 0 && WS.test(text[j - 1])) j--;
+    return { s: ' ', next: j };
+  }
+  let j = i;
+  for (;;) {
+    const lo = text.charCodeAt(j - 1);
+    const pair = j >= 2 && lo >= 0xdc00 && lo <= 0xdfff && text.charCodeAt(j - 2) >= 0xd800 && text.charCodeAt(j - 2) <= 0xdbff;
+    const start = j - (pair ? 2 : 1);
+    const c = text.slice(start, j);
+    j = start;
+    if (!MARK.test(c) || j === 0) break;
+  }
+  return { s: text.slice(j, i), next: j };
+}
+
+/** Walks away from `at` taking shown characters until `budget` columns are spent; `done` says
+ * whether the walk reached the end of the text. */
+function walk(text: string, at: number, budget: number, dir: 'left' | 'right'): { parts: string[]; cols: number; done: boolean } {
+  const parts: string[] = [];
+  let cols = 0;
+  let i = at;
+  for (;;) {
+    if (dir === 'left' ? i <= 0 : i >= text.length) return { parts, cols, done: true };
+    const t = dir === 'left' ? left(text, i) : right(text, i);
+    const w = columns(t.s);
+    if (cols + w > budget) return { parts, cols, done: false };
+    parts.push(t.s);
+    cols += w;
+    i = t.next;
+  }
+}
+
+/** About `width` columns of `text` around the first mention of `term`, on one line, with "…" where
+ * the text goes on. The mention sits in the middle, or as near it as the text's ends allow; a
+ * mention wider than the window shows its start. No mention: the text's start. */
+export function snippetText(text: string, term: string, width = 200): string {
+  width = Math.max(3, width);
+  const m = findMatch(text, term) ?? { from: 0, to: 0 };
+  const mid = walk(text.slice(0, m.to), m.from, Infinity, 'right').parts.join('');
+  const midCols = columns(mid);
+  // A column for each side's "…", when that side has any text.
+  const resL = m.from > 0 ? 1 : 0;
+  const resR = m.to < text.length ? 1 : 0;
+  const budget = width - midCols - resL - resR;
+  if (budget < 0) {
+    // The mention alone fills the window: show as much of it as fits, from its start.
+    const cut = walk(mid, 0, width - resL - 1, 'right');
+    return `${resL ? '…' : ''}${cut.parts.join('')}…`;
+  }
+  // How much each side could take, then share the room: what one side cannot use goes to the other.
+  const canL = walk(text, m.from, budget, 'left');
+  const canR = walk(text, m.to, budget, 'right');
+  let l = Math.min(canL.cols, Math.ceil(budget / 2));
+  let r = Math.min(canR.cols, budget - l);
+  l = Math.min(canL.cols, budget - r);
+  const cutL = !(canL.done && l === canL.cols);
+  const cutR = !(canR.done && r === canR.cols);
+  const L = walk(text, m.from, l, 'left');
+  const R = walk(text, m.to, r, 'right');
+  let before = L.parts.reverse().join('');
+  let after = R.parts.join('');
+  if (!cutL) before = before.trimStart();
+  if (!cutR) after = after.trimEnd();
+  return `${cutL ? '…' : ''}${before}${mid}${after}${cutR ? '…' : ''}`;
+}
