@@ -18,7 +18,7 @@ import { readManifest } from '../floor/manifest';
 import type { Checkpoint, FileFacts, Turn } from '../turns';
 import { titleOf } from '../turns';
 import { laneRel } from './read';
-import { fold, runParseJob, type ParseJob, type ParseResult } from './parse-job';
+import { fold, runParseJob, TURN_ROLES, type IndexRole, type ParseJob, type ParseResult } from './parse-job';
 import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
@@ -28,7 +28,8 @@ type DB = BetterSqlite3.Database;
 
 // 4: files whose lake_path the guard refuses are no longer read; an index built before may hold
 // text such a file pointed at, so it is built again.
-const SCHEMA_VERSION = '4';
+// 5: summaries, notices and session names are indexed too (role 's', not counted as turns).
+const SCHEMA_VERSION = '5';
 
 /** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
  * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
@@ -142,7 +143,7 @@ export interface TurnRow {
   file_id: number;
   sess_id: number;
   n: number;
-  role: 'u' | 'a';
+  role: IndexRole;
   side: number;
   ts: string | null;
   line_from: number;
@@ -498,7 +499,11 @@ export class TurnIndex {
         `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
-      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE id >= ? AND id < ?`).pluck(),
+      // A session's turns are those of the file show reads (the largest live one): an archived copy
+      // or a second form of the same conversation is not counted twice.
+      countTurns: d.prepare(
+        `SELECT count(*) FROM turns WHERE ${TURN_ROLES} AND file_id = (SELECT id FROM files WHERE sess_id = ? AND live = 1 ORDER BY claimed DESC, id LIMIT 1)`,
+      ).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 
@@ -802,7 +807,7 @@ export class TurnIndex {
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
     this.refreshSession(row.sess_id, r.facts, row);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, text: r.text_bytes, ahead: used };
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.filter((t) => t[1] !== 's').length, text: r.text_bytes, ahead: used };
   }
 
   private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
@@ -815,7 +820,7 @@ export class TurnIndex {
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
-    const turns = this.st.countTurns.get(sid * SPAN, (sid + 1) * SPAN) as number;
+    const turns = this.st.countTurns.get(sid) as number;
     this.st.updSess.run(
       ff?.native_session ?? null,
       ff?.parent_session ?? null,
@@ -886,7 +891,7 @@ export class TurnIndex {
     return {
       sessions: g(`SELECT count(*) FROM sessions`),
       files: g(`SELECT count(*) FROM files WHERE live = 1`),
-      turns: g(`SELECT count(*) FROM turns`),
+      turns: g(`SELECT count(*) FROM turns WHERE ${TURN_ROLES}`),
       bytes_indexed: g(`SELECT coalesce(sum(done), 0) FROM files WHERE live = 1`),
     };
   }
