@@ -74,6 +74,3 @@ export function runParseJob(j: ParseJob): ParseResult {
   }
   return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end };
 }
-
-/** isTurn in the index's SQL: the rows that count as turns. */
-export const TURN_ROLES = `role IN ('u', 'a')`;

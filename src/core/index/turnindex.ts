@@ -18,7 +18,8 @@ import { readManifest } from '../floor/manifest';
 import type { Checkpoint, FileFacts, Turn } from '../turns';
 import { titleOf } from '../turns';
 import { laneRel } from './read';
-import { fold, runParseJob, TURN_ROLES, type IndexRole, type ParseJob, type ParseResult } from './parse-job';
+import { fold, runParseJob, type IndexRole, type ParseJob, type ParseResult } from './parse-job';
+import { shownFile, TURN_ROLES } from './turncount';
 import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
@@ -499,11 +500,7 @@ export class TurnIndex {
         `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
-      // A session's turns are those of the file show reads (the largest live one): an archived copy
-      // or a second form of the same conversation is not counted twice.
-      countTurns: d.prepare(
-        `SELECT count(*) FROM turns WHERE ${TURN_ROLES} AND file_id = (SELECT id FROM files WHERE sess_id = ? AND live = 1 ORDER BY claimed DESC, id LIMIT 1)`,
-      ).pluck(),
+      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE ${TURN_ROLES} AND file_id = ${shownFile('?')}`).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 

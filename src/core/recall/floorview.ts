@@ -16,7 +16,7 @@ import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { readSession } from './read';
 import { lakeFile } from './floorpath';
 import type { TurnView } from './types';
-import { titleOf } from '../turns';
+import { countTurns, titleOf } from '../turns';
 
 /** One session as a list of sessions shows it (the editor's Sessions view). */
 export interface SessionInfo {
@@ -63,9 +63,12 @@ interface Acc {
   lane: string;
   session: string;
   gen: number;
+  /** The session's largest file of its newest generation (the one show reads) and its size. */
   lakePath: string;
   bytes: number;
   lines: number;
+  /** Every file of that generation: an archived copy, or a second form of the session. */
+  files: Map<string, { bytes: number; lines: number }>;
   first: string | null;
   last: string | null;
   parsedAt?: number;
@@ -192,12 +195,18 @@ export class FloorView {
     const key = `${m.lane}/${m.session}`;
     let a = r.sessions.get(key);
     if (!a || m.gen > a.gen) {
-      a = { lane: m.lane, session: m.session, gen: m.gen, lakePath: m.lake_path, bytes: 0, lines: 0, first: a?.first ?? m.event_ts_first ?? m.captured_at, last: m.captured_at };
+      a = { lane: m.lane, session: m.session, gen: m.gen, lakePath: m.lake_path, bytes: 0, lines: 0, files: new Map(), first: a?.first ?? m.event_ts_first ?? m.captured_at, last: m.captured_at };
       r.sessions.set(key, a);
     }
     if (m.gen < a.gen) return;
-    a.bytes = Math.max(a.bytes, m.byte_to);
-    a.lines = Math.max(a.lines, m.line_to);
+    const f = a.files.get(m.lake_path) ?? { bytes: 0, lines: 0 };
+    f.bytes = Math.max(f.bytes, m.byte_to);
+    f.lines = Math.max(f.lines, m.line_to);
+    a.files.set(m.lake_path, f);
+    // Show reads the largest file (the first of equals): the count is that file's.
+    let best: [string, { bytes: number; lines: number }] | null = null;
+    for (const e of a.files) if (!best || e[1].bytes > best[1].bytes) best = e;
+    if (best) [a.lakePath, a.bytes, a.lines] = [best[0], best[1].bytes, best[1].lines];
     a.last = m.captured_at;
   }
 
@@ -212,13 +221,13 @@ export class FloorView {
           return null;
         }
       })();
-      const said = got?.turns.filter((t) => t.role === 'user' || t.role === 'assistant') ?? [];
-      const first = said.find((t) => t.role === 'user' && t.text);
+      const turns = got?.turns ?? [];
+      const first = turns.find((t) => t.role === 'user' && t.text);
       const meta = readMeta(r.root, a.lane, a.session);
       const cwd = got?.facts.cwd ?? meta?.cwd ?? null;
       a.info = {
         title: first ? titleOf(first.text) : got?.facts.title_hint ? titleOf(got.facts.title_hint) : '',
-        turns: said.length,
+        turns: countTurns(turns),
         project: cwd ?? projectFromPath(a.lane, rel) ?? rel.split('/')[0] ?? '(unknown)',
         started: got?.facts.started ?? a.first,
         updated: got?.facts.ended ?? a.last,
