@@ -10,17 +10,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { search, readSession } from '../../../src/core/recall';
 import { TestFloor, fixtureLane, fixtureTranscripts } from '../index/floor';
+import { FIXTURES } from '../../helpers/env';
 
 function tmp(name: string): string {
   return fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), `brain-${name}-`));
 }
 
 const PI = 'pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
+const COPILOT = 'copilot/workspaceStorage/fixtures/chatSessions/git-ai-copilot_session_simple.jsonl';
 const CODEX = 'codex/sessions/2026/02/23/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl';
 
 function floor(dir: string): void {
   const f = new TestFloor(dir);
   for (const x of fixtureTranscripts()) f.addFixture(x);
+  f.append('copilot', 'workspaceStorage/fixtures/chatSessions/git-ai-copilot_session_simple.jsonl', fs.readFileSync(path.join(FIXTURES, COPILOT)), { session: 'git-ai-copilot_session_simple' });
   const pi = fixtureLane(PI);
   f.append(pi.lane, pi.rel, JSON.stringify({ type: 'session_info', id: 'entry-99', parentId: 'entry-4', timestamp: '2025-01-01T10:01:00Z', name: 'Quokka login rescue' }) + '\n');
   const cx = fixtureLane(CODEX);
@@ -46,6 +49,7 @@ const CASES: { what: string; term: string; session: string; tier: 'turns' | 'too
   { what: 'a Claude Code session name', term: 'Stage0 small fixture', session: 'small', tier: 'turns', kind: 'name' },
   { what: 'a Pi session name', term: 'Quokka login rescue', session: 'agentsview-session', tier: 'turns', kind: 'name' },
   { what: 'a Codex thread name', term: 'Marmot cache rework', session: '019c8bfe-ec25-79e0-97d7-bda6a9c575ff', tier: 'turns', kind: 'name' },
+  { what: 'a Copilot Chat session name', term: 'Assistance with TypeScript project', session: 'git-ai-copilot_session_simple', tier: 'turns', kind: 'name' },
   { what: 'Codex environment context', term: 'zebra-quartz', session: '019c8bfe-ec25-79e0-97d7-bda6a9c575ff', tier: 'tools', kind: 'instructions' },
 ];
 
