@@ -95,7 +95,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     const w = width(ctx.stdout);
     const lines = [fit(r.header, w)];
     r.hits.forEach((h, i) => {
-      if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking or arguments:');
+      if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking, arguments or injected instructions:');
       lines.push(...formatHit(h, i, w, r.term));
     });
     if (masked) lines.push('', revealNote('search', masked));

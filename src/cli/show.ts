@@ -30,7 +30,7 @@ function turn(t: TurnView): string {
   if (t.sidechain) head.push('sub-agent');
   if (t.branch) head.push('branch');
   const parts = [head.join(' · ')];
-  if (t.role === 'system') parts.push(details('recorded instructions', t.text ? fence(t.text) : '_(not shown)_'));
+  if (t.role === 'system' && t.kind === 'instructions') parts.push(details('recorded instructions', t.text ? fence(t.text) : '_(not shown)_'));
   else if (t.text) parts.push(t.text);
   if (t.thinking) parts.push(details('thinking', fence(t.thinking)));
   for (const u of t.tools) {
@@ -50,7 +50,7 @@ export function toMarkdown(r: ReadOutput): string {
     '',
     `- session: \`${s.session}\`${s.native_session ? ` (agent id \`${s.native_session}\`)` : ''}${s.parent_session ? ` · sub-agent of \`${s.parent_session}\`` : ''}`,
     `- agent: ${s.agent} · machine: ${s.machine} · project: ${s.project ?? '—'}${s.repo ? ` · repo: ${s.repo}` : ''}`,
-    `- started: ${s.started ?? '—'} · last: ${s.ended ?? '—'} · ${s.turns} user/assistant turns, ${r.total} in all${r.unparsed_lines ? ` · ${r.unparsed_lines} unparsed line(s) on the floor` : ''}`,
+    `- started: ${s.started ?? '—'} · last: ${s.ended ?? '—'} · ${s.turns} turns (prompts and replies), ${r.total} entries in all${r.unparsed_lines ? ` · ${r.unparsed_lines} unparsed line(s) on the floor` : ''}`,
   ];
   if (r.turns.length) lines.push(`- file: \`${r.turns[0].citation.lake_path}\` (check a citation: \`sed -n 'A,Bp' FILE | sha256sum\`)`);
   return [lines.join('\n'), ...r.turns.map(turn)].join('\n\n') + '\n';

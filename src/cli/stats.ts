@@ -1,5 +1,6 @@
 import { brainHome } from '../core/home';
-import { cacheStats, STATS_BY, type StatsBy, type StatsRow } from '../core/cache/reports';
+import { STATS_BY, type StatsBy, type StatsRow } from '../core/cache/reports';
+import { statsReport } from '../core/recall/stats';
 import { compactNumber, formatTable, terminalWidth } from '../core/cache/format';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';
@@ -36,9 +37,10 @@ ${COMMON_EXIT_CODES}`,
   ],
   async run(args, ctx) {
     const by = ((args.opts.by as string | undefined) ?? 'agent') as StatsBy;
-    const r = await cacheStats(brainHome(ctx.env), by, {
+    const r = await statsReport(brainHome(ctx.env), by, {
       agent: args.opts.agent as string | undefined,
       since: args.opts.since as string | undefined,
+      env: ctx.env,
     });
     if (args.opts.json) {
       write(ctx.stdout, JSON.stringify(r));

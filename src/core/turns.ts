@@ -25,8 +25,9 @@ export interface Span {
 /**
  * user      what a person typed (a prompt, a slash command, a `!` shell command line)
  * assistant one model reply (one API response): text, thinking, tool calls and their results
- * system    recorded instructions: system prompt additions, AGENTS.md/CLAUDE.md context,
- *           compaction and branch summaries. Never the turn text that search ranks by.
+ * system    what neither a person nor the model said: instructions the harness injected (system
+ *           prompt additions, AGENTS.md/CLAUDE.md, environment context), compaction and branch
+ *           summaries, harness notices, session names. Never counted as a turn (see isTurn).
  * tool      tool or command output that no reply in the file claims (a user-run command's output,
  *           an orphaned tool result)
  */
@@ -38,6 +39,7 @@ export type TurnKind =
   | 'instructions' // system: system prompt / context the harness injected
   | 'summary' // system: compaction / branch summary
   | 'notice' // system: a harness notice ("[Request interrupted by user]", command caveats)
+  | 'name' // system: a session name the user or the agent gave (Pi session_info, a Codex thread name)
   | 'output'; // tool: output nobody claimed
 
 export interface ToolUse {
@@ -81,6 +83,30 @@ export interface Turn {
   span: Span;
   /** False when parsed for the index: thinking, tool arguments and tool output were not read. */
   full: boolean;
+}
+
+/**
+ * What counts as a turn, the one definition every count uses (show, stats, the Sessions tree, the
+ * turn index): a user prompt, or one assistant reply (one API response, whatever it holds: a reply
+ * with only tool calls is a turn too). Summaries, notices, names, injected instructions and
+ * unclaimed tool output are entries of the session but not turns.
+ */
+export function isTurn(t: Pick<Turn, 'role'>): boolean {
+  return t.role === 'user' || t.role === 'assistant';
+}
+
+/** The turns of a list, counted as everything counts them. */
+export function countTurns(turns: readonly Pick<Turn, 'role'>[]): number {
+  let n = 0;
+  for (const t of turns) if (isTurn(t)) n++;
+  return n;
+}
+
+/** Entries shown as part of the conversation, whose text the turn tier of search finds: turns,
+ * plus summaries, harness notices and session names. Injected instructions are not: the tool tier
+ * (a scan of the files) finds those. */
+export function isSaid(t: Pick<Turn, 'role' | 'kind'>): boolean {
+  return isTurn(t) || t.kind === 'summary' || t.kind === 'notice' || t.kind === 'name';
 }
 
 /** One line of a lake file as the dialects see it: bytes [from, to) incl. its newline, and the

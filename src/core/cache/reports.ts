@@ -62,7 +62,7 @@ async function rowsOf(conn: DuckDBConnection, sql: string, params: Record<string
   return r.getRowObjectsJson() as Record<string, unknown>[];
 }
 
-function statsRow(o: Record<string, unknown>): StatsRow {
+export function statsRow(o: Record<string, unknown>): StatsRow {
   const t = {
     input: num(o.input_tokens),
     output: num(o.output_tokens),

@@ -1,6 +1,7 @@
 // One file's new bytes parsed for the index: what a parse worker thread does, and what the index
 // does itself when no worker is used. The result is plain data (it crosses threads).
-import type { Checkpoint, DialectCounts, FileFacts } from '../turns';
+import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
+import { isSaid } from '../turns';
 import { readTurns } from './read';
 
 export interface ParseJob {
@@ -17,9 +18,19 @@ export function fold(s: string): string {
   return s.toLowerCase();
 }
 
-/** A user or assistant turn as the index stores it:
- * [n, role ('u'|'a'), sidechain (0|1), ts, line_from, line_to, byte_from, byte_to, folded text]. */
-export type IndexTurn = [number, 'u' | 'a', number, string | null, number, number, number, number, string];
+/** What the index stores of an entry whose text the turn tier finds (see isSaid):
+ * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts,
+ * line_from, line_to, byte_from, byte_to, folded text]. Only 'u' and 'a' rows count as turns. */
+export type IndexTurn = [number, IndexRole, number, string | null, number, number, number, number, string];
+export type IndexRole = 'u' | 'a' | 's';
+
+export function indexRole(t: Pick<Turn, 'role'>): IndexRole {
+  return t.role === 'user' ? 'u' : t.role === 'assistant' ? 'a' : 's';
+}
+
+export function roleOfIndex(r: IndexRole): Turn['role'] {
+  return r === 'u' ? 'user' : r === 'a' ? 'assistant' : 'system';
+}
 
 export type ParseResult =
   | {
@@ -53,9 +64,9 @@ export function runParseJob(j: ParseJob): ParseResult {
   let title: { n: number; side: number; text: string } | null = null;
   let bytes = 0;
   for (const t of r.turns) {
-    if (t.role !== 'user' && t.role !== 'assistant') continue;
+    if (!isSaid(t)) continue;
     // Folded here, in the parse thread, so the thread that writes SQLite does not.
-    turns.push([t.n, t.role === 'user' ? 'u' : 'a', t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '']);
+    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '']);
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
     const side = t.sidechain ? 1 : 0;

@@ -56,11 +56,11 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
 }
 
 /**
- * The text of the user or assistant turn that starts at `span` (the index keeps no copy of turn
+ * The text of the indexed entry (a turn, summary, notice or name) that starts at `span` (the index keeps no copy of turn
  * text): its lines are read again and parsed on their own. A turn's lines hold all of its text,
  * so this gives the text the index was built from; null when no such turn comes out.
  */
-export function turnText(file: string, lane: string, rel: string, span: Span & { n?: number }, role: 'user' | 'assistant'): string | null {
+export function turnText(file: string, lane: string, rel: string, span: Span & { n?: number }, role: import('../turns').Role): string | null {
   const d = dialectFor(lane);
   if (!d || !d.reads(rel)) return null;
   let found: string | null = null;

@@ -60,9 +60,12 @@ interface Acc {
   lane: string;
   session: string;
   gen: number;
+  /** The session's largest file of its newest generation (the one show reads) and its size. */
   lakePath: string;
   bytes: number;
   lines: number;
+  /** Every file of that generation: an archived copy, or a second form of the session. */
+  files: Map<string, { bytes: number; lines: number }>;
   first: string | null;
   last: string | null;
   parsedAt?: number;
@@ -211,12 +214,18 @@ export class FloorView {
     const key = `${m.lane}/${m.session}`;
     let a = r.sessions.get(key);
     if (!a || m.gen > a.gen) {
-      a = { lane: m.lane, session: m.session, gen: m.gen, lakePath: m.lake_path, bytes: 0, lines: 0, first: a?.first ?? m.event_ts_first ?? m.captured_at, last: m.captured_at };
+      a = { lane: m.lane, session: m.session, gen: m.gen, lakePath: m.lake_path, bytes: 0, lines: 0, files: new Map(), first: a?.first ?? m.event_ts_first ?? m.captured_at, last: m.captured_at };
       r.sessions.set(key, a);
     }
     if (m.gen < a.gen) return;
-    a.bytes = Math.max(a.bytes, m.byte_to);
-    a.lines = Math.max(a.lines, m.line_to);
+    const f = a.files.get(m.lake_path) ?? { bytes: 0, lines: 0 };
+    f.bytes = Math.max(f.bytes, m.byte_to);
+    f.lines = Math.max(f.lines, m.line_to);
+    a.files.set(m.lake_path, f);
+    // Show reads the largest file (the first of equals): the count is that file's.
+    let best: [string, { bytes: number; lines: number }] | null = null;
+    for (const e of a.files) if (!best || e[1].bytes > best[1].bytes) best = e;
+    if (best) [a.lakePath, a.bytes, a.lines] = [best[0], best[1].bytes, best[1].lines];
     a.last = m.captured_at;
   }
 

@@ -62,7 +62,7 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string): Fo
   }
   const s: SessionRow = rows[0];
   // The largest live file is the session's (an archived copy of a rollout has the same id).
-  const files = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed);
+  const files = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed || a.id - b.id);
   const fr = files[0];
   const mf = root.machines.find((m) => m.machine === s.machine);
   if (!fr || !mf) return null;

@@ -12,6 +12,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { readManifest } from '../floor/manifest';
 import { agentByLane } from '../agents';
 import type { FileFacts, RawLine, Span, Turn } from '../turns';
+import { isSaid } from '../turns';
 import { lineText } from '../agents/kit/jsonl';
 import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
@@ -199,15 +200,13 @@ export interface FileScan {
   file: FloorFile;
   /** The session as this file tells it (title, project, dates, turn count). */
   info: SessionInfo;
-  /** User/assistant turns whose text holds the term, and the first `keep` of them. */
+  /** Entries of the conversation (isSaid) whose text holds the term, and the first `keep` of them. */
   textCount: number;
   text: { n: number; role: Turn['role']; snippet: string; span: Span }[];
-  /** Mentions in thinking, tool arguments, tool output, or unparsed lines (one per turn or line),
-   * and the first `keep` of them. */
+  /** Mentions in thinking, tool arguments, tool output, injected instructions, or unparsed lines
+   * (one per turn or line), and the first `keep` of them. */
   toolCount: number;
   tool: Mention[];
-  /** Recorded instructions that hold it (a session with only these is dropped). */
-  system: number;
 }
 
 /** Parses a file in full and sorts every mention of `term` by where it sits. */
@@ -235,13 +234,9 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
     throw e;
   }
   if (!r) return null;
-  const out: FileScan = { file, info: infoFromFile(file, r.facts, r.turns), textCount: 0, text: [], toolCount: 0, tool: [], system: 0 };
+  const out: FileScan = { file, info: infoFromFile(file, r.facts, r.turns), textCount: 0, text: [], toolCount: 0, tool: [] };
   for (const t of r.turns) {
-    if (t.role === 'system') {
-      if (fold(t.text).includes(q)) out.system++;
-      continue;
-    }
-    if ((t.role === 'user' || t.role === 'assistant') && fold(t.text).includes(q)) {
+    if (isSaid(t) && fold(t.text).includes(q)) {
       if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span });
       continue;
     }
@@ -263,5 +258,6 @@ function toolMention(t: Turn, q: string): { field: SnippetField; text: string } 
     if (u.output && fold(u.output).includes(q)) return { field: 'tool_output', text: u.output };
   }
   if (t.role === 'tool' && fold(t.text).includes(q)) return { field: 'tool_output', text: t.text };
+  if (t.role === 'system' && !isSaid(t) && fold(t.text).includes(q)) return { field: 'instructions', text: t.text };
   return null;
 }

@@ -1,12 +1,12 @@
 // brain_search: sessions that mention a literal text, in two tiers.
 //
-// Tier 1, turns: sessions whose user or assistant turns say it, ranked by how many turns do (a
-// session that discussed a thing beats one that mentioned it once). The turn index answers it.
-// Tier 2, tools: sessions where only tool output, thinking, tool arguments or an unparsed line hold
-// it. Those are read from the files, so only while tier 1 leaves room in the listing; otherwise the
-// header says tool output was not searched. A session where only recorded instructions (system
-// prompt, AGENTS.md, skills) mention it is dropped: every session of a project records the same
-// instructions, so they would otherwise match them all.
+// Tier 1, turns: sessions whose conversation says it (user and assistant turns, and the summaries,
+// notices and session names show lists among them), ranked by how many turns do (a session that
+// discussed a thing beats one that mentioned it once). The turn index answers it.
+// Tier 2, tools: sessions where only tool output, thinking, tool arguments, instructions the harness
+// injected (system prompt, AGENTS.md, environment context) or an unparsed line hold it. Those are
+// read from the files, so only while tier 1 leaves room in the listing; otherwise the header says
+// tool output was not searched.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registry } from '../agents';
@@ -14,6 +14,7 @@ import type { Env } from '../home';
 import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type SessionKeys } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
+import { roleOfIndex } from '../index/parse-job';
 import { citeSpan } from './cite';
 import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
@@ -221,7 +222,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           const file = idx.file(t.file_id);
           const mf = file && root.machines.find((x) => x.machine === file.machine);
           if (!file || !mf) return [];
-          const role = t.role === 'u' ? ('user' as const) : ('assistant' as const);
+          const role = roleOfIndex(t.role);
           try {
             const abs = lakeFile(mf.dir, file.lake_path, seen);
             // The index keeps no turn text: the snippet comes from the turn's own lines.

@@ -1,7 +1,7 @@
 // SessionInfo from what is at hand: an index row, or a file parsed just now.
 import { agentByLane } from '../agents';
 import type { FileFacts, Turn } from '../turns';
-import { titleOf } from '../turns';
+import { countTurns, titleOf } from '../turns';
 import { laneRel } from '../index/read';
 import { projectFromPath, readMeta } from '../index/roots';
 import type { SessionRow } from '../index/turnindex';
@@ -32,8 +32,7 @@ export function infoFromRow(r: SessionRow): SessionInfo {
 
 export function infoFromFile(f: FloorFile, facts: FileFacts, turns: Turn[]): SessionInfo {
   const meta = readMeta(f.mf.dir, f.lane, f.session);
-  const said = turns.filter((t) => t.role === 'user' || t.role === 'assistant');
-  const first = said.find((t) => t.role === 'user' && t.text && !t.sidechain) ?? said.find((t) => t.role === 'user' && t.text);
+  const first = turns.find((t) => t.role === 'user' && t.text && !t.sidechain) ?? turns.find((t) => t.role === 'user' && t.text);
   return {
     session: f.session,
     agent: agentName(f.lane),
@@ -44,7 +43,7 @@ export function infoFromFile(f: FloorFile, facts: FileFacts, turns: Turn[]): Ses
     started: facts.started ?? f.first_seen,
     ended: facts.ended ?? f.last_seen,
     title: first ? titleOf(first.text) : facts.title_hint ? titleOf(facts.title_hint) : '',
-    turns: said.length,
+    turns: countTurns(turns),
     native_session: facts.native_session && facts.native_session !== f.session ? facts.native_session : null,
     parent_session: facts.parent_session,
     subagent: facts.subagent,

@@ -69,7 +69,7 @@ export interface SearchInput {
   store?: string;
 }
 
-export type SnippetField = 'text' | 'thinking' | 'tool_arguments' | 'tool_output' | 'unparsed_line';
+export type SnippetField = 'text' | 'thinking' | 'tool_arguments' | 'tool_output' | 'instructions' | 'unparsed_line';
 
 export interface Snippet {
   /** Turn number in the session (0 for a line that is not a turn). */

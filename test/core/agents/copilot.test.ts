@@ -74,7 +74,12 @@ test('.json: a request is a prompt and a reply with model, thinking-free text, t
   const file = path.join(FIXTURES, `${SESS}.json`);
   const r = read(file, relOf(`${SESS}.json`), true);
   assert.equal(r.facts.native_session, '331fed7f-cfd6-409c-8502-06a56322b636');
-  assert.equal(r.turns.length, 6);
+  // Three prompts and three replies, then the session's name (an entry, not a turn).
+  assert.deepEqual(
+    r.turns.map((t) => t.kind),
+    ['prompt', 'reply', 'prompt', 'reply', 'prompt', 'reply', 'name'],
+  );
+  assert.equal(r.turns[6].text, 'Assistance with TypeScript project tasks');
   const reply = r.turns[3];
   assert.equal(reply.model, 'copilot/claude-sonnet-4');
   assert.equal(reply.tools[0].name, 'copilot_replaceString');
@@ -152,7 +157,7 @@ test('a mutation log built from the .json replays to the .json, and gives the sa
     const early = read(file, rel, false);
     assert.deepEqual(
       early.turns.map((x) => x.role),
-      ['user', 'assistant', 'user', 'assistant', 'user'],
+      ['user', 'assistant', 'user', 'assistant', 'user', 'system'],
     );
     assert.equal(early.checkpoint.line, 1, 'a log is read again whole as it grows');
   } finally {
@@ -181,5 +186,5 @@ test('the transcripts event stream: tool events join the reply that asked for th
 test('only chat files are read: other files of the user folder are not conversations', () => {
   const r = readTurns(path.join(FIXTURES, `${SESS}.json`), 'copilot', 'code/workspaceStorage/w1/state.json', { full: false });
   assert.equal(r, null);
-  assert.ok(readTurns(path.join(FIXTURES, `${SESS}.json`), 'copilot', 'code/globalStorage/emptyWindowChatSessions/x.json', { full: false, tail: true })!.turns.length === 6);
+  assert.ok(readTurns(path.join(FIXTURES, `${SESS}.json`), 'copilot', 'code/globalStorage/emptyWindowChatSessions/x.json', { full: false, tail: true })!.turns.length === 7);
 });

@@ -13,6 +13,7 @@ import { openIndex, indexable, fold, type TurnIndex } from '../../../src/core/in
 import { homeRoot, type Root } from '../../../src/core/index/roots';
 import { readTurns, laneRel } from '../../../src/core/index/read';
 import { readManifest } from '../../../src/core/floor/manifest';
+import { isSaid } from '../../../src/core/turns';
 import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines } from './floor';
 import { genClaude, genCodex, genPi, rng, type GenSession } from './gen';
 
@@ -30,7 +31,7 @@ function open(root: Root): TurnIndex {
   return o.index;
 }
 
-/** The scan's answer: per session key, the folded texts of its user and assistant turns. */
+/** The scan's answer: per session key, the folded texts of the entries the turn tier finds. */
 function truth(root: Root): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const mf = root.machines[0];
@@ -41,7 +42,7 @@ function truth(root: Root): Map<string, string[]> {
     if (!r) continue;
     const k = `${mf.machine}/${f.lane}/${f.session}`;
     const l = out.get(k) ?? [];
-    for (const t of r.turns) if ((t.role === 'user' || t.role === 'assistant') && t.text) l.push(fold(t.text));
+    for (const t of r.turns) if (isSaid(t) && t.text) l.push(fold(t.text));
     out.set(k, l);
   }
   return out;

@@ -1,5 +1,5 @@
 // Search as the recall tools call it: ranking on constructed sessions (turn text beats tool-only,
-// instructions-only is dropped, --newest, the room rule for the tool tier), filters, the scan
+// --newest, the room rule for the tool tier), filters, the scan
 // fallback giving the same answer as the index, and a store of several machines.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -44,12 +44,6 @@ function constructed(dir: string): TestFloor {
   ]);
   pi(f, 's-think', '2026-03-06T10:00:00Z', '/w/alpha', [user('think'), { type: 'message', message: { role: 'assistant', content: [{ type: 'thinking', thinking: `pondering the ${TERM}` }, { type: 'text', text: 'done' }] } }]);
   pi(f, 's-args', '2026-03-07T10:00:00Z', '/w/alpha', [user('call'), reply('calling', [{ type: 'toolCall', id: 'c2', name: 'bash', arguments: { command: `grep ${TERM}` } }])]);
-  pi(f, 's-system', '2026-03-08T10:00:00Z', '/w/alpha', [
-    { type: 'compaction', summary: `summary that names the ${TERM}`, firstKeptEntryId: 'x', tokensBefore: 1 },
-    { type: 'custom_message', customType: 'agents-md', content: `AGENTS.md: always use the ${TERM}`, display: false },
-    user('hello'),
-    reply('hi'),
-  ]);
   // A line no dialect can read still counts, in the tool tier.
   const bad = `--w-alpha--/s-bad.jsonl`;
   f.append('pi', bad, `${JSON.stringify({ type: 'session', version: 3, id: 's-bad', timestamp: '2026-03-09T10:00:00Z', cwd: '/w/alpha' })}\n{not json but mentions ${TERM}\n`, { session: 's-bad' });
@@ -59,7 +53,7 @@ function constructed(dir: string): TestFloor {
 
 const ids = (r: SearchOutput) => r.hits.map((h) => h.session);
 
-test('ranking: turns by matching-turn count, then the tool tier; instructions-only dropped', () => {
+test('ranking: turns by matching-turn count, then the tool tier', () => {
   const dir = tmp('rank');
   try {
     constructed(dir);

@@ -6,7 +6,8 @@
 // another id), and tool results join the reply whose call they answer. Sidechain lines (a sub-agent
 // written inline, 1.0.x) are merged the same way but apart from the main chain, whose progress
 // closes them; a sub-agent file (agent-*.jsonl) is its own conversation. isMeta lines and compaction
-// summaries are recorded instructions, not turns anyone said; command output is tool output.
+// summaries are recorded instructions, not turns anyone said; command output is tool output. Titles
+// (summary, custom-title, ai-title lines) are name entries.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
 import { argText, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
@@ -42,7 +43,7 @@ class CcParser extends BaseParser<St> {
     }
     const type = o.type;
     if (type === 'summary' || type === 'custom-title' || type === 'ai-title') {
-      this.title(type, o);
+      this.title(l, j, type, o);
       return;
     }
     if (type !== 'user' && type !== 'assistant') {
@@ -68,9 +69,11 @@ class CcParser extends BaseParser<St> {
     }
   }
 
-  private title(type: unknown, o: Obj): void {
+  private title(l: RawLine, j: JsonLine, type: unknown, o: Obj): void {
     const v = type === 'summary' ? o.summary : type === 'custom-title' ? o.customTitle : o.aiTitle;
     if (typeof v !== 'string' || !v) return;
+    // Shown as an entry, so search finds the name too.
+    this.single(l, 'system', 'name', j.str(v), false, tsOf(o.timestamp));
     // A title the user set wins; otherwise the first one written.
     if (type === 'custom-title') {
       this.facts.title_hint = v;

@@ -32,7 +32,7 @@ const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output', 'loc
 
 interface Item {
   kind: 'cand' | 'event' | 'sys';
-  sys?: 'instructions' | 'summary';
+  sys?: 'instructions' | 'summary' | 'name';
   no: number;
   from: number;
   to: number;
@@ -177,6 +177,11 @@ class CodexParser extends BaseParser<St> {
       this.userItem(l, 'event', this.messageText(j, p.item.content), ts);
       return;
     }
+    if (p.type === 'thread_name_updated' && typeof p.thread_name === 'string' && p.thread_name.trim()) {
+      this.facts.title_hint = j.str(p.thread_name);
+      this.sys(l, 'name', j.str(p.thread_name), ts);
+      return;
+    }
     if (p.type === 'token_count' && isObj(p.info)) {
       const total = isObj(p.info.total_token_usage) ? num(p.info.total_token_usage.total_tokens) : -1;
       if (total === this.st.lastTotal) return; // the same count written twice
@@ -232,7 +237,7 @@ class CodexParser extends BaseParser<St> {
   }
 
   /** Recorded instructions. Inside a user window they wait for it, so numbers follow lines. */
-  private sys(l: RawLine, kind: 'instructions' | 'summary', text: string, ts: string | null): void {
+  private sys(l: RawLine, kind: 'instructions' | 'summary' | 'name', text: string, ts: string | null): void {
     if (this.window.length > 0) {
       this.window.push({ kind: 'sys', sys: kind, no: l.no, from: l.from, to: l.to, text, ts });
       return;

@@ -206,6 +206,13 @@ class CopilotParser extends BaseParser<St> {
       }
       this.emit(t);
     }
+    // The name the user gave, an entry after the turns (their numbers stay), so search finds it.
+    if (this.facts.title_hint && typeof o.customTitle === 'string') {
+      const n = this.turn(at, 'system', 'name', this.facts.ended);
+      n.span = { ...span };
+      addText(n, this.facts.title_hint);
+      this.emit(n);
+    }
   }
 
   // ---- the transcripts event stream ----

@@ -4,7 +4,8 @@
 // result as its own line after it, matched by toolCallId; a reply stays open until the next user or
 // assistant message so its results join it. Entries form a tree (id/parentId, v2+): an entry whose
 // parent is not the entry before it starts a branch, and the abandoned branch stays in the file and
-// stays searchable. Compaction and branch summaries are recorded summaries, not turns.
+// stays searchable. Compaction and branch summaries and session names are entries, not turns, but
+// their text is read even for the index: the turn tier finds them.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
 import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
@@ -50,7 +51,7 @@ class PiParser extends BaseParser<St> {
       this.closeReply();
       const t = this.turn(l, 'system', 'summary', ts);
       t.branch = branch;
-      addText(t, this.opts.full ? j.str(o.summary) : '');
+      addText(t, j.str(o.summary));
       this.emit(t);
     } else if (type === 'custom_message') {
       this.closeReply();
@@ -60,7 +61,13 @@ class PiParser extends BaseParser<St> {
     } else if (type === 'model_change') {
       if (typeof o.modelId === 'string') this.st.model = o.modelId;
     } else if (type === 'session_info') {
-      if (typeof o.name === 'string' && o.name) this.facts.title_hint = o.name;
+      if (typeof o.name === 'string' && o.name) {
+        this.facts.title_hint = o.name;
+        this.closeReply();
+        const t = this.turn(l, 'system', 'name', ts);
+        addText(t, j.str(o.name));
+        this.emit(t);
+      }
     }
     if (id) this.st.lastId = id;
   }
@@ -123,7 +130,7 @@ class PiParser extends BaseParser<St> {
     } else if (role === 'branchSummary' || role === 'compactionSummary') {
       const t = this.turn(l, 'system', 'summary', ts);
       t.branch = branch;
-      addText(t, this.opts.full ? j.str(m.summary) : '');
+      addText(t, j.str(m.summary));
       this.emit(t);
     } else {
       // custom / hookMessage and roles a newer Pi may add: in the model's context, not said by anyone.

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { fold } from '../parse-job';
 import type { MachineFloor } from '../roots';
 import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
+import { TURN_ROLES } from '../turncount';
 
 
 /** Can the index answer this term? The trigram tokenizer needs three characters (code points). */
@@ -97,7 +98,7 @@ export class IndexQueries extends IndexBase {
     return {
       sessions: g(`SELECT count(*) FROM sessions`),
       files: g(`SELECT count(*) FROM files WHERE live = 1`),
-      turns: g(`SELECT count(*) FROM turns`),
+      turns: g(`SELECT count(*) FROM turns WHERE ${TURN_ROLES}`),
       bytes_indexed: g(`SELECT coalesce(sum(done), 0) FROM files WHERE live = 1`),
     };
   }

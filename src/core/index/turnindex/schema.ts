@@ -4,13 +4,16 @@
 import * as fs from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Root } from '../roots';
+import type { IndexRole } from '../parse-job';
+import { shownFile, TURN_ROLES } from '../turncount';
 
 export type DB = BetterSqlite3.Database;
 
 
 // 4: files whose lake_path the guard refuses are no longer read; an index built before may hold
 // text such a file pointed at, so it is built again.
-export const SCHEMA_VERSION = '4';
+// 5: summaries, notices and session names are indexed too (role 's', not counted as turns).
+export const SCHEMA_VERSION = '5';
 
 /** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
  * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
@@ -124,7 +127,7 @@ export interface TurnRow {
   file_id: number;
   sess_id: number;
   n: number;
-  role: 'u' | 'a';
+  role: IndexRole;
   side: number;
   ts: string | null;
   line_from: number;
@@ -262,7 +265,7 @@ export class IndexBase {
         `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
-      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE id >= ? AND id < ?`).pluck(),
+      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE ${TURN_ROLES} AND file_id = ${shownFile('?')}`).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 

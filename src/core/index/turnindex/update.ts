@@ -285,7 +285,7 @@ export class TurnIndex extends IndexQueries {
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
     this.refreshSession(row.sess_id, r.facts, row);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, text: r.text_bytes, ahead: used };
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.filter((t) => t[1] !== 's').length, text: r.text_bytes, ahead: used };
   }
 
   private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
@@ -298,7 +298,7 @@ export class TurnIndex extends IndexQueries {
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
-    const turns = this.st.countTurns.get(sid * SPAN, (sid + 1) * SPAN) as number;
+    const turns = this.st.countTurns.get(sid) as number;
     this.st.updSess.run(
       ff?.native_session ?? null,
       ff?.parent_session ?? null,
