@@ -7,7 +7,7 @@ import { HARNESS_INIT_STEPS } from '../core/harness/steps';
 import { write, type Verb } from './args';
 import { harnessAgents } from '../core/agents';
 
-/** "Claude Code settings.json, …": where each harness's hook goes, for the help text. */
+/** "<agent> settings.json, …": where each harness's hook goes, for the help text. */
 function hookPlaces(): string {
   return harnessAgents()
     .filter((a) => a.harness.hookFile)

@@ -10,7 +10,7 @@ import { BrainError } from './errors';
 import { layout, type Env } from './home';
 
 export const DEFAULT_SQL_TIMEOUT_MS = 30_000;
-/** An agent's answer (MCP, editor tools): about 10k tokens, well under the 25k tokens Claude Code
+/** An agent's answer (MCP, editor tools): about 10k tokens, well under the 25k tokens a harness
  * takes from one tool call. */
 export const DEFAULT_TOOL_MAX_BYTES = 40_000;
 /** `brain sql` on a terminal or with --json: more than a screen, less than a hang. */

@@ -26,7 +26,7 @@ export interface Span {
  * user      what a person typed (a prompt, a slash command, a `!` shell command line)
  * assistant one model reply (one API response): text, thinking, tool calls and their results
  * system    what neither a person nor the model said: instructions the harness injected (system
- *           prompt additions, AGENTS.md/CLAUDE.md, environment context), compaction and branch
+ *           prompt additions, instruction files, environment context), compaction and branch
  *           summaries, harness notices, session names. Never counted as a turn (see isTurn).
  * tool      tool or command output that no reply in the file claims (a user-run command's output,
  *           an orphaned tool result)
@@ -39,7 +39,7 @@ export type TurnKind =
   | 'instructions' // system: system prompt / context the harness injected
   | 'summary' // system: compaction / branch summary
   | 'notice' // system: a harness notice ("[Request interrupted by user]", command caveats)
-  | 'name' // system: a session name the user or the agent gave (Pi session_info, a Codex thread name)
+  | 'name' // system: a session name the user or the agent gave (a session-info entry, a thread name)
   | 'output'; // tool: output nobody claimed
 
 export interface ToolUse {
@@ -74,11 +74,11 @@ export interface Turn {
   ts: string | null;
   ts_last: string | null;
   tokens: Tokens | null;
-  /** Inside a sub-agent's conversation (Claude Code sidechain lines or a sub-agent file). */
+  /** Inside a sub-agent's conversation (sidechain lines or a sub-agent file). */
   sidechain: boolean;
   /** Working directory the agent reported at this turn (null when the format has none). */
   cwd: string | null;
-  /** Pi: this entry's parent is not the entry before it, so it opens a branch. */
+  /** Tree-shaped transcripts: this entry's parent is not the entry before it, so it opens a branch. */
   branch: boolean;
   span: Span;
   /** False when parsed for the index: thinking, tool arguments and tool output were not read. */
@@ -130,9 +130,9 @@ export interface FileFacts {
   /** First and last timestamp seen on any line. */
   started: string | null;
   ended: string | null;
-  /** A title the agent wrote (Claude Code summary/ai-title, Pi session_info, Codex thread name). */
+  /** A title the agent wrote (a summary or ai-title line, a session-info entry, a thread name). */
   title_hint: string | null;
-  /** Sub-agent file (Claude Code agent-*.jsonl, Codex subagent rollout). */
+  /** Sub-agent file (a sub-agent transcript or rollout). */
   subagent: boolean;
 }
 

@@ -32,7 +32,7 @@ import type * as ReadonlyModule from '../core/cache/readonly';
 import { sqlLimits } from '../core/sqllimits';
 import { registry } from '../core/agents';
 
-/** About 10k tokens of JSON: well under what Claude Code (25k tokens) and Codex accept from one tool. */
+/** About 10k tokens of JSON: well under what harnesses accept from one tool (25k tokens at the strictest). */
 export const DEFAULT_BUDGET = 40_000;
 
 export interface ToolContext {
@@ -48,7 +48,7 @@ export interface ToolContext {
   home: string;
   /** Largest result text, in characters. */
   budget: number;
-  /** The request's _meta (Codex sends the calling thread there). */
+  /** The request's _meta (some harnesses send the calling thread there). */
   meta?: Record<string, unknown>;
   /** Aborted when the client cancels the call or goes away. */
   signal?: AbortSignal;
@@ -64,7 +64,7 @@ export interface ToolDef {
 }
 
 /** Every tool only reads, touches nothing outside the floor and its caches, and returns the same
- * answer for the same floor. Codex runs tools marked so without asking (checked with 0.171). */
+ * answer for the same floor. Some harnesses run tools marked so without asking. */
 export const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 function core(name: ToolName): { title: string; description: string } {

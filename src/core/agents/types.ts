@@ -48,6 +48,19 @@ export interface AgentDef<L extends string = string> extends AgentFiles {
   projectFromPath?(rel: string): string | null;
   /** brain init / doctor: hooks, MCP registration and the skill, for an agent brain can set up. */
   harness?: AgentHarness;
+  /** An agent that deletes its own sessions after a while: the retention guard warns about those
+   * due soon that are not yet safe in the store. */
+  retention?: AgentRetention;
+}
+
+export interface AgentRetention {
+  /** The agent's own name for the setting, as messages quote it (e.g. a settings key). */
+  setting: string;
+  /** Days a session file is kept after its last change, where that is read from, and what was
+   * wrong with the setting when it could not be used (the agent's default is assumed then). */
+  period(env: Env): { days: number; file: string; problem?: string };
+  /** The session a lane-relative file belongs to (a sub-agent's files belong to their parent's). */
+  sessionKey(rel: string): string;
 }
 
 /** Keeps the literal lane type, so the registry can derive the Lane union from its list. */

@@ -209,7 +209,7 @@ export function startWatch(opts: WatchOptions): Watcher {
     }, debounce);
   };
 
-  // A new folder (Codex opens sessions/YYYY/MM/DD each day, Claude Code a project folder and
+  // A new folder (an agent opening a dated folder each day, or a project folder, and
   // <session>/subagents/): chokidar lists it and only then watches it, so a file written in between
   // is never reported (chokidar issues #1112, #1471). Its files are looked for by walking it, once
   // with the next pass and once more a little later, when the watch on it is surely in place.
@@ -267,7 +267,7 @@ export function startWatch(opts: WatchOptions): Watcher {
   };
   watcher.on('error', onWatchError);
   // A sessions folder that is not there yet (an agent installed later), or that went away or was
-  // made again while this runs (rm -rf ~/.pi, then set up again): a watch on a folder that went
+  // made again while this runs (an agent's folder removed, then set up again): a watch on a folder that went
   // away is dead, and one on a folder not there cannot be set. Each root's folder is looked at every
   // ROOT_CHECK_MS (a stat each) and watched again when it is there under a new inode. Watching
   // its parents for it instead would take watches (the nearest parent may be HOME) and would meet

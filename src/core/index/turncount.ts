@@ -1,6 +1,6 @@
 // Counting turns (isTurn in turns.ts) over the turn index: the one count show, stats, the Sessions
 // tree and search report. A session's turns are those of the file show reads, its largest live
-// one: an archived copy of a rollout, or the second form a Copilot session is written in, holds the
+// one: an archived copy of a rollout, or the second form a session is written in, holds the
 // same conversation and is not counted twice.
 import type BetterSqlite3 from 'better-sqlite3';
 

@@ -30,7 +30,7 @@ export interface ListedSession extends SessionInfo {
   project: string;
   /** Never empty: the session id in parentheses when no prompt was found. */
   title: string;
-  /** The agent's display name (Claude Code…). */
+  /** The agent's display name (the registry's `label`). */
   agentLabel: string;
   /** Lake path of the newest generation, relative to the floor's root (its BRAIN_HOME or store folder). */
   lakePath: string;

@@ -12,7 +12,7 @@ const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 export interface SessionInfo {
   /** The floor's session id (from the file name), what `show` and `read` take. */
   session: string;
-  /** Long agent name (the registry's `agent`, e.g. claude-code). */
+  /** Long agent name (the registry's `agent`). */
   agent: string;
   lane: string;
   machine: string;
@@ -51,7 +51,7 @@ export const INDEX_OFF = 'the turn index is off';
 export interface SearchInput {
   /** Literal text, matched case-insensitively as a substring. */
   term: string;
-  /** cc | codex | pi | cursor (or the long names), comma-separated. */
+  /** Lanes or agent names from the registry, comma-separated. */
   agent?: string;
   /** Glob over the project path, its last folder name, or the repo (case-insensitive). */
   project?: string;

@@ -1,5 +1,5 @@
 // Detectors the secretlint preset does not have (checked against @secretlint/secretlint-rule-preset-
-// recommend 13.1): Google API keys (AIza…, which Gemini / Google AI keys are), Azure storage keys,
+// recommend 13.1): Google API keys (AIza…, which Google AI keys are), Azure storage keys,
 // client secrets and SAS URLs, OpenAI project keys in a shape the preset's rule does not accept,
 // and `.env`-style assignments of a secret-looking value to a secret-sounding name. Everything else
 // is the preset's.
@@ -28,7 +28,7 @@ const PATTERNS: Pattern[] = [
   {
     id: 'google-api-key',
     kind: 'google-api-key',
-    label: 'Google API key (Gemini / Google AI / Cloud)',
+    label: 'Google API key (Google AI / Cloud)',
     re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
     group: 0,
   },

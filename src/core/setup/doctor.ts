@@ -185,9 +185,11 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
   } else out.push({ name: 'lock', level: 'info', detail: 'a sync is running right now (it holds locks/sync.lock)' });
 
   const ret = retentionGuard(home, env, now);
+  // No agent in the registry deletes its own sessions: nothing to guard.
+  if (!ret.agent) return out;
   const rw = retentionWarning(ret, now);
   if (ret.settingsProblem) out.push({ name: 'retention', level: 'warn', detail: `${ret.settingsFile}: ${ret.settingsProblem}` });
-  const counted = `${ret.sessions} Claude Code session${ret.sessions === 1 ? '' : 's'} (${ret.files} file${ret.files === 1 ? '' : 's'}, sub-agents' counted with their session), ${ret.dueSoon} due for deletion within 7 days (cleanupPeriodDays = ${ret.days})`;
+  const counted = `${ret.sessions} ${ret.agent} session${ret.sessions === 1 ? '' : 's'} (${ret.files} file${ret.files === 1 ? '' : 's'}, sub-agents' counted with their session), ${ret.dueSoon} due for deletion within 7 days (${ret.setting} = ${ret.days})`;
   out.push(
     rw
       ? { name: 'retention', level: 'fail', detail: rw, fix: cfg?.store ? 'brain record && brain sync --now' : NO_STORE_FIX }

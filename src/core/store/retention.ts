@@ -1,24 +1,20 @@
-// The retention guard. Claude Code deletes session files older than `cleanupPeriodDays` (default
-// 30) when it starts. For each origin session, the day it will be swept is its mtime plus that many
-// days; a session due within 7 days that is not yet on the floor, in the store and verified is one
-// Claude Code start away from existing nowhere. status and doctor warn about those.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { cc } from '../agents/cc';
-import { ccConfigDir } from '../agents/cc/paths';
+// The retention guard. Some agents delete their own session files a while after the last change
+// (the registry's `retention`: which setting, how long). For each origin session, the day it will be
+// swept is its mtime plus that many days; a session due within 7 days that is not yet on the floor,
+// in the store and verified is one agent start away from existing nowhere. status and doctor warn.
+import { agents, type AgentDef } from '../agents';
 import { layout, type Env } from '../home';
 import { allOffsets, type OffsetRec } from '../floor/offsets';
 import { readLedger } from './ledger';
 import { syncPaths } from './paths';
 import { statOrNull, walkTree } from '../walk';
 
-export const DEFAULT_CLEANUP_DAYS = 30;
 export const GUARD_DAYS = 7;
 const DAY = 86_400_000;
 
 export interface RetentionRisk {
   origin: string;
-  /** When Claude Code will delete it (ms). */
+  /** When the agent will delete it (ms). */
   due: number;
   why: 'not recorded' | 'not fully recorded' | 'not in the store' | 'store copy behind' | 'store copy has a problem';
   lake_path?: string;
@@ -27,53 +23,40 @@ export interface RetentionRisk {
 }
 
 export interface RetentionReport {
+  /** The agent that deletes (its display name) and the setting that says when. */
+  agent: string;
+  setting: string;
   days: number;
   settingsFile: string;
-  /** Set when the settings file exists but cannot be read as JSON (the default is assumed). */
+  /** Set when the settings file exists but cannot be read (the agent's default is assumed). */
   settingsProblem?: string;
   /** Sessions, a sub-agent's files counted with their parent's session. */
   sessions: number;
-  /** Files those sessions are kept in (transcripts, sub-agent transcripts and their .meta.json). */
+  /** Files those sessions are kept in (transcripts, sub-agent transcripts and their metadata). */
   files: number;
   /** Sessions with a file due for deletion within GUARD_DAYS. */
   dueSoon: number;
   atRisk: RetentionRisk[];
 }
 
-export function cleanupDays(env: Env): { days: number; file: string; problem?: string } {
-  const file = path.join(ccConfigDir(env), 'settings.json');
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return { days: DEFAULT_CLEANUP_DAYS, file };
-  }
-  try {
-    const j = JSON.parse(text) as { cleanupPeriodDays?: unknown };
-    const v = j.cleanupPeriodDays;
-    if (v === undefined) return { days: DEFAULT_CLEANUP_DAYS, file };
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return { days: DEFAULT_CLEANUP_DAYS, file, problem: `cleanupPeriodDays = ${JSON.stringify(v)} is not a number of days; assuming ${DEFAULT_CLEANUP_DAYS}` };
-    return { days: v, file };
-  } catch (e) {
-    return { days: DEFAULT_CLEANUP_DAYS, file, problem: `not valid JSON (${(e as Error).message}); assuming ${DEFAULT_CLEANUP_DAYS} days` };
-  }
-}
-
-/** The session a file under projects/ belongs to: `<project>/<id>` for `<project>/<id>.jsonl` and
- * for everything under `<project>/<id>/subagents/`. */
-function sessionKey(rel: string): string {
-  const m = /^(.*?)\/subagents\//.exec(rel);
-  return m ? m[1] : rel.replace(/\.jsonl$/, '');
+/** The agent whose sessions the guard watches (the first in the registry that deletes its own). */
+function sweeper(): AgentDef | undefined {
+  return agents().find((a) => a.retention);
 }
 
 export function retentionGuard(home: string, env: Env = process.env, now = Date.now()): RetentionReport {
-  const cd = cleanupDays(env);
-  const rep: RetentionReport = { days: cd.days, settingsFile: cd.file, settingsProblem: cd.problem, sessions: 0, files: 0, dueSoon: 0, atRisk: [] };
+  const agent = sweeper();
+  const rep: RetentionReport = { agent: agent?.label ?? '', setting: agent?.retention?.setting ?? '', days: 0, settingsFile: '', sessions: 0, files: 0, dueSoon: 0, atRisk: [] };
+  const ret = agent?.retention;
+  if (!agent || !ret) return rep;
+  const cd = ret.period(env);
+  Object.assign(rep, { days: cd.days, settingsFile: cd.file, settingsProblem: cd.problem });
+  const sessionKey = ret.sessionKey;
   const sessions = new Set<string>();
   const due = new Set<string>();
   let byOrigin: Map<string, OffsetRec> | undefined;
   let ledger: ReturnType<typeof readLedger> | undefined;
-  for (const root of cc.roots(env)) {
+  for (const root of agent.roots(env)) {
     walkTree(root.dir, (e) => {
       if (e.dir || !root.include(e.rel)) return;
       const st = statOrNull(e.abs);
@@ -86,7 +69,7 @@ export function retentionGuard(home: string, env: Env = process.env, now = Date.
       if (when - now > GUARD_DAYS * DAY) return;
       due.add(session);
       // Loaded only when something is due: most runs never read them.
-      byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === cc.lane).map((o) => [o.origin, o]));
+      byOrigin ??= new Map(allOffsets(layout(home).offsets).filter((o) => o.lane === agent.lane).map((o) => [o.origin, o]));
       ledger ??= readLedger(syncPaths(home).ledger);
       const off = byOrigin.get(e.abs);
       if (!off) {
@@ -116,5 +99,5 @@ export function retentionWarning(rep: RetentionReport, now = Date.now()): string
   const days = Math.max(0, Math.ceil((first.due - now) / DAY));
   // Counted in sessions: a session's sub-agent files go with it.
   const n = new Set(rep.atRisk.map((r) => r.session)).size;
-  return `${n} Claude Code session${n > 1 ? 's' : ''} will be deleted by Claude Code (cleanupPeriodDays = ${rep.days}) within ${GUARD_DAYS} days and ${n > 1 ? 'are' : 'is'} not yet in the store and verified; the first in ${days} day${days === 1 ? '' : 's'} (${first.why}: ${first.origin})`;
+  return `${n} ${rep.agent} session${n > 1 ? 's' : ''} will be deleted by ${rep.agent} (${rep.setting} = ${rep.days}) within ${GUARD_DAYS} days and ${n > 1 ? 'are' : 'is'} not yet in the store and verified; the first in ${days} day${days === 1 ? '' : 's'} (${first.why}: ${first.origin})`;
 }

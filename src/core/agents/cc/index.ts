@@ -3,6 +3,7 @@ import { defineAgent, firstFolder } from '../types';
 import { ccDialect } from './dialect';
 import { ccHarness } from './harness';
 import { ccFiles } from './paths';
+import { ccRetention } from './retention';
 
 export const cc = defineAgent({
   lane: 'cc',
@@ -14,6 +15,7 @@ export const cc = defineAgent({
   dialect: ccDialect,
   views: 'cc/views.sql',
   harness: ccHarness,
+  retention: ccRetention,
   // projects/<cwd with '/' and '.' folded to '-'>/…
   projectFromPath: firstFolder,
 });

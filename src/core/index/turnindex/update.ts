@@ -262,7 +262,7 @@ export class TurnIndex extends IndexQueries {
     if (resume) {
       this.st.delFtsFrom.run(row.id, resume.line);
       this.st.delTurnsFrom.run(row.id, resume.line);
-      // A title taken from a turn read again (a Codex user item may turn out to be context) is
+      // A title taken from a turn read again (a user item may turn out to be context) is
       // taken again from what this read finds.
       this.st.untitle.run(row.sess_id, resume.n);
     }
