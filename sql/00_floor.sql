@@ -6,8 +6,8 @@
 CREATE SCHEMA IF NOT EXISTS floor;
 
 CREATE TABLE IF NOT EXISTS floor.lanes (
-  lane       TEXT PRIMARY KEY,     -- 'cc_transcript' | 'codex_rollout' | 'pi_session' ...
-  agent      TEXT NOT NULL,        -- 'cc' | 'codex' | 'pi'
+  lane       TEXT PRIMARY KEY,     -- one per kind of session file an agent writes
+  agent      TEXT NOT NULL,        -- the registry's lane code
   mode       TEXT NOT NULL CHECK (mode IN ('hook','watch')),
   root_glob  TEXT NOT NULL,
   enabled    BOOLEAN NOT NULL DEFAULT true
@@ -76,7 +76,7 @@ CREATE TABLE IF NOT EXISTS floor.chunks (
   file_id         TEXT NOT NULL,
   witness_gen     SMALLINT NOT NULL,
   lane            TEXT NOT NULL,
-  agent           TEXT NOT NULL,         -- the manifest's long agent name ('claude-code', ...)
+  agent           TEXT NOT NULL,         -- the manifest's long agent name (the registry's `agent`)
   session         TEXT,
   byte_from       BIGINT NOT NULL,
   byte_to         BIGINT NOT NULL,
@@ -98,8 +98,7 @@ CREATE TABLE IF NOT EXISTS floor.cache_meta (
   value TEXT NOT NULL
 );
 
--- A line's own clock: its top-level `timestamp` (Claude Code, Codex, Pi) or `created_at` (early
--- Codex drafts). Lines that are not JSON, or carry no clock, get NULL.
+-- A line's own clock: its top-level `timestamp`, or `created_at` (an older format's name for it). Lines that are not JSON, or carry no clock, get NULL.
 CREATE OR REPLACE MACRO floor.event_time_of(line) AS
   TRY_CAST(list_filter(TRY(json_extract_string(line, ['$.timestamp', '$.created_at'])), lambda v: v IS NOT NULL)[1]
            AS TIMESTAMPTZ);
