@@ -21,6 +21,8 @@ export const watch: Verb = {
       home,
       env: ctx.env,
       onPass: async (r) => {
+        // Said every time: a user wondering why nothing is recorded sees who holds the floor.
+        if (r.busy) write(ctx.stderr, 'brain watch: another brain process is writing the floor; this change is taken once it lets go');
         for (const e of r.refused) write(ctx.stderr, `brain watch: not recorded: ${e.path}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
         if (!args.opts.quiet) {
           const bytes = Object.values(r.lanes).reduce((n, c) => n + c.bytes, 0);
