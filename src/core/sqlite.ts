@@ -1,13 +1,14 @@
 // better-sqlite3 is a native module: it may fail to load (wrong ABI in an editor build, missing
 // binary). Everything that uses it goes through here and has a fallback.
 import type BetterSqlite3 from 'better-sqlite3';
+import { setting } from './settings';
 
 let cached: typeof BetterSqlite3 | null | undefined;
 let loadError: unknown;
 
 export function loadSqlite(): typeof BetterSqlite3 | null {
   if (cached !== undefined) return cached;
-  if (process.env.BRAIN_NO_SQLITE === '1') {
+  if (setting(process.env, 'BRAIN_NO_SQLITE')) {
     loadError = new Error('BRAIN_NO_SQLITE=1');
     cached = null;
     return cached;

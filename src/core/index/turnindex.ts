@@ -23,6 +23,7 @@ import { ParsePool } from './pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type Root } from './roots';
 import { agentByLane } from '../agents';
 import { lakeFileProblem } from '../recall/floorpath';
+import { setting } from '../settings';
 
 type DB = BetterSqlite3.Database;
 
@@ -584,7 +585,7 @@ export class TurnIndex {
     const behind = this.st.behind.all() as FileRow[];
     const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
     // A parse thread pays off on a first build or a big catch-up, not on a few appended lines.
-    let pool = pending >= Number(process.env.BRAIN_INDEX_WORKER_MIN ?? 64 << 20) ? ParsePool.start() : null;
+    let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
     let next = 0;
     let inFlight = 0;

@@ -19,8 +19,9 @@ import { effectiveWarning, mtimeOf, problems, readState } from './state';
 import { ageText } from './machines';
 import { homeNotWritable } from '../errors';
 import { timerStatus, type Platform } from './timer';
-import { envNumber, muxCheck, ownerFailure, sshBase, sshOptions, storeLabel } from './transport';
+import { muxCheck, ownerFailure, sshBase, sshOptions, storeLabel } from './transport';
 import { readFloorId } from './floorid';
+import { setting } from '../settings';
 
 export interface DoctorCheck {
   name: string;
@@ -122,7 +123,7 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
     } else if (opts.offline) {
       out.push({ name: 'store', level: 'info', detail: `${storeLabel(cfg)} not checked (--offline)` });
     } else {
-      const rr = await sshReach(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(envNumber(env, 'BRAIN_CONNECT_TIMEOUT', 10)) });
+      const rr = await sshReach(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(setting(env, 'BRAIN_CONNECT_TIMEOUT') ?? 10) });
       if (rr.code === 0) {
         out.push({ name: 'store', level: 'ok', detail: `${s.host} answers and ${s.path} exists` });
         out.push(ownerCheck(home, cfg, rr.stdout.trim()));

@@ -7,8 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
 import type { Env } from '../home';
-import { classifyFailure, envNumber, muxCheck, sshBase, sshOptions } from './transport';
+import { classifyFailure, muxCheck, sshBase, sshOptions } from './transport';
 import { statOrNull, walkTree } from '../walk';
+import { setting } from '../settings';
 
 export interface MachineInfo {
   machine: string;
@@ -110,7 +111,7 @@ export async function listMachines(cfg: Config, env: Env): Promise<MachinesResul
     return { ok: false, label: `no ssh master for ${store.host}`, message: `no ssh master for ${store.host} (ssh_mux_only)`, hint: `open one (ssh -fN ${store.host}), then try again` };
   }
   const ssh = [...sshBase(env), ...sshOptions(cfg, env)].join(' ');
-  const args = ['-r', '--list-only', '--no-human-readable', `--timeout=${envNumber(env, 'BRAIN_IO_TIMEOUT', 120)}`, '-e', ssh, `${store.host}:${store.path}/`];
+  const args = ['-r', '--list-only', '--no-human-readable', `--timeout=${setting(env, 'BRAIN_IO_TIMEOUT')}`, '-e', ssh, `${store.host}:${store.path}/`];
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     let stdout = '';
     let stderr = '';

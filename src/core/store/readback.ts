@@ -13,8 +13,9 @@ import type { Config } from '../config';
 import { layout, type Env } from '../home';
 import { hashRange } from '../floor/ranges';
 import { manifestRanges, type Range } from './localcheck';
-import { muxCheck, sshBase, sshOptions, storeLabel, classifyFailure, envNumber } from './transport';
+import { muxCheck, sshBase, sshOptions, storeLabel, classifyFailure } from './transport';
 import { sample } from '../sample';
+import { setting } from '../settings';
 
 export interface ReadbackProblem {
   kind: 'mismatch' | 'missing' | 'short' | 'manifest';
@@ -149,7 +150,7 @@ export async function readbackStore(home: string, cfg: Config, env: Env, opts: S
     const into = path.join(tmp, 'copy');
     fs.mkdirSync(into);
     const ssh = [...sshBase(env), ...sshOptions(cfg, env)].join(' ');
-    const args = ['-a', `--timeout=${envNumber(env, 'BRAIN_IO_TIMEOUT', 120)}`, '--files-from', list, '-e', ssh, `${store.host}:${store.path}/${cfg.machine}/`, `${into}/`];
+    const args = ['-a', `--timeout=${setting(env, 'BRAIN_IO_TIMEOUT')}`, '--files-from', list, '-e', ssh, `${store.host}:${store.path}/${cfg.machine}/`, `${into}/`];
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       let stderr = '';
       const c = spawn(cfg.rsync_path, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, LC_ALL: 'C' } as NodeJS.ProcessEnv });

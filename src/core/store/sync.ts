@@ -39,9 +39,10 @@ import { deferItems, nextRound, planSync } from './plan';
 import { fitItems, isGuard, type Owner, type ScriptItem } from './script';
 import { ensureFloorId, manifestHead } from './floorid';
 import { findingsLabel, mtimeOf, readState, writeState, type SyncState } from './state';
-import { envNumber, excludeLine, muxCheck, push, storeLabel, type RsyncRun } from './transport';
+import { excludeLine, muxCheck, push, storeLabel, type RsyncRun } from './transport';
 import { applyVerdicts, noteRound, type Seen, type VerdictInput } from './verdicts';
 import { VERSION } from './version';
+import { setting } from '../settings';
 
 /** Rounds of store-side checks in one sync (see plan.ts); past that the store is changing under us. */
 const MAX_ROUNDS = 5;
@@ -236,7 +237,7 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   const retryable = run.failure && !run.interrupted && !['machine name taken', 'store copy changing'].includes(run.failure.label);
   if (retryable && store.ssh_mux_only && (await muxCheck(cfg, env))) {
     // Over a live master a retry costs no prompt and no touch: one, after a delay.
-    await new Promise((res) => setTimeout(res, envNumber(env, 'BRAIN_RETRY_DELAY', 30) * 1000));
+    await new Promise((res) => setTimeout(res, setting(env, 'BRAIN_RETRY_DELAY') * 1000));
     // The checks run again: a store copy moved aside is now missing, one half-sent is checked anew.
     if (await muxCheck(cfg, env)) run = await pushRounds(items);
   }
