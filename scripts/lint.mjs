@@ -35,10 +35,8 @@ for (const m of verbs.matchAll(/require\('\.\/([\w-]+)'\)/g)) {
 }
 // A BRAIN_* variable read straight from an environment (env.BRAIN_X, env['BRAIN_X'], or handed by
 // name to a helper other than setting()) would bypass its one declaration, default and parse.
-const DIRECT_OK = {
-  BRAIN_NO_INDEX: 'brain mcp sets it for the recall it runs; an explicit option replaces it (issue 12, item 2)',
-  BRAIN_INDEX_SNAPSHOT: 'as BRAIN_NO_INDEX',
-};
+// A variable that must be read directly for a while goes here, with its reason. None today.
+const DIRECT_OK = {};
 for (const f of walk('src')) {
   if (f === join('src', 'core', 'settings.ts')) continue;
   const text = readFileSync(f, 'utf8');

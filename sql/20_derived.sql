@@ -58,11 +58,17 @@ CREATE TABLE IF NOT EXISTS derived.sessions AS
 -- ---------------------------------------------------------------------------------------------
 -- Messages. The document's columns first; then: machine_id, project, turn_id (the lines of one
 -- reply share it; NULL for lines that are not a turn: tool results, meta and compaction
--- summaries, harness-injected context) and is_meta.
+-- summaries, harness-injected context), is_meta, is_sidechain (a sub-agent's message: a line an
+-- agent marks so, or any line of a sub-agent's own file) and parent_session (the session that
+-- started that sub-agent). A count of the main conversation's turns says NOT is_sidechain.
+-- An agent's part may leave out is_sidechain (then only its own file says).
 
 CREATE OR REPLACE VIEW derived.v_messages_all AS
 SELECT m.msg_id, m.agent, m.session_id, m.role, m.model, m.text, m.event_time, m.captured_at,
-       m.file_id, m.witness_gen, m.line_no, m.machine_id, m.turn_id, m.is_meta, s.project
+       m.file_id, m.witness_gen, m.line_no, m.machine_id, m.turn_id, m.is_meta, s.project,
+       coalesce(m.is_sidechain, false) OR s.parent_session IS NOT NULL AS is_sidechain,
+       CASE WHEN s.parent_session IS NOT NULL THEN s.parent_session
+            WHEN coalesce(m.is_sidechain, false) THEN m.session_id END AS parent_session
 FROM ({{union derived.v_messages}}) m
 LEFT JOIN derived.sessions s USING (file_id);
 
@@ -93,9 +99,10 @@ QUALIFY t.call_id IS NULL
 -- ---------------------------------------------------------------------------------------------
 -- Token usage. usage_lines holds every line that reports usage, in one unit for all agents:
 -- input (not served from cache), output, cache creation, cache read. `counted` says whether the
--- line is counted at all; derived.usage then counts each reply once: lines of one reply that
--- repeat its usage share (message_id, request_id), and the first in file_first_ts, path and line
--- order is kept (each agent's part says how its lines are counted).
+-- line is counted at all; derived.usage then counts each reply once: the lines of one reply share
+-- message_id (each with the usage so far), and the last line of the first file (by file_first_ts,
+-- then path) is kept, so a reply copied into a resumed session's file counts once (each agent's
+-- part says how its lines are counted).
 
 CREATE OR REPLACE VIEW derived.v_usage_lines AS
 SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
@@ -106,11 +113,11 @@ FROM ({{union derived.v_usage_lines}});
 CREATE TABLE IF NOT EXISTS derived.usage_lines AS
   SELECT * FROM derived.v_usage_lines WITH NO DATA;
 
--- One row per reply: counted lines, the repeated lines of a reply dropped.
+-- One row per reply: counted lines, the earlier lines of a reply dropped.
 CREATE OR REPLACE VIEW derived.usage AS
 SELECT u.* EXCLUDE (counted), s.project
 FROM derived.usage_lines u LEFT JOIN derived.sessions s USING (file_id)
 WHERE u.counted
-QUALIFY u.message_id IS NULL OR u.request_id IS NULL
-     OR row_number() OVER (PARTITION BY u.agent, u.message_id, u.request_id
-                           ORDER BY u.file_first_ts NULLS LAST, u.abs_path, u.line_no) = 1;
+QUALIFY u.message_id IS NULL
+     OR row_number() OVER (PARTITION BY u.agent, u.message_id
+                           ORDER BY u.file_first_ts NULLS LAST, u.abs_path, u.line_no DESC) = 1;

@@ -2,8 +2,10 @@
 -- $by: 'agent' | 'day' | 'project' | 'machine' | 'all'; $agent: '' or agent names (the agent
 -- column's, comma-separated); $since: '' or a time (rows at or after it).
 -- A session counts in every group it has messages in (a session over two days counts in both);
--- a turn is a user prompt or one assistant reply (the lines of one reply count once); tokens
--- count each reply once (derived.usage); days are in the connection's time zone.
+-- a turn is a user prompt or one assistant reply (the lines of one reply count once) of a main
+-- conversation: sub-agents' messages (is_sidechain) are not sessions or turns of their own, but
+-- their tokens count; tokens count each reply once (derived.usage); days are in the connection's
+-- time zone.
 WITH
   m AS (
     SELECT CASE $by WHEN 'agent' THEN agent
@@ -13,7 +15,8 @@ WITH
                     ELSE 'total' END AS key,
            file_id, turn_id, model
     FROM derived.messages
-    WHERE ($agent = '' OR list_contains(string_split($agent, ','), agent))
+    WHERE NOT is_sidechain
+      AND ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR coalesce(event_time, captured_at) >= TRY_CAST($since AS TIMESTAMPTZ))),
   ms AS (
     SELECT key, count(DISTINCT file_id) AS sessions, count(DISTINCT turn_id) AS turns

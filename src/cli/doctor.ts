@@ -1,6 +1,6 @@
 import { brainHome } from '../core/home';
 import { brainCommand } from '../core/store/brainpath';
-import { doctor as runDoctor } from '../core/store/doctor';
+import { doctor as runDoctor } from '../core/setup/doctor';
 import { harnessChecks } from '../core/harness/steps';
 import { write, type Verb } from './args';
 

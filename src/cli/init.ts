@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { brainHome } from '../core/home';
 import { homeNotWritable } from '../core/errors';
 import { brainCommand } from '../core/store/brainpath';
-import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/store/init';
+import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/setup/init';
 import { HARNESS_INIT_STEPS } from '../core/harness/steps';
 import { write, type Verb } from './args';
 import { harnessAgents } from '../core/agents';

@@ -3,6 +3,7 @@ import { BrainError } from '../core/errors';
 import { callerSession, SESSION_ENV } from '../core/harness/caller';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';
+import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
 
 function width(stream: NodeJS.WritableStream): number {
   const c = (stream as NodeJS.WriteStream).columns;
@@ -41,15 +42,18 @@ export function formatHit(h: SearchHit, i: number, w: number): string[] {
 export const search: Verb = {
   name: 'search',
   summary: 'Find sessions that mention a text: what was said first, then tool output.',
-  usage: 'search TERM [--agent A] [--project GLOB] [--machine M] [--since WHEN] [--limit N] [--skip SESSION] [--newest] [--store DIR] [--json]',
+  usage: 'search TERM [--agent A] [--project GLOB] [--machine M] [--since WHEN] [--limit N] [--skip SESSION] [--newest] [--scan] [--store DIR] [--json] [--reveal]',
   details: `TERM is literal text, matched case-insensitively as a substring (several words are one phrase).
 Sessions whose user or assistant turns say it come first, most such turns first (the turn index,
 turns.sqlite, kept current from the floor on every search); then, while the list has room, sessions
 where only tool output, thinking or tool arguments hold it (read from the files). Sessions where only
 recorded instructions (system prompt, AGENTS.md) mention it are left out. Terms under 3 characters,
-or no usable index, fall back to reading the files, and the header says so.
+or no usable index, fall back to reading the files, and the header says so; --scan reads the files
+without opening the index.
 Each hit: session, agent, project, machine, start, title (first prompt), matching turns, and up to 3
 snippets with their citations ([#turn Lfrom-to sha256]); --json prints the full citations.
+Secrets in snippets are masked as \`brain secrets\` shows them (--json: "masked": N); --reveal
+prints them in clear, only to a terminal.
 ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
   options: [
     { name: 'agent', type: 'string', help: registry().filterHelp() },
@@ -59,8 +63,10 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     { name: 'limit', type: 'number', short: 'n', help: `sessions to list (default ${DEFAULT_LIMIT})` },
     { name: 'skip', type: 'string', help: `leave out this session (default: the calling agent session, from ${SESSION_ENV.join(', ')}; "" for none)` },
     { name: 'newest', type: 'bool', help: 'newest first within each tier' },
+    { name: 'scan', type: 'bool', help: 'read the files, not the turn index (slower; the header says so)' },
     { name: 'store', type: 'string', help: 'search a store folder (every machine) instead of BRAIN_HOME' },
     { name: 'json', type: 'bool', help: 'machine-readable result (the MCP and LM tools\' shape)' },
+    REVEAL_OPTION,
   ],
   async run(args, ctx) {
     const term = args.positionals.join(' ');
@@ -78,10 +84,10 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     if (skip) input.skip = skip;
     if (o.newest) input.newest = true;
     if (o.store !== undefined) input.store = o.store as string;
-    const r = searchCore(input, ctx.env);
+    const { value: r, masked } = await maskedAnswer('search', args, ctx, searchCore(input, ctx.env, { index: o.scan ? 'off' : 'live' }));
     for (const x of r.refused) write(ctx.stderr, `brain search: refused ${x.machine}:${x.lake_path} — it ${x.problem}; not read (remove or fix that entry)`);
     if (o.json) {
-      write(ctx.stdout, JSON.stringify(r));
+      write(ctx.stdout, JSON.stringify({ ...r, masked }));
       return r.hits.length ? 0 : 1;
     }
     const w = width(ctx.stdout);
@@ -90,6 +96,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
       if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking or arguments:');
       lines.push(...formatHit(h, i, w));
     });
+    if (masked) lines.push('', revealNote('search', masked));
     write(ctx.stdout, lines.join('\n'));
     return r.hits.length ? 0 : 1;
   },

@@ -2,6 +2,7 @@ import { readSession, type ReadInput, type ReadOutput, type TurnView } from '../
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
 
 function fence(s: string): string {
   const longest = Math.max(2, ...(s.match(/`+/g) ?? []).map((m) => m.length));
@@ -58,16 +59,20 @@ export function toMarkdown(r: ReadOutput): string {
 export const show: Verb = {
   name: 'show',
   summary: 'A recorded session as Markdown, tool calls folded, each turn with its citation.',
-  usage: 'show SESSION [--turns A..B] [--machine M] [--store DIR] [--full] [--json]',
+  usage: 'show SESSION [--turns A..B] [--machine M] [--store DIR] [--full] [--scan] [--json] [--reveal]',
   details: `SESSION is the id search lists, the agent's own id, or an unambiguous prefix. --turns takes A..B,
 A.., ..B or A. Thinking and each tool's arguments and output are cut at 2000 characters unless --full.
+Secrets the guard knows or finds are masked as \`brain secrets\` shows them (--json: "masked": N);
+--reveal prints them in clear, only to a terminal.
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'turns', type: 'string', help: 'only turns A..B (1-based)' },
     { name: 'machine', type: 'string', help: 'the machine, when the id exists on several' },
     { name: 'store', type: 'string', help: 'read from a store folder instead of BRAIN_HOME' },
     { name: 'full', type: 'bool', help: 'do not cut long thinking, arguments or output' },
+    { name: 'scan', type: 'bool', help: 'find the session in the files, not the turn index' },
     { name: 'json', type: 'bool', help: 'machine-readable turns (the MCP and LM tools\' shape)' },
+    REVEAL_OPTION,
   ],
   async run(args, ctx) {
     const session = args.positionals[0];
@@ -78,8 +83,9 @@ ${COMMON_EXIT_CODES}`,
     if (o.machine !== undefined) input.machine = o.machine as string;
     if (o.store !== undefined) input.store = o.store as string;
     if (o.full) input.max_chars = 0;
-    const r = readSession(input, ctx.env);
-    write(ctx.stdout, o.json ? JSON.stringify(r) : toMarkdown(r));
+    const m = await maskedAnswer('show', args, ctx, readSession(input, ctx.env, { index: args.opts.scan ? 'off' : 'live' }));
+    if (o.json) write(ctx.stdout, JSON.stringify({ ...m.value, masked: m.masked }));
+    else write(ctx.stdout, toMarkdown(m.value) + (m.masked ? `\n${revealNote('show', m.masked)}\n` : ''));
     return 0;
   },
 };

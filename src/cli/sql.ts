@@ -1,15 +1,16 @@
 import { brainHome } from '../core/home';
 import { runReadOnlySql } from '../core/cache';
 import { formatTable, terminalWidth } from '../core/cache/format';
-import { DEFAULT_CLI_MAX_BYTES, MAX_BYTES_HELP, TIMEOUT_HELP, parseMaxBytes, parseTimeout, sqlLimits } from '../core/cache/limits';
+import { DEFAULT_CLI_MAX_BYTES, MAX_BYTES_HELP, TIMEOUT_HELP, parseMaxBytes, parseTimeout, sqlLimits } from '../core/sqllimits';
 import { BrainError } from '../core/errors';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';
+import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
 
 export const sql: Verb = {
   name: 'sql',
   summary: 'Run one read-only SQL query over the DuckDB cache of the floor.',
-  usage: 'sql "SELECT …" [--json] [--limit N] [--timeout S] [--max-bytes N]',
+  usage: 'sql "SELECT …" [--json] [--limit N] [--timeout S] [--max-bytes N] [--reveal]',
   details: `Tables: floor.raw_lines (every floor line, byte-exact citation columns), floor.files, floor.chunks
 (the manifest), derived.messages, derived.sessions, derived.tool_calls, derived.calls, derived.usage;
 views: ${registry().dialectViews()}, v_live. The cache (BRAIN_HOME/brain.duckdb) is brought up
@@ -17,7 +18,8 @@ to the manifest first, or built if missing. The connection is read-only: INSERT,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.
 A statement is stopped after --timeout (else BRAIN_SQL_TIMEOUT, else [sql] timeout in config.toml,
 else 30 s). Reading stops at --max-bytes of answer (default 8 MiB); a value longer than a quarter of
-that is cut and ends with "…[cut <size>]".
+that is cut and ends with "…[cut <size>]". Secrets in the answer are masked as \`brain secrets\` shows
+them (--json: "masked": N); --reveal prints them in clear, only to a terminal.
 Example: brain sql "SELECT agent, count(DISTINCT turn_id) AS turns FROM derived.messages GROUP BY agent"
 ${COMMON_EXIT_CODES}`,
   options: [
@@ -25,6 +27,7 @@ ${COMMON_EXIT_CODES}`,
     { name: 'limit', type: 'number', help: 'most rows to print (default 1000)' },
     { name: 'timeout', type: 'string', help: `stop the statement after this long: ${TIMEOUT_HELP}` },
     { name: 'max-bytes', type: 'string', help: `most bytes of answer: ${MAX_BYTES_HELP} (default 8 MiB)` },
+    REVEAL_OPTION,
   ],
   async run(args, ctx) {
     const query = args.positionals.join(' ');
@@ -42,15 +45,16 @@ ${COMMON_EXIT_CODES}`,
       if (b === null) throw new BrainError('usage', `--max-bytes ${args.opts['max-bytes']} is not a size between 4 KiB and 1 GiB`, `write ${MAX_BYTES_HELP}`);
       maxBytes = b;
     }
-    const r = await runReadOnlySql(home, query, { limit: (args.opts.limit as number | undefined) ?? 1000, timeoutMs, maxBytes });
+    const { value: r, masked } = await maskedAnswer('sql', args, ctx, await runReadOnlySql(home, query, { limit: (args.opts.limit as number | undefined) ?? 1000, timeoutMs, maxBytes }));
     if (args.opts.json) {
-      write(ctx.stdout, JSON.stringify(r));
+      write(ctx.stdout, JSON.stringify({ ...r, masked }));
       return 0;
     }
     write(ctx.stdout, formatTable(r.columns.map((c) => c.name), r.rows, terminalWidth(ctx.stdout)));
     if (r.note) write(ctx.stdout, `(${r.note})`);
     // Rows short of the limit yet more exist: the byte cap stopped them (the note says so).
     const more = r.rows.length < r.limit ? '--max-bytes N' : '--limit N';
+    if (masked) write(ctx.stdout, revealNote('sql', masked));
     write(ctx.stdout, r.truncated ? `(first ${r.rows.length} rows; more exist: ${more}, or add LIMIT/aggregate)` : `(${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`);
     return 0;
   },

@@ -6,7 +6,7 @@ import { syncPaths } from '../core/store/paths';
 import { retentionGuard, retentionWarning } from '../core/store/retention';
 import { effectiveWarning, mtimeOf } from '../core/store/state';
 import { recordingProblem } from '../core/floor/health';
-import { recentFailures } from '../core/failures';
+import { recentFailures } from '../core/floor/failures';
 import { VERSION } from '../core/store/version';
 import { humanBytes, write, type Verb } from './args';
 

@@ -1,6 +1,6 @@
 import { BrainError } from '../core/errors';
 import { brainCommand } from '../core/store/brainpath';
-import { installTimer, removeTimer, timerStatus } from '../core/store/timer';
+import { installTimer, removeTimer, timerStatus } from '../core/setup/timer';
 import { write, type Verb } from './args';
 
 export const timer: Verb = {

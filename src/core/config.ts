@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse } from 'smol-toml';
 import { BrainError } from './errors';
 import { layout, type Env } from './home';
-import { SQL_KEYS, sqlTable } from './cache/limits';
+import { SQL_KEYS, sqlTable } from './sqllimits';
 import { setting } from './settings';
 
 export interface StoreConfig {

@@ -158,14 +158,6 @@ export const SETTINGS = {
     type: 'flag', shown: 'off', for: 'tests', what: '`1` scans files without ripgrep',
     dflt: () => false, parse: flag('1'), form: '1', bad: 'warn',
   }),
-  BRAIN_NO_INDEX: spec<boolean>({
-    type: 'flag', shown: 'off', for: 'tests', what: '`1`: recall reads the files and leaves the turn index alone (`brain mcp` sets it; to be replaced by an option)',
-    dflt: () => false, parse: flag('1'), form: '1', bad: 'warn',
-  }),
-  BRAIN_INDEX_SNAPSHOT: spec<boolean>({
-    type: 'flag', shown: 'off', for: 'tests', what: '`1`: search uses an in-memory copy of a current turn index (`brain mcp` sets it; to be replaced by an option)',
-    dflt: () => false, parse: flag('1'), form: '1', bad: 'warn',
-  }),
   BRAIN_INDEX_WORKER: spec<boolean>({
     type: 'flag', shown: 'on', for: 'tests', what: '`0` parses sessions for the turn index on the main thread',
     dflt: () => true, parse: (v) => v !== '0', form: '0 to turn it off', bad: 'warn',

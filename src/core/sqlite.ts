@@ -8,6 +8,8 @@ let loadError: unknown;
 
 export function loadSqlite(): typeof BetterSqlite3 | null {
   if (cached !== undefined) return cached;
+  // A fault to inject (tests, or a user ruling out the native module): the module fails to load as
+  // it would with the wrong ABI, so the same fallbacks run.
   if (setting(process.env, 'BRAIN_NO_SQLITE')) {
     loadError = new Error('BRAIN_NO_SQLITE=1');
     cached = null;

@@ -1,7 +1,7 @@
 // The activity picture: sessions per day per agent (stacked bars) and each machine's backup age,
 // as static SVG in a webview that follows the theme. Rows come from the DuckDB cache when it is
 // there, else from the Sessions view's list (same sessions, counted by start day).
-import type { BackupInfo, SessionInfo } from './protocol';
+import type { BackupInfo, ListedSession } from './protocol';
 import { age } from './status';
 
 const COLORS = ['var(--vscode-charts-blue)', 'var(--vscode-charts-orange)', 'var(--vscode-charts-green)', 'var(--vscode-charts-purple)', 'var(--vscode-charts-red)', 'var(--vscode-charts-yellow)'];
@@ -10,7 +10,7 @@ function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function activityHtml(sessions: SessionInfo[], backup: BackupInfo, sqlRows?: unknown[]): string {
+export function activityHtml(sessions: ListedSession[], backup: BackupInfo, sqlRows?: unknown[]): string {
   const counts = new Map<string, Map<string, number>>();
   const add = (day: string, agent: string, n: number) => {
     const m = counts.get(day) ?? new Map<string, number>();

@@ -6,7 +6,7 @@ import { FILE_MODE, layout, mkdirPrivate } from '../core/home';
 import type { Citation } from '../core/turns';
 import { activityHtml } from './activity';
 import type { Backend } from './backend';
-import type { SessionInfo } from './protocol';
+import type { ListedSession } from './protocol';
 import { citationText, type Reader } from './reader';
 import type { SearchHit } from '../core/recall/types';
 import type { SessionsTree, Node } from './sessionsTree';
@@ -135,7 +135,7 @@ async function copyCitation(c: Ctx, node?: Node | Citation): Promise<void> {
   let cit: Citation | undefined;
   let root = c.home();
   if (node && 'kind' in node && node.kind === 'session') {
-    const s: SessionInfo = node.info;
+    const s: ListedSession = node.info;
     cit = await c.backend.recall('cite', { machine: s.machine, lake_path: s.lakePath, line_from: 1, line_to: Math.max(1, s.lines) });
     root = s.root;
   } else if (node && 'sha256' in node) cit = node;
@@ -165,7 +165,7 @@ async function showActivity(c: Ctx): Promise<void> {
   try {
     const r = await c.backend.recall('sql', {
       query:
-        "SELECT day, agent, count(*) AS sessions FROM (SELECT session_id, agent, strftime(min(event_time), '%Y-%m-%d') AS day FROM derived.messages WHERE event_time IS NOT NULL GROUP BY session_id, agent) GROUP BY day, agent ORDER BY day DESC",
+        "SELECT day, agent, count(*) AS sessions FROM (SELECT session_id, agent, strftime(min(event_time), '%Y-%m-%d') AS day FROM derived.messages WHERE event_time IS NOT NULL AND NOT is_sidechain GROUP BY session_id, agent) GROUP BY day, agent ORDER BY day DESC",
       limit: 500,
     });
     sqlRows = r.rows;

@@ -27,7 +27,7 @@ export function contributedTexts(reg: AgentRegistry = registry()): ContributedTe
     'Each hit: session id, agent, project, machine, start and end time, title (first user prompt), matching turns, up to 3 snippets each with a citation. ' +
     'Then read the session with brain_read_session. Pass `store` to search every machine backed up to a store folder.';
   tools.brain_sql.modelDescription =
-    'Runs one read-only DuckDB statement over the session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, captured_at, file_id, witness_gen, line_no), ' +
+    'Runs one read-only DuckDB statement over the session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, captured_at, file_id, witness_gen, line_no, is_sidechain: a sub-agent message, parent_session), ' +
     `the dialect views ${reg.dialectViews()}, and the floor.* tables (files, raw_lines, …). ` +
     'Rows are capped (limit, default 100) and so are bytes (a long value is cut and ends with …[cut <size>]; read it in parts with substr); a statement is stopped after 30 s by default; any statement that writes is refused. Use it for counts per day, project, model, agent or machine, token totals, tool usage.';
   return {

@@ -3,11 +3,11 @@
 // method's params and result, and Events, each notification's data. The host's Backend.request
 // and the worker's handlers are typed from them, so a wrong name or shape does not compile.
 // The main thread only asks and draws; the worker does the work with core.
-import type { SessionInfo, SessionView } from '../core/recall/floorview';
+import type { ListedSession, SessionView } from '../core/recall/floorview';
 import type { CiteOutput, ReadOutput, SearchOutput, ToolName, VerifyOutput } from '../core/recall/types';
 
 // A session and its turns are the core's shapes (core/recall/floorview.ts), passed through as they are.
-export type { SessionInfo, SessionView };
+export type { ListedSession, SessionView };
 export type { TurnView } from '../core/recall/types';
 
 /** What the status bar and the Backup view show, from state.json and the store. */
@@ -104,7 +104,7 @@ export interface RecallParams<T extends ToolName = ToolName> {
 /** Every request the host sends, with its params and its result. */
 export interface Requests {
   init: { params: InitParams; result: { home: string; machine: string; role: Role } };
-  sessions: { params: void; result: SessionInfo[] };
+  sessions: { params: void; result: ListedSession[] };
   session: { params: { session: string; machine?: string }; result: SessionView | null };
   backup: { params: void; result: BackupInfo };
   cancelCatchUp: { params: void; result: boolean };

@@ -5,9 +5,10 @@ import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
 import { SQL_INPUT_SCHEMA, cite, readSession, search, validateInput, verify, TOOL_NAMES, type ToolName } from '../core/recall';
 import type { SqlResult } from '../core/cache';
-import { sqlLimits } from '../core/cache/limits';
+import { sqlLimits } from '../core/sqllimits';
 import type { FloorView } from '../core/recall/floorview';
 import type { RecallResults } from './protocol';
+import { TEXT_TOOLS, maskAnswer } from '../core/secrets/redact';
 
 export interface RecallCtx {
   home: string;
@@ -19,8 +20,11 @@ export interface RecallCtx {
 }
 
 /** One recall tool's answer, typed by its name (protocol.ts, RecallResults). */
-export function recall<T extends ToolName>(tool: T, input: unknown, ctx: RecallCtx): Promise<RecallResults[T]> {
-  return answer(tool, input, ctx) as Promise<RecallResults[T]>;
+export async function recall<T extends ToolName>(tool: T, input: unknown, ctx: RecallCtx): Promise<RecallResults[T]> {
+  // Masked always: the answer goes to a model provider (LM tools) or the editor's views. The editor
+  // offers no way to reveal; the user's own terminal does (`brain show --reveal`).
+  const out = await answer(tool, input, ctx);
+  return (TEXT_TOOLS.has(tool) ? await maskAnswer(ctx.home, out) : out) as unknown as RecallResults[T];
 }
 
 /** Characters of JSON an editor tool returns at most: about 8k tokens. */

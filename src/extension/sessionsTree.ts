@@ -2,14 +2,14 @@
 // changed. It holds the last list the worker sent and nothing else.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SessionInfo } from './protocol';
+import type { ListedSession } from './protocol';
 import { bytes } from './status';
 
 export type Node =
   | { kind: 'machine'; machine: string; local: boolean }
   | { kind: 'agent'; machine: string; lane: string; label: string }
   | { kind: 'project'; machine: string; lane: string; project: string }
-  | { kind: 'session'; info: SessionInfo };
+  | { kind: 'session'; info: ListedSession };
 
 function day(iso: string | null): string {
   return iso ? iso.slice(0, 10) : '';
@@ -23,7 +23,7 @@ export function projectLabel(p: string): string {
 }
 
 export class SessionsTree implements vscode.TreeDataProvider<Node> {
-  private list: SessionInfo[] = [];
+  private list: ListedSession[] = [];
   private emitter = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
 
@@ -31,18 +31,18 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
 
   private parents = new Set<string>();
 
-  set(list: SessionInfo[]): void {
+  set(list: ListedSession[]): void {
     this.list = list;
-    this.parents = new Set(list.filter((s) => s.parent).map((s) => `${s.machine}/${s.lane}/${s.parent}`));
+    this.parents = new Set(list.filter((s) => s.parent_session).map((s) => `${s.machine}/${s.lane}/${s.parent_session}`));
     this.emitter.fire(undefined);
   }
 
-  all(): SessionInfo[] {
+  all(): ListedSession[] {
     return this.list;
   }
 
-  private newest(items: SessionInfo[]): string {
-    return items.reduce((m, s) => ((s.updated ?? '') > m ? (s.updated ?? '') : m), '');
+  private newest(items: ListedSession[]): string {
+    return items.reduce((m, s) => ((s.ended ?? '') > m ? (s.ended ?? '') : m), '');
   }
 
   /** Told how long each getChildren took (the e2e suite reports the longest). */
@@ -71,7 +71,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
       return [...lanes].sort((a, b) => a[1].localeCompare(b[1])).map(([lane, label]) => ({ kind: 'agent', machine: n.machine, lane, label }));
     }
     if (n.kind === 'agent') {
-      const by = new Map<string, SessionInfo[]>();
+      const by = new Map<string, ListedSession[]>();
       for (const s of L) if (s.machine === n.machine && s.lane === n.lane) by.set(s.project, [...(by.get(s.project) ?? []), s]);
       return [...by]
         .sort((a, b) => this.newest(b[1]).localeCompare(this.newest(a[1])))
@@ -82,12 +82,12 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
       const ids = new Set(here.map((s) => s.session));
       // A sub-agent's session sits under its parent when the parent is listed here.
       return here
-        .filter((s) => !s.parent || !ids.has(s.parent))
+        .filter((s) => !s.parent_session || !ids.has(s.parent_session))
         .sort((a, b) => String(b.started).localeCompare(String(a.started)))
         .map((info) => ({ kind: 'session', info }));
     }
     if (n.kind === 'session') {
-      return L.filter((s) => s.parent === n.info.session && s.machine === n.info.machine && s.lane === n.info.lane)
+      return L.filter((s) => s.parent_session === n.info.session && s.machine === n.info.machine && s.lane === n.info.lane)
         .sort((a, b) => String(a.started).localeCompare(String(b.started)))
         .map((info) => ({ kind: 'session', info }));
     }

@@ -3,16 +3,18 @@
 // It reads only: the floor, the manifest and, for SQL, the cache as it is. It never brings a cache
 // up to date (that would write): search reads an in-memory copy of turns.sqlite when that file is
 // whole and current with the manifests (the recorder keeps it so), else the files; read_session
-// reads the files (BRAIN_NO_INDEX=1); SQL opens brain.duckdb read-only without updating it. Stdio
+// reads the files (the index option 'snapshot'); SQL opens brain.duckdb read-only without updating it. Stdio
 // only: no socket is ever opened.
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BrainError } from '../core/errors';
 import { brainHome, type Env } from '../core/home';
+import type { IndexUse } from '../core/recall/types';
 import { ANNOTATIONS, DEFAULT_BUDGET, TOOLS, isUsage, toolByName, type ToolContext } from './tools';
 import { LineTransport } from './stdio';
 import { registry } from '../core/agents';
+import { TEXT_TOOLS, maskAnswer } from '../core/secrets/redact';
 
 export interface McpOptions {
   env: Env;
@@ -23,6 +25,8 @@ export interface McpOptions {
   version: string;
   /** Where diagnostics go (never stdout: that is the protocol). */
   log?: (line: string) => void;
+  /** How search and read_session use the turn index (default 'snapshot': nothing is written). */
+  index?: IndexUse;
 }
 
 const INSTRUCTIONS = `Agent Brain: every recorded coding-agent session (${registry().labels()}) on this machine, or on every machine in a store.
@@ -60,10 +64,11 @@ export interface BrainServer {
 export function createServer(opts: McpOptions): BrainServer {
   const running = new Set<Promise<unknown>>();
   const budget = opts.budget ?? DEFAULT_BUDGET;
-  // The core never opens the turn index for writing (an update, even opening it, writes): search
-  // reads an in-memory copy of it when the file is whole and current, else scans; the rest reads
-  // the floor's files.
-  const env: Env = { ...opts.env, BRAIN_NO_INDEX: '1', BRAIN_INDEX_SNAPSHOT: '1' };
+  // By default the core never opens the turn index for writing (an update, even opening it,
+  // writes): search reads an in-memory copy of it when the file is whole and current, else scans;
+  // the rest reads the floor's files.
+  const index = opts.index ?? 'snapshot';
+  const env = opts.env;
   const home = brainHome(opts.env);
   const server = new Server({ name: 'agent-brain', title: 'Agent Brain', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
 
@@ -76,8 +81,10 @@ export function createServer(opts: McpOptions): BrainServer {
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `unknown tool "${req.params.name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}`);
     // The signal aborts when the client cancels the call or goes away: the sql tool interrupts its
     // statement then.
-    const ctx: ToolContext = { env, callerEnv: opts.env, store: opts.store, home, budget, meta: req.params._meta as Record<string, unknown> | undefined, signal: extra.signal };
-    const call = tool.run(req.params.arguments ?? {}, ctx);
+    const ctx: ToolContext = { env, index, callerEnv: opts.env, store: opts.store, home, budget, meta: req.params._meta as Record<string, unknown> | undefined, signal: extra.signal };
+    // Every answer goes out masked: it is sent on to a model provider. No argument turns this off.
+    const run = tool.run(req.params.arguments ?? {}, ctx);
+    const call = TEXT_TOOLS.has(tool.name) ? run.then((out) => maskAnswer(home, out)) : run;
     running.add(call);
     void call.catch(() => undefined).finally(() => running.delete(call));
     try {

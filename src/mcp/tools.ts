@@ -25,19 +25,21 @@ import {
   type TurnView,
   type VerifyInput,
 } from '../core/recall';
-import { SQL_INPUT_SCHEMA } from '../core/recall/types';
+import { SQL_INPUT_SCHEMA, type IndexUse } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';
-import { sqlLimits } from '../core/cache/limits';
+import { sqlLimits } from '../core/sqllimits';
 import { registry } from '../core/agents';
 
 /** About 10k tokens of JSON: well under what Claude Code (25k tokens) and Codex accept from one tool. */
 export const DEFAULT_BUDGET = 40_000;
 
 export interface ToolContext {
-  /** The environment the core reads with: BRAIN_HOME, and BRAIN_NO_INDEX=1 + BRAIN_INDEX_SNAPSHOT=1 so nothing is written. */
+  /** The environment the core reads with (BRAIN_HOME). */
   env: Env;
+  /** How search and read_session use the turn index ('snapshot' in brain mcp, so nothing is written). */
+  index: IndexUse;
   /** The environment the server was started with (where the harness names its session). */
   callerEnv: Env;
   /** --store: the default store folder for every call that names none. */
@@ -99,7 +101,7 @@ async function runSearch(input: unknown, ctx: ToolContext): Promise<McpSearchOut
       skipped = c;
     }
   }
-  const r: McpSearchOutput = { ...search(q, ctx.env), skipped };
+  const r: McpSearchOutput = { ...search(q, ctx.env, { index: ctx.index }), skipped };
   if (size(r) > ctx.budget) {
     // Keep the best hits whole; a model asks again with filters or a narrower term.
     const all = r.hits.length;
@@ -126,7 +128,7 @@ function cutText(t: TurnView, keep: number): TurnView {
 
 async function runRead(input: unknown, ctx: ToolContext): Promise<McpReadOutput> {
   const i = validateInput<ReadInput>(input, READ_INPUT_SCHEMA);
-  const r = readSession(withStore(i, ctx), ctx.env);
+  const r = readSession(withStore(i, ctx), ctx.env, { index: ctx.index });
   const asked = r.turns;
   const out: McpReadOutput = { ...r, turns: [], range: null, next: null };
   // Whole turns, in order, while they fit; the first one always goes in (cut if it alone is too big).
@@ -254,7 +256,7 @@ export const TOOLS: ToolDef[] = [
     name: 'sql',
     title: 'Query the session cache (SQL)',
     description:
-      `Run one read-only DuckDB SELECT over this machine's session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, …), derived.sessions, derived.tool_calls, derived.usage, the dialect views ${registry().dialectViews()}, and floor.* (raw lines with their citation columns). Rows and bytes are capped (a long value is cut and ends with "…[cut <size>]"; read it in parts with substr), a statement is stopped after 30 s (config.toml [sql] timeout), and one that writes is refused. Use it for counts per day, project, model or machine.`,
+      `Run one read-only DuckDB SELECT over this machine's session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, is_sidechain: a sub-agent message, parent_session, …), derived.sessions, derived.tool_calls, derived.usage, the dialect views ${registry().dialectViews()}, and floor.* (raw lines with their citation columns). Rows and bytes are capped (a long value is cut and ends with "…[cut <size>]"; read it in parts with substr), a statement is stopped after 30 s (config.toml [sql] timeout), and one that writes is refused. Use it for counts per day, project, model or machine.`,
     inputSchema: SQL_INPUT_SCHEMA,
     run: runSql,
   },

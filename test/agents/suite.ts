@@ -11,7 +11,7 @@ import { AGENT_FACTORIES, agentVersion, outbound, type Agent, type AgentLane } f
 import { brainCli, checkChunks, floorState, generations, lakeEquals, lakeRelFor, manifestFor, startWatch, waitFor, type Watch } from './floor';
 import type { Turn } from './standin';
 import { expectedTurns, readTurns, sameTurns } from './turns';
-import { hookFiles } from '../../src/core/store/hooks';
+import { hookFiles } from '../../src/core/setup/hooks';
 import type { SearchOutput } from '../../src/core/recall/types';
 
 /** The meta record `brain hook` writes (fields this suite checks). */

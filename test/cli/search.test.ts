@@ -27,7 +27,7 @@ test('search --json: hits with session facts, snippets and citations', () => {
   assert.equal(j.term, 'green and yellow');
   assert.equal(j.source, 'index');
   assert.equal(j.fallback, null);
-  assert.deepEqual(Object.keys(j).sort(), ['fallback', 'header', 'hits', 'refused', 'source', 'term', 'tool_output_searched', 'total']);
+  assert.deepEqual(Object.keys(j).sort(), ['fallback', 'header', 'hits', 'masked', 'refused', 'source', 'term', 'tool_output_searched', 'total']);
   const h = j.hits[0];
   assert.deepEqual(
     Object.keys(h).sort(),

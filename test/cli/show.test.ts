@@ -41,7 +41,7 @@ test('show --turns A..B and --json', () => {
   );
   assert.match(r.stdout, /## 6 · user · [^\n]*· sub-agent/);
   const j = JSON.parse(brain(sb, ['show', '5c0375b4', '--turns', '3', '--json']).stdout);
-  assert.deepEqual(Object.keys(j).sort(), ['session', 'total', 'turns', 'unparsed_lines']);
+  assert.deepEqual(Object.keys(j).sort(), ['masked', 'session', 'total', 'turns', 'unparsed_lines']);
   assert.equal(j.turns.length, 1);
   assert.deepEqual(
     Object.keys(j.turns[0]).sort(),

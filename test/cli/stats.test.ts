@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { brain, sandbox, type Sandbox } from '../helpers/env';
+import { rawUsage } from '../helpers/rawusage';
 
 let sb: Sandbox;
 before(() => {
@@ -80,4 +81,14 @@ test('--agent takes every name of an agent, as search does; --since takes 7d as 
   const bad = brain(sb, ['stats', '--since', 'soon']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /cannot read "soon" as a date/);
+});
+
+test('stats --json tokens per agent equal the usage fields of the raw files, summed here', () => {
+  const raw = [...rawUsage(sb.home).values()];
+  for (const row of json(['stats', '--json']).rows) {
+    const mine = raw.filter((t) => t.agent === row.key);
+    const sum = (f: (t: (typeof raw)[number]) => number) => mine.reduce((a, t) => a + f(t), 0);
+    const want = { input: sum((t) => t.input), output: sum((t) => t.output), cache_creation: sum((t) => t.cacheCreation), cache_read: sum((t) => t.cacheRead) };
+    assert.deepEqual(row.tokens, { ...want, total: want.input + want.output + want.cache_creation + want.cache_read }, row.key);
+  }
 });

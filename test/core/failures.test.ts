@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { FAILURE_LOG_MAX, failureLogPath, noteFailure, readFailures, recentFailures } from '../../src/core/failures';
+import { FAILURE_LOG_MAX, failureLogPath, noteFailure, readFailures, recentFailures } from '../../src/core/floor/failures';
 import { brain, sandbox } from '../helpers/env';
 import { RSYNC, setRsyncPath, setupStore } from '../store/harness';
 

@@ -97,7 +97,7 @@ test('a phrase said once is found in its turn, and read_session shows that turn 
 });
 
 test('read_session pages through a long session: every turn once, in order, each page sized for a model', async () => {
-  const whole = readSession({ session: LONG }, { ...sb.env, BRAIN_NO_INDEX: '1' });
+  const whole = readSession({ session: LONG }, sb.env, { index: 'off' });
   assert.ok(whole.total > 300, `the fixture is long (${whole.total} turns)`);
   const seen: number[] = [];
   let turns: string | undefined;

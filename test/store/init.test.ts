@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
-import { OWN_COMMAND, planHooks } from '../../src/core/store/hooks';
-import { timerPlan } from '../../src/core/store/timer';
+import { OWN_COMMAND, planHooks } from '../../src/core/setup/hooks';
+import { timerPlan } from '../../src/core/setup/timer';
 import { brain, listFiles, REPO, sandbox, type Sandbox } from '../helpers/env';
 
 function tree(dir: string): Map<string, { bytes: Buffer; mtime: number }> {

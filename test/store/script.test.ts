@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_SCRIPT, parseChecks, storeScript } from '../../src/core/store/script';
-import { excludeLine, extraRsyncArgs, pushCommand } from '../../src/core/store/transport';
+import { excludeLine, extraRsyncArgs, pushCommand } from '../../src/core/store/rsync';
 import type { Config } from '../../src/core/config';
 import { sandbox, type Sandbox } from '../helpers/env';
 

@@ -1,7 +1,7 @@
 // What an agent brain can set up declares in its folder's harness.ts: its CLI and settings folder,
 // and plans for brain init (the session-start hook, the MCP registration, the skill link). A plan
 // only reads: it says what to change (new file content, or commands to run) and the generic code
-// in core/harness and core/store/hooks.ts applies it, so doctor runs the same plan and writes
+// in core/harness and core/setup/hooks.ts applies it, so doctor runs the same plan and writes
 // nothing.
 import type { Env } from '../home';
 

@@ -17,7 +17,7 @@ import { ingest, readMeta, manifestCheck, type IngestStats } from './ingest';
 import { loadSchema } from './sqlfiles';
 import { precheck } from './readonly';
 import { readOnlyQuery, type SqlResult } from './query';
-import { DEFAULT_CLI_MAX_BYTES, DEFAULT_SQL_TIMEOUT_MS } from './limits';
+import { DEFAULT_CLI_MAX_BYTES, DEFAULT_SQL_TIMEOUT_MS } from '../sqllimits';
 import { hashRange } from '../floor/ranges';
 import { setting } from '../settings';
 

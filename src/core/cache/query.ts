@@ -7,7 +7,7 @@ import { registry } from '../agents';
 import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBType, type DuckDBVector } from '@duckdb/node-api';
 import { BrainError } from '../errors';
 import { precheck, checkType } from './readonly';
-import { TIMEOUT_HELP } from './limits';
+import { TIMEOUT_HELP } from '../sqllimits';
 
 export interface SqlColumn {
   name: string;

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrainError, describe } from '../errors';
-import { noteFailure } from '../failures';
+import { noteFailure } from './failures';
 import { layout } from '../home';
 import { writeFileAtomic } from './durable';
 

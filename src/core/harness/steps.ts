@@ -1,7 +1,7 @@
 // `brain init` steps for the harnesses (register brain mcp, link the skill) and the matching
 // `brain doctor` checks. Both run the same plans, so doctor says exactly what init would change.
-import type { DoctorCheck } from '../store/doctor';
-import type { InitStep, StepResult } from '../store/init';
+import type { DoctorCheck } from '../setup/doctor';
+import type { InitStep, StepResult } from '../setup/init';
 import type { Env } from '../home';
 import { harnessLabel, harnessOf } from './detect';
 import { applyMcp, mcpSpec, planMcp, shQuote, type RegPlan } from './mcp-register';

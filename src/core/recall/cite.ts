@@ -12,7 +12,7 @@ import { resolveRoot, type Root } from '../index/roots';
 import type { CiteInput, CiteOutput, VerifyInput, VerifyOutput } from './types';
 import { CITE_INPUT_SCHEMA, VERIFY_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
-import { lakeFile } from './floorpath';
+import { lakeFile } from '../index/lakepath';
 import { UnsafePathError, unsafeReason } from '../safepath';
 
 /** Generation of a lake path from its name (x.g2.jsonl -> 2). */

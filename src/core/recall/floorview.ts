@@ -11,44 +11,41 @@ import { layout, type Env } from '../home';
 import { machineName } from '../machine';
 import { readManifest, type ManifestLine } from '../floor/manifest';
 import { laneRel, readTurns } from '../index/read';
-import { homeRoot, projectFromPath, readMeta } from '../index/roots';
+import { baseOfGen, homeRoot, projectFromPath, readMeta } from '../index/roots';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { readSession } from './read';
-import { lakeFile } from './floorpath';
-import type { TurnView } from './types';
-import { titleOf } from '../turns';
+import { lakeFile } from '../index/lakepath';
+import { INDEX_OFF, type IndexUse, type SessionInfo, type TurnView } from './types';
+import type { FileFacts } from '../turns';
+import type { FloorFile } from './scan';
+import { infoFromFile, infoFromRow } from './session';
 
-/** One session as a list of sessions shows it (the editor's Sessions view). */
-export interface SessionInfo {
-  machine: string;
-  /** Lane code: cc, codex, pi, cursor… */
-  lane: string;
-  agentLabel: string;
-  session: string;
-  /** Project: the session's working folder where known, else the lake folder it came from. */
+/** What a file no dialect could read tells of its session. */
+const EMPTY_FACTS: FileFacts = { native_session: null, parent_session: null, cwd: null, started: null, ended: null, title_hint: null, subagent: false };
+
+/** One session as a list of sessions shows it (the editor's Sessions view): recall's SessionInfo
+ * (from the same mappers search uses), ready to show, and where its file lies. */
+export interface ListedSession extends SessionInfo {
+  /** The session's working folder where known, else the lake folder it came from; never null. */
   project: string;
+  /** Never empty: the session id in parentheses when no prompt was found. */
   title: string;
-  /** ISO time of the first event, else of the first capture. */
-  started: string | null;
-  updated: string | null;
-  turns: number;
+  /** The agent's display name (Claude Code…). */
+  agentLabel: string;
   /** Lake path of the newest generation, relative to the floor's root (its BRAIN_HOME or store folder). */
   lakePath: string;
   /** The floor's root this session lives in (this machine's BRAIN_HOME or <store>/<machine>). */
   root: string;
   bytes: number;
   lines: number;
+  /** The working folder when the transcript or the hook's record names it. */
   cwd?: string;
   branch?: string;
   model?: string;
-  repo?: string;
-  subagent?: boolean;
-  /** The session a sub-agent's session belongs to (shown under it). */
-  parent?: string;
 }
 
 export interface SessionView {
-  info: SessionInfo;
+  info: ListedSession;
   turns: TurnView[];
 }
 
@@ -69,7 +66,24 @@ interface Acc {
   first: string | null;
   last: string | null;
   parsedAt?: number;
-  info?: Pick<SessionInfo, 'title' | 'turns' | 'project' | 'started' | 'updated' | 'cwd'>;
+  info?: SessionInfo;
+  cwd?: string;
+}
+
+/** A session as the list shows it, from its SessionInfo and where its newest file lies. */
+function listed(info: SessionInfo, where: { root: string; lakePath: string; bytes: number; lines: number; project: string | null; cwd?: string; branch?: string }): ListedSession {
+  return {
+    ...info,
+    project: info.project ?? where.project ?? '(unknown)',
+    title: info.title || `(${info.session})`,
+    agentLabel: agentByLane(info.lane)?.label ?? info.lane,
+    lakePath: where.lakePath,
+    root: where.root,
+    bytes: where.bytes,
+    lines: where.lines,
+    cwd: where.cwd,
+    branch: where.branch,
+  };
 }
 
 export class FloorView {
@@ -81,7 +95,12 @@ export class FloorView {
   private stores = new Map<string, StoreFloor>();
   private homeFloor: StoreFloor;
 
-  constructor(home: string, private env: Env) {
+  /** opts.index 'off': the sessions come from the floor's files, and the turn index is not opened. */
+  constructor(
+    home: string,
+    private env: Env,
+    private opts: { index?: Exclude<IndexUse, 'snapshot'> } = {},
+  ) {
     this.home = home;
     this.machine = machineName(home, env);
     this.homeFloor = { machine: this.machine, root: home, read: 0, sessions: new Map() };
@@ -91,7 +110,7 @@ export class FloorView {
   private indexIno = 0;
 
   private openOwnIndex(): void {
-    const o = this.env.BRAIN_NO_INDEX === '1' ? { ok: false as const, reason: 'BRAIN_NO_INDEX=1' } : openIndex(homeRoot(this.env, this.home));
+    const o = this.opts.index === 'off' ? { ok: false as const, reason: INDEX_OFF } : openIndex(homeRoot(this.env, this.home));
     if (o.ok) {
       this.index = o.index;
       this.indexProblem = null;
@@ -201,9 +220,21 @@ export class FloorView {
     a.last = m.captured_at;
   }
 
-  private fromFloor(r: StoreFloor, a: Acc): SessionInfo {
+  private fromFloor(r: StoreFloor, a: Acc): ListedSession {
+    const { rel } = laneRel(a.lakePath);
     if (!a.info || a.parsedAt !== a.bytes) {
-      const { rel } = laneRel(a.lakePath);
+      const file: FloorFile = {
+        mf: { machine: r.machine, dir: r.root },
+        lake_path: a.lakePath,
+        lane: a.lane,
+        session: a.session,
+        gen: a.gen,
+        base: baseOfGen(a.lakePath, a.gen),
+        to: a.bytes,
+        unterminated: true,
+        first_seen: a.first,
+        last_seen: a.last,
+      };
       const got = (() => {
         try {
           // A store's manifest is another machine's word: its path goes through the guard.
@@ -212,68 +243,37 @@ export class FloorView {
           return null;
         }
       })();
-      const said = got?.turns.filter((t) => t.role === 'user' || t.role === 'assistant') ?? [];
-      const first = said.find((t) => t.role === 'user' && t.text);
-      const meta = readMeta(r.root, a.lane, a.session);
-      const cwd = got?.facts.cwd ?? meta?.cwd ?? null;
-      a.info = {
-        title: first ? titleOf(first.text) : got?.facts.title_hint ? titleOf(got.facts.title_hint) : '',
-        turns: said.length,
-        project: cwd ?? projectFromPath(a.lane, rel) ?? rel.split('/')[0] ?? '(unknown)',
-        started: got?.facts.started ?? a.first,
-        updated: got?.facts.ended ?? a.last,
-        cwd: cwd ?? undefined,
-      };
+      a.info = infoFromFile(file, got?.facts ?? EMPTY_FACTS, got?.turns ?? []);
+      a.cwd = got?.facts.cwd ?? readMeta(r.root, a.lane, a.session)?.cwd ?? undefined;
       a.parsedAt = a.bytes;
     }
-    const i = a.info;
-    return {
-      machine: r.machine,
-      lane: a.lane,
-      agentLabel: agentByLane(a.lane)?.label ?? a.lane,
-      session: a.session,
-      project: i.project,
-      title: i.title || `(${a.session})`,
-      started: i.started,
-      updated: i.updated,
-      turns: i.turns,
-      lakePath: a.lakePath,
+    return listed(a.info, {
       root: r.root,
+      lakePath: a.lakePath,
       bytes: a.bytes,
       lines: a.lines,
-      cwd: i.cwd,
+      project: projectFromPath(a.lane, rel) ?? rel.split('/')[0] ?? null,
+      cwd: a.cwd,
       branch: readMeta(r.root, a.lane, a.session)?.git?.branch ?? undefined,
-    };
+    });
   }
 
-  private fromRow(idx: TurnIndex, s: SessionRow): SessionInfo {
+  private fromRow(idx: TurnIndex, s: SessionRow): ListedSession {
     const files = idx.filesOf(s.id);
     const f = files.reduce<(typeof files)[number] | undefined>((best, x) => (!best || x.gen > best.gen ? x : best), undefined);
-    const meta = readMeta(this.home, s.lane, s.session);
-    return {
-      machine: s.machine,
-      lane: s.lane,
-      agentLabel: agentByLane(s.lane)?.label ?? s.lane,
-      session: s.session,
-      project: s.project ?? (f ? projectFromPath(s.lane, laneRel(f.base).rel) : null) ?? '(unknown)',
-      title: s.title || (s.title_hint ? titleOf(s.title_hint) : '') || `(${s.session})`,
-      started: s.started,
-      updated: s.ended,
-      turns: s.turns,
-      lakePath: f?.lake_path ?? '',
+    return listed(infoFromRow(s), {
       root: this.home,
+      lakePath: f?.lake_path ?? '',
       bytes: f?.done ?? 0,
       lines: f?.lines ?? 0,
+      project: f ? projectFromPath(s.lane, laneRel(f.base).rel) : null,
       cwd: s.project ?? undefined,
-      branch: meta?.git?.branch ?? undefined,
-      repo: s.repo ?? undefined,
-      subagent: !!s.subagent,
-      parent: s.parent ?? undefined,
-    };
+      branch: readMeta(this.home, s.lane, s.session)?.git?.branch ?? undefined,
+    });
   }
 
-  sessions(): SessionInfo[] {
-    const out: SessionInfo[] = [];
+  sessions(): ListedSession[] {
+    const out: ListedSession[] = [];
     if (this.index) for (const s of this.index.sessions()) out.push(this.fromRow(this.index, s));
     else for (const a of this.homeFloor.sessions.values()) out.push(this.fromFloor(this.homeFloor, a));
     for (const r of this.stores.values()) for (const a of r.sessions.values()) out.push(this.fromFloor(r, a));
@@ -286,25 +286,18 @@ export class FloorView {
     const store = local ? undefined : this.storeDir();
     if (!local && !store) return undefined;
     // Reading another machine's floor must not create a turn index inside the store.
-    const env = local ? this.env : { ...this.env, BRAIN_NO_INDEX: '1' };
-    const r = readSession({ session, machine: local ? undefined : machine, store: store ?? undefined, max_chars: 4000 }, env);
+    const r = readSession({ session, machine: local ? undefined : machine, store: store ?? undefined, max_chars: 4000 }, this.env, { index: local ? this.opts.index : 'off' });
     const info = this.sessions().find((s) => s.session === r.session.session && s.machine === r.session.machine);
     return {
-      info: info ?? {
-        machine: r.session.machine,
-        lane: r.session.lane,
-        agentLabel: agentByLane(r.session.lane)?.label ?? r.session.lane,
-        session: r.session.session,
-        project: r.session.project ?? '',
-        title: r.session.title || r.session.session,
-        started: r.session.started,
-        updated: r.session.ended,
-        turns: r.session.turns,
-        lakePath: r.turns[0]?.citation.lake_path ?? '',
-        root: local ? this.home : path.join(store!, r.session.machine),
-        bytes: 0,
-        lines: 0,
-      },
+      info:
+        info ??
+        listed(r.session, {
+          root: local ? this.home : path.join(store!, r.session.machine),
+          lakePath: r.turns[0]?.citation.lake_path ?? '',
+          bytes: 0,
+          lines: 0,
+          project: '',
+        }),
       turns: r.turns,
     };
   }

@@ -10,10 +10,10 @@ import { resolveRoot, type Root } from '../index/roots';
 import { citeSpan } from './cite';
 import { floorFiles, type FloorFile } from './scan';
 import { infoFromFile, infoFromRow } from './session';
-import type { ReadInput, ReadOutput, SessionInfo, TurnView } from './types';
+import type { ReadInput, ReadOutput, RecallOptions, SessionInfo, TurnView } from './types';
 import { READ_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
-import { lakeFile } from './floorpath';
+import { lakeFile } from '../index/lakepath';
 import { UnsafePathError } from '../safepath';
 import type { RefusedFile } from './types';
 
@@ -93,13 +93,15 @@ function viaFloor(root: Root, ref: string, machine?: string): Found | null {
   return { info: null, file: list[0] };
 }
 
-export function readSession(input: ReadInput, env: Env = process.env): ReadOutput {
+/** Only opts.index 'live' (the default) opens the turn index to find the session; otherwise the
+ * floor's files are searched for it. */
+export function readSession(input: ReadInput, env: Env = process.env, opts: RecallOptions = {}): ReadOutput {
   validateInput<ReadInput>(input, READ_INPUT_SCHEMA);
   const [from, to] = parseRange(input.turns);
   const max = input.max_chars ?? DEFAULT_MAX_CHARS;
   const root = resolveRoot({ store: input.store }, env);
   let found: Found | null = null;
-  if (env.BRAIN_NO_INDEX !== '1') {
+  if ((opts.index ?? 'live') === 'live') {
     const o = openIndex(root);
     if (o.ok) {
       try {

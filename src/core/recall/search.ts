@@ -17,8 +17,9 @@ import { laneRel, turnText } from '../index/read';
 import { citeSpan } from './cite';
 import { floorFiles, prefilter, scanFile, snippetText, type FileScan, type FloorFile, type Mention } from './scan';
 import { infoFromRow } from './session';
-import type { RefusedFile, SearchHit, SearchInput, SearchOutput, SessionInfo, Snippet } from './types';
-import { lakeFile, lakeFileProblem, noteRefused, refusalOf } from './floorpath';
+import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
+import { lakeFile, lakeFileProblem } from '../index/lakepath';
+import { noteRefused, refusalOf } from './floorpath';
 import { READ_NOFOLLOW } from '../safepath';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
@@ -127,7 +128,7 @@ function mentionSnippet(f: FloorFile, m: Mention): Snippet {
 
 // ---------------------------------------------------------------- search
 
-export function search(input: SearchInput, env: Env = process.env): SearchOutput {
+export function search(input: SearchInput, env: Env = process.env, opts: RecallOptions = {}): SearchOutput {
   validateInput<SearchInput>(input, SEARCH_INPUT_SCHEMA);
   const term = input.term;
   const limit = input.limit ?? DEFAULT_LIMIT;
@@ -136,10 +137,11 @@ export function search(input: SearchInput, env: Env = process.env): SearchOutput
   let fallback: string | null = null;
   let idx: TurnIndex | null = null;
   const refused: RefusedFile[] = [];
-  // BRAIN_INDEX_SNAPSHOT=1 (brain mcp): the index only as an in-memory copy of a current file,
-  // never opened for an update (that writes); otherwise the scan.
-  const snapshot = env.BRAIN_INDEX_SNAPSHOT === '1';
-  if (env.BRAIN_NO_INDEX === '1' && !snapshot) fallback = 'BRAIN_NO_INDEX=1';
+  // 'snapshot' (brain mcp): the index only as an in-memory copy of a current file, never opened
+  // for an update (that writes); otherwise the scan.
+  const use = opts.index ?? 'live';
+  const snapshot = use === 'snapshot';
+  if (use === 'off') fallback = INDEX_OFF;
   else if (!indexable(term)) fallback = 'terms under 3 characters are not in the turn index';
   else if (snapshot) {
     const o = snapshotIndex(root);

@@ -32,6 +32,20 @@ export interface SessionInfo {
   subagent: boolean;
 }
 
+/** How recall uses the turn index (turns.sqlite). 'live' (the default): open it and bring it up to
+ * date first, which writes. 'snapshot': search reads an in-memory copy of the file when it is whole
+ * and current, and nothing else opens it, so nothing is written (brain mcp). 'off': read the files
+ * (brain search --scan). */
+export type IndexUse = 'live' | 'snapshot' | 'off';
+
+/** What the caller decides about a recall call (not part of a tool's input). */
+export interface RecallOptions {
+  index?: IndexUse;
+}
+
+/** Why a search read the files when the caller turned the index off. */
+export const INDEX_OFF = 'the turn index is off';
+
 // ---------------------------------------------------------------- search
 
 export interface SearchInput {

@@ -253,6 +253,20 @@ export interface DetectOptions {
 
 /** Scans one buffer of whole lines. `salt` keys the fingerprints. */
 export async function detect(buf: Buffer, salt: string, stats?: DetectStats, opts: DetectOptions = {}): Promise<Hit[]> {
+  return (await hitsOf(buf, salt, stats, opts)).map(({ value: _value, ...h }) => h);
+}
+
+/**
+ * The secrets themselves, for the recall mask only (./redact): they are replaced in an answer
+ * before it leaves the process, never written or kept beyond the process.
+ */
+export async function secretValues(buf: Buffer, salt: string): Promise<{ value: string; secret_id: string }[]> {
+  const seen = new Map<string, string>();
+  for (const h of await hitsOf(buf, salt)) seen.set(h.value, h.secret_id);
+  return [...seen].map(([value, secret_id]) => ({ value, secret_id }));
+}
+
+async function hitsOf(buf: Buffer, salt: string, stats?: DetectStats, opts: DetectOptions = {}): Promise<(Hit & { value: string })[]> {
   const every = opts.noPrefilter === true;
   const cands = every ? everyLine(buf) : candidateLines(buf);
   if (stats) {
@@ -346,7 +360,7 @@ export async function detect(buf: Buffer, salt: string, stats?: DetectStats, opt
     if (!a) byLine.set(li, (a = []));
     a.push(r);
   }
-  const out: Hit[] = [];
+  const out: (Hit & { value: string })[] = [];
   for (const [li, list] of byLine) {
     list.sort((a, b) => a.rank - b.rank);
     const kept: Raw[] = [];
@@ -368,6 +382,7 @@ export async function detect(buf: Buffer, salt: string, stats?: DetectStats, opt
         from: c.from,
         to: c.to,
         line_ts: c.ts,
+        value: r.value,
       });
     }
   }

@@ -13,7 +13,7 @@ import { kindOf, listFloor } from './floorfiles';
 import { checkLocal, manifestRanges } from './localcheck';
 import { SYNCED_DIRS } from './paths';
 import { readbackFolder, type ReadbackReport, type SampleOptions } from './readback';
-import { excludeLine, type TransferStats } from './transport';
+import { excludeLine, type TransferStats } from './rsync';
 
 export interface BackupReport {
   dest: string;

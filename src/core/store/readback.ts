@@ -3,7 +3,6 @@
 // at random by default (evidence, not proof); `all` re-hashes every range. Works on any folder that
 // holds lake/ (a `brain backup` destination, a local store's <store>/<machine>/), and on an ssh
 // store by first pulling the sampled files into a temporary folder (reading only, one connection).
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,9 +12,8 @@ import type { Config } from '../config';
 import { layout, type Env } from '../home';
 import { hashRange } from '../floor/ranges';
 import { manifestRanges, type Range } from './localcheck';
-import { muxCheck, sshBase, sshOptions, storeLabel, classifyFailure } from './transport';
+import { openTransport } from './transport';
 import { sample } from '../sample';
-import { setting } from '../settings';
 
 export interface ReadbackProblem {
   kind: 'mismatch' | 'missing' | 'short' | 'manifest';
@@ -129,6 +127,7 @@ export type StoreReadback = { ok: true; report: ReadbackReport } | { ok: false; 
 export async function readbackStore(home: string, cfg: Config, env: Env, opts: SampleOptions = {}): Promise<StoreReadback> {
   const store = cfg.store;
   if (!store) return { ok: false, label: 'backup not set up', message: `${cfg.file} has no [store]`, hint: 'run `brain init --store PATH`' };
+  // A local store is re-hashed where it lies: fetching it first would read every byte twice.
   if (!store.host) {
     const dest = within(store.path, cfg.machine, { what: 'the machine name' });
     if (!fs.existsSync(dest)) return { ok: false, label: 'nothing at the store', message: `${dest} does not exist: this machine has not synced yet`, hint: 'run `brain sync --now`' };
@@ -136,7 +135,8 @@ export async function readbackStore(home: string, cfg: Config, env: Env, opts: S
     rep.dest = dest;
     return { ok: true, report: rep };
   }
-  if (store.ssh_mux_only && !(await muxCheck(cfg, env))) {
+  const t = openTransport(cfg, env);
+  if (!(await t.ready())) {
     return { ok: false, label: `no ssh master for ${store.host}`, message: `no ssh master for ${store.host} (ssh_mux_only)`, hint: `open one (ssh -fN ${store.host}), then try again` };
   }
   const { ranges } = manifestRanges(layout(home).manifest);
@@ -145,28 +145,15 @@ export async function readbackStore(home: string, cfg: Config, env: Env, opts: S
   const picked = pickSample(ranges, opts);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brain-readback-'));
   try {
-    const list = path.join(tmp, 'files');
-    fs.writeFileSync(list, [...picked.keys(), 'manifest/manifest.jsonl'].join('\n') + '\n');
     const into = path.join(tmp, 'copy');
     fs.mkdirSync(into);
-    const ssh = [...sshBase(env), ...sshOptions(cfg, env)].join(' ');
-    const args = ['-a', `--timeout=${setting(env, 'BRAIN_IO_TIMEOUT')}`, '--files-from', list, '-e', ssh, `${store.host}:${store.path}/${cfg.machine}/`, `${into}/`];
-    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      let stderr = '';
-      const c = spawn(cfg.rsync_path, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, LC_ALL: 'C' } as NodeJS.ProcessEnv });
-      c.stderr.on('data', (d) => (stderr += d.toString()));
-      c.on('error', (e) => resolve({ code: null, stderr: e.message }));
-      c.on('close', (code) => resolve({ code, stderr }));
-    });
-    // Exit 23 = some listed files were missing: the read-back reports each one by name.
-    if (r.code !== 0 && r.code !== 23) {
-      const f = classifyFailure(cfg, r.code, r.stderr, false)!;
-      return { ok: false, label: f.label, message: f.message, hint: f.hint };
-    }
+    // A file not at the store is left out of the copy: the read-back reports each one by name.
+    const r = await t.fetch([...picked.keys(), 'manifest/manifest.jsonl'], into);
+    if (!r.ok) return { ok: false, ...r.failure };
     const rep = readbackAt(into, picked, total);
     const mp = compareManifest(layout(home).manifest, path.join(into, 'manifest', 'manifest.jsonl'));
     if (mp) rep.problems.push(mp);
-    rep.dest = `${storeLabel(cfg)}/${cfg.machine}`;
+    rep.dest = `${t.label}/${cfg.machine}`;
     return { ok: true, report: rep };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -3,14 +3,15 @@
 // plus "backup stale", which no sync can write because it is about syncs that did not happen.
 // Written atomically (tmp + fsync + rename), so a reader never sees half a file.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { readConfig } from '../config';
 import { writeFileAtomic } from '../floor/durable';
-import type { Env } from '../home';
+import { mkdirPrivate, type Env } from '../home';
 import { isProblem, type Finding } from './findings';
 import { walkFloor } from './floorfiles';
 import { readLedger } from './ledger';
 import { syncPaths } from './paths';
-import type { TransferStats } from './transport';
+import type { TransferStats } from './rsync';
 
 export type SyncStatus = 'ok' | 'failed' | 'skipped' | 'never';
 
@@ -149,4 +150,19 @@ export function effectiveWarning(home: string, env: Env = process.env, now = Dat
       : { warning: '', message: 'nothing recorded yet', state, pending };
   }
   return { warning: '', message: state.message, state, pending };
+}
+
+/** Creates `file` if needed and sets its mtime: the sync's marks (last-ok, pending, recheck) are
+ * empty files whose mtime is the fact. */
+export function touch(file: string, atMs: number): void {
+  mkdirPrivate(path.dirname(file));
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  const t = new Date(atMs);
+  fs.utimesSync(file, t, t);
+}
+
+/** Marks when a change first started waiting (for "backup stale"). */
+export function noteUnsynced(home: string): void {
+  const p = syncPaths(home);
+  if (!fs.existsSync(p.unsyncedSince)) touch(p.unsyncedSince, Date.now());
 }

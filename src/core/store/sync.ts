@@ -23,29 +23,19 @@
 //   3. rsync's own "failed verification" warnings are still read, for what the checks cannot
 //      foresee (the store changing between the check and rsync).
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { readConfig, type Config } from '../config';
-import { noteFailure } from '../failures';
 import { tryLock } from '../floor/lock';
-import { writeFileAtomic } from '../floor/durable';
-import { layout, mkdirPrivate, type Env } from '../home';
+import { mkdirPrivate, type Env } from '../home';
+import { walkFloor, type FloorFile } from './floorfiles';
+import { readLedger, type Ledger } from './ledger';
 import type { Finding } from './findings';
-import { listFloor, walkFloor, type FloorFile } from './floorfiles';
-import { readLedger, writeLedger, type Ledger } from './ledger';
-import { manifestRanges } from './localcheck';
-import { SYNCED_DIRS, syncPaths } from './paths';
-import { deferItems, nextRound, planSync } from './plan';
-import { fitItems, isGuard, type Owner, type ScriptItem } from './script';
-import { ensureFloorId, manifestHead } from './floorid';
-import { findingsLabel, mtimeOf, readState, writeState, type SyncState } from './state';
-import { excludeLine, muxCheck, push, storeLabel, type RsyncRun } from './transport';
-import { applyVerdicts, noteRound, type Seen, type VerdictInput } from './verdicts';
-import { VERSION } from './version';
-import { setting } from '../settings';
+import { syncPaths } from './paths';
+import { commit, preparePush, pushRounds, reconcile, stateBase } from './phases';
+import { mtimeOf, noteUnsynced, touch, writeState, type SyncState } from './state';
+import type { RsyncRun } from './rsync';
+import { muxRetryPolicy, openTransport, withRetry } from './transport';
 
-/** Rounds of store-side checks in one sync (see plan.ts); past that the store is changing under us. */
-const MAX_ROUNDS = 5;
+export { noteUnsynced } from './state';
 
 export type SyncOutcome =
   | { kind: 'busy'; pendingMarked: boolean }
@@ -61,13 +51,6 @@ export interface SyncOptions {
   extraRsync?: string[];
   /** Take <store>/<machine>/ over even if it is recorded for another floor (floorid.ts). */
   adopt?: boolean;
-}
-
-function touch(file: string, atMs: number): void {
-  mkdirPrivate(path.dirname(file));
-  fs.closeSync(fs.openSync(file, 'a', 0o600));
-  const t = new Date(atMs);
-  fs.utimesSync(file, t, t);
 }
 
 /** Is there anything to sync? A floor file newer than last-ok whose stat differs from the ledger.
@@ -130,195 +113,37 @@ export async function runSync(home: string, opts: SyncOptions = {}, depth = 0): 
   return outcome;
 }
 
-function stageVersion(home: string, cfg: Config, startIso: string): string {
-  const p = syncPaths(home);
-  const dir = path.join(p.stage, '.brain');
-  const file = path.join(dir, `${VERSION}.json`);
-  // One file per version, written once: --append-verify would not update a file whose length
-  // stayed the same, and a second rsync for a status file would cost a second connection.
-  if (!fs.existsSync(file)) {
-    writeFileAtomic(
-      file,
-      JSON.stringify({ version: VERSION, machine: cfg.machine, first_sync: startIso, platform: `${os.platform()}-${os.arch()}`, node: process.version }) + '\n',
-    );
-  }
-  return dir;
-}
-
-function stampOf(ms: number): string {
-  return new Date(ms).toISOString().replace(/[:.]/g, '-');
-}
-
+/** One sync, its phases in order (phases.ts): plan, push, reconcile, commit. */
 async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions): Promise<SyncOutcome> {
-  const p = syncPaths(home);
-  const l = layout(home);
   const start = Date.now();
-  const startIso = new Date(start).toISOString();
-  const store = cfg.store!;
-  const where = storeLabel(cfg);
-  const base: Omit<SyncState, 'status' | 'message' | 'warning' | 'findings'> = {
-    v: 1,
-    time: startIso,
-    store: where,
-    machine: cfg.machine,
-    last_ok: readState(home)?.last_ok,
-  };
-
-  if (store.ssh_mux_only && !(await muxCheck(cfg, env))) {
-    const state: SyncState = {
-      ...base,
-      status: 'skipped',
-      message: `no ssh master for ${store.host}: sync skipped (ssh_mux_only)`,
-      warning: `no ssh master for ${store.host}`,
-      hint: `open one (ssh -fN ${store.host} with ControlMaster and ControlPath set in ~/.ssh/config), then run \`brain sync --now\``,
-      findings: carriedProblems(readLedger(p.ledger)),
-    };
-    noteUnsynced(home);
-    writeState(home, state);
-    return { kind: 'done', state };
-  }
-
-  // The manifest is read before the floor is listed: the capture writes lake bytes before the
-  // manifest line that claims them, so no claim read here can exceed a size listed after.
-  const { ranges } = manifestRanges(l.manifest);
-  const files = listFloor(home);
-  const ledger = readLedger(p.ledger);
-  const at = startIso;
-  const plan = planSync(home, env, files, ranges, ledger, at);
-  const { planned, findings } = plan;
-  const stamp = stampOf(start);
-  const owner: Owner = { id: ensureFloorId(home), head: manifestHead(home), adopt: !!opts.adopt };
-  const stageDir = stageVersion(home, cfg, startIso);
-  const sources = SYNCED_DIRS.map((d) => path.join(home, d)).filter((d) => fs.existsSync(d));
-  sources.push(stageDir);
-  mkdirPrivate(p.dir);
-
-  // Rounds: a store-side step that finds store copies not shown to be ours stops before rsync runs
-  // and is asked again with exact checks (plan.ts); each round is one connection.
-  let items: ScriptItem[] = [];
-  const deferred: string[] = [];
-  const seen = new Map<string, Seen>();
-  const kept: VerdictInput['kept'] = [];
-  const pushOnce = (stampNow: string, want: ScriptItem[]) => {
-    // Files whose check does not fit in the script are not pushed now; the next sync takes them.
-    const fitted = fitItems(store, cfg.machine, want, stampNow, owner);
-    items = fitted.fit;
-    deferred.push(...deferItems(plan, fitted.rest));
-    const excluded = [...planned.entries()].filter(([, v]) => v.excluded).map(([k]) => k);
-    writeFileAtomic(p.excludes, ['.tmp-*', '.checkpoint.json', ...[...excluded, ...deferred].map(excludeLine)].join('\n') + '\n', { sync: false });
-    const out = new Set([...excluded, ...deferred]);
-    let toSend = 0;
-    for (const [rel, f] of files) if (!out.has(rel)) toSend += Math.max(0, f.size - (ledger.files[rel]?.size ?? 0));
-    return push({ cfg, env, sources, excludeFrom: p.excludes, items, stamp: stampNow, owner, extra: opts.extraRsync, toSend });
-  };
-  let owned: string | undefined;
-  const pushRounds = async (first: ScriptItem[]): Promise<RsyncRun> => {
-    let r = await pushOnce(stamp, first);
-    for (let round = 1; ; round++) {
-      noteRound(seen, r.checks);
-      owned ??= r.owned;
-      if (!r.again) return r;
-      if (round >= MAX_ROUNDS) {
-        r.failure = {
-          label: 'store copy changing',
-          message: `the store's copies kept changing while ${round} rounds of checks looked at them, so nothing was pushed over them`,
-          hint: `check that no other machine writes to ${where}/${cfg.machine}/ (\`brain machines\`), then run \`brain sync --now\``,
-        };
-        return r;
-      }
-      const next = nextRound(home, plan, items, r.checks, r.dirs);
-      kept.push(...next.kept);
-      r = await pushOnce(stamp, next.items);
-    }
-  };
-  let run = await pushRounds(plan.items);
-  if (deferred.length > 0 && !run.failure) touch(p.pending, Date.now());
-  // A refusal or a store that keeps changing is not the connection's fault: no retry for those.
-  const retryable = run.failure && !run.interrupted && !['machine name taken', 'store copy changing'].includes(run.failure.label);
-  if (retryable && store.ssh_mux_only && (await muxCheck(cfg, env))) {
-    // Over a live master a retry costs no prompt and no touch: one, after a delay.
-    await new Promise((res) => setTimeout(res, setting(env, 'BRAIN_RETRY_DELAY') * 1000));
-    // The checks run again: a store copy moved aside is now missing, one half-sent is checked anew.
-    if (await muxCheck(cfg, env)) run = await pushRounds(items);
-  }
-
-  // What the store-side checks found (they ran even if rsync failed afterwards).
-  const recheck = applyVerdicts({ plan, ledger, seen, items, kept, stamp, at });
-  for (const rel of run.failedVerification) {
-    const pl = planned.get(rel);
-    if (pl?.excluded) continue;
-    const c = seen.get(rel)?.last;
-    findings.push({
-      code: 'store-replaced',
-      path: rel,
-      message:
-        c && c.status === 'ok'
-          ? `${rel}: the store's copy changed between the check and rsync (something else writes there); rsync sent our verified copy again`
-          : `${rel}: rsync found the store's copy differed from ours ("failed verification") and sent our verified copy again`,
-      matches: 'local',
-      at,
-    });
-  }
-
-  const lastScrubbed = plan.lastScrubbed;
-  const checks = items.filter((i) => !isGuard(i));
-  const newLedger: Ledger = { v: 1, files: { ...ledger.files }, scrub_after: lastScrubbed ?? ledger.scrub_after };
-  let state: SyncState;
-  if (!run.failure) {
-    for (const [rel, pl] of planned) newLedger.files[rel] = pl.entry;
-    writeLedger(p.ledger, newLedger);
-    touch(p.lastOk, start);
-    fs.rmSync(p.unsyncedSince, { force: true });
-    if (recheck) touch(p.recheck, Date.now());
-    else fs.rmSync(p.recheck, { force: true });
-    const st = run.stats;
-    const sentFiles = run.transferred.length;
-    const label = findingsLabel(findings);
-    state = {
-      ...base,
-      status: 'ok',
-      last_ok: startIso,
-      message: `synced to ${where}: ${sentFiles} file${sentFiles === 1 ? '' : 's'} updated, ${st ? st.sent : '?'} bytes sent, ${checks.length} checked at the store, in ${(run.ms / 1000).toFixed(1)}s${owned === 'adopted' ? `; ${cfg.machine}/ there was taken over by this floor (--adopt)` : owned === 'matched' ? `; ${cfg.machine}/ there is recorded as this floor's (its manifest starts like ours)` : ''}`,
-      warning: label,
-      hint: label ? hintFor(findings) : undefined,
-      findings,
-      stats: st ? { ...st, ms: run.ms } : undefined,
-    };
-  } else {
-    // Problems found before the push still hold; the rest of the ledger waits for a sync that works.
-    for (const [rel, pl] of planned) if (pl.entry.problem) newLedger.files[rel] = { ...(ledger.files[rel] ?? pl.entry), problem: pl.entry.problem, seen_size: pl.entry.seen_size, seen_mtime: pl.entry.seen_mtime };
-    newLedger.scrub_after = ledger.scrub_after;
-    writeLedger(p.ledger, newLedger);
-    noteUnsynced(home);
-    const f = run.failure;
-    noteFailure(home, { kind: 'sync', label: f.label, message: f.message });
-    state = {
-      ...base,
-      status: 'failed',
-      message: f.message,
-      warning: `backup failing: ${f.label}`,
-      hint: f.hint,
-      findings,
-    };
-  }
-  writeState(home, state);
-  return { kind: 'done', state, run };
+  const transport = openTransport(cfg, env);
+  if (!(await transport.ready())) return { kind: 'done', state: skipped(home, cfg, start) };
+  const prep = preparePush(home, cfg, env, start, !!opts.adopt);
+  // Over a live ssh master a failed connection is retried once; otherwise the next sync retries.
+  const t = cfg.store!.ssh_mux_only ? withRetry(transport, muxRetryPolicy(env)) : transport;
+  const pushed = await pushRounds(home, cfg, prep, t, opts.extraRsync);
+  const recheck = reconcile(prep, pushed);
+  return { kind: 'done', state: commit(home, cfg, prep, pushed, recheck), run: pushed.run };
 }
 
-function hintFor(findings: Finding[]): string {
-  if (findings.some((f) => f.code === 'local-corrupt')) return 'run `brain verify --store` to see which copy matches the manifest; the store keeps the good one';
-  if (findings.some((f) => f.code === 'store-longer')) return 'check that no other machine uses this machine name (`brain machines`)';
-  return 'see `brain status` for the files';
+/** ssh_mux_only and no master: nothing is planned or pushed; the problems already known stay shown. */
+function skipped(home: string, cfg: Config, start: number): SyncState {
+  const host = cfg.store!.host;
+  const state: SyncState = {
+    ...stateBase(home, cfg, new Date(start).toISOString()),
+    status: 'skipped',
+    message: `no ssh master for ${host}: sync skipped (ssh_mux_only)`,
+    warning: `no ssh master for ${host}`,
+    hint: `open one (ssh -fN ${host} with ControlMaster and ControlPath set in ~/.ssh/config), then run \`brain sync --now\``,
+    findings: carriedProblems(readLedger(syncPaths(home).ledger)),
+  };
+  noteUnsynced(home);
+  writeState(home, state);
+  return state;
 }
 
 function carriedProblems(ledger: Ledger): Finding[] {
   return Object.values(ledger.files)
     .map((e) => e.problem)
     .filter((x): x is Finding => !!x);
-}
-
-/** Marks when a change first started waiting (for "backup stale"). */
-export function noteUnsynced(home: string): void {
-  const p = syncPaths(home);
-  if (!fs.existsSync(p.unsyncedSince)) touch(p.unsyncedSince, Date.now());
 }

@@ -2,6 +2,9 @@
 // JavaScript release) over the same files: the real ccusage runs here, with CLAUDE_CONFIG_DIR at
 // the sandbox's copy of the fixtures, plus a project of constructed edge cases (a reply repeated
 // across files, lines ccusage's schema rejects, replies without ids, lines around midnight UTC).
+// Output tokens are the exception: ccusage keeps a reply's first streamed line, whose output is
+// only the first block's, the cache its last (usage.test.ts checks that against the raw files);
+// here ours is checked to be ccusage's plus what the later lines of streamed replies add.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -82,7 +85,7 @@ function writeEdgeProject(claudeDir: string): void {
   writeJsonl(path.join(dir, 'a.jsonl'), [
     line('2026-03-01T23:59:59.999Z', 'msg_shared', 'req_shared', usage(10, 20, 30, 40)),
     line('2026-03-02T00:00:00.000Z', 'msg_a1', 'req_a1', usage(1, 2, 3, 4)),
-    line('2026-03-02T00:00:00.000Z', 'msg_a1', 'req_a1', usage(1, 2, 3, 4)), // streamed repeat
+    line('2026-03-02T00:00:00.000Z', 'msg_a1', 'req_a1', usage(1, 8, 3, 4)), // streamed: its output grew by 6
     line('2026-03-02T01:00:00.000Z', undefined, 'req_noid', usage(5, 5, 5, 5)), // no id: never deduplicated
     line('2026-03-02T01:00:00.000Z', undefined, 'req_noid', usage(5, 5, 5, 5)),
     line('2026-03-02T02:00:00.000Z', 'msg_null', 'req_null', usage(7, 7, null, 7)), // null cache field: rejected
@@ -103,15 +106,48 @@ function writeEdgeProject(claudeDir: string): void {
   fs.writeFileSync(path.join(dir, 'c.json'), JSON.stringify(line('2026-03-03T00:00:00.000Z', 'm_c', 'r_c', usage(50, 50, 50, 50))) + '\n');
 }
 
+const noOutput = (d: Day) => ({ ...d, outputTokens: 0 });
+
+/** Per day (UTC, of the first line), what the last line of each streamed reply adds to the output
+ * of its first line, in each .jsonl file under claudeDir: read from the files themselves. */
+function streamedOutput(claudeDir: string): Map<string, number> {
+  const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+  const first = new Map<string, { day: string; out: number; last: number }>();
+  for (const f of walk(path.join(claudeDir, 'projects')).filter((x) => x.endsWith('.jsonl'))) {
+    for (const l of fs.readFileSync(f, 'utf8').split('\n')) {
+      let j: any;
+      try {
+        j = JSON.parse(l);
+      } catch {
+        continue;
+      }
+      const id = j?.message?.id;
+      const out = j?.message?.usage?.output_tokens;
+      if (typeof id !== 'string' || typeof out !== 'number' || typeof j.requestId !== 'string') continue;
+      // A reply copied into another file is another file's matter (the cache keeps the first file's).
+      const key = `${f}\0${id}`;
+      const seen = first.get(key);
+      if (seen) seen.last = out;
+      else first.set(key, { day: String(j.timestamp).slice(0, 10), out, last: out });
+    }
+  }
+  const m = new Map<string, number>();
+  for (const r of first.values()) if (r.last !== r.out) m.set(r.day, (m.get(r.day) ?? 0) + r.last - r.out);
+  return m;
+}
+
 test('Claude Code tokens per day equal ccusage daily over the same files', async () => {
   const sb = await capturedSandbox('ccusage', (s) => writeEdgeProject(path.join(s.home, '.claude')));
   try {
     await rebuildCache(sb.brain);
     const ours = await brainDaily(sb.brain);
     const theirs = ccusageDaily(path.join(sb.home, '.claude'), sb.home);
+    const streamedExtra = streamedOutput(path.join(sb.home, '.claude'));
     assert.ok(theirs.length >= 5, `ccusage reported ${theirs.length} days`);
     assert.ok(theirs.some((d) => d.date === '2026-03-01') && theirs.some((d) => d.date === '2026-03-02'), 'the edge-case days are in ccusage');
-    assert.deepEqual(ours, theirs);
+    assert.deepEqual(ours.map(noOutput), theirs.map(noOutput));
+    assert.deepEqual(ours.map((d) => d.outputTokens - theirs.find((t) => t.date === d.date)!.outputTokens), ours.map((d) => streamedExtra.get(d.date) ?? 0));
+    assert.equal(streamedExtra.get('2026-03-02'), 6, 'the edge case streamed reply');
     // The shared reply counted from b.jsonl (earliest file), not a.jsonl.
     const d1 = ours.find((d) => d.date === '2026-03-01')!;
     assert.equal(d1.inputTokens, 100 + 1000);
@@ -128,7 +164,11 @@ test('after an incremental update the totals still equal ccusage', async () => {
     await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
     const u = await updateCache(sb.brain);
     assert.equal(u.mode, 'update');
-    assert.deepEqual(await brainDaily(sb.brain), ccusageDaily(path.join(sb.home, '.claude'), sb.home));
+    const ours = await brainDaily(sb.brain);
+    const theirs = ccusageDaily(path.join(sb.home, '.claude'), sb.home);
+    assert.deepEqual(ours.map(noOutput), theirs.map(noOutput));
+    const extra = streamedOutput(path.join(sb.home, '.claude'));
+    assert.deepEqual(ours.map((d) => d.outputTokens - theirs.find((t) => t.date === d.date)!.outputTokens), ours.map((d) => extra.get(d.date) ?? 0));
   } finally {
     sb.cleanup();
   }

@@ -1,6 +1,6 @@
 // The dialect views and derived tables against expectations computed here, independently, from
 // the fixture files themselves: messages and turns (Claude Code's lines of one reply merged,
-// sidechains and meta lines left out, cursor's runs of assistant lines), tool calls and their
+// meta lines left out, sub-agents' apart, cursor's runs of assistant lines), tool calls and their
 // failures, token usage of Pi and Codex (Codex's repeated token_count counted once).
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES, listFiles, type Sandbox } from '../../helpers/env';
 import { rebuildCache } from '../../../src/core/cache';
+import { cacheStats } from '../../../src/core/cache/reports';
 import { all, capturedSandbox } from './helpers';
 
 type J = Record<string, any>;
@@ -45,10 +46,13 @@ interface Expect {
   failures: number;
 }
 
-function expectCc(): Expect {
-  const e: Expect = { messages: 0, turns: 0, calls: 0, failures: 0 };
+/** The main conversations' counts, and in side those of sub-agents: lines marked isSidechain
+ * (in the parent's file or their own) and every line of a subagents/ file. */
+function expectCc(): Expect & { side: { messages: number; turns: number } } {
+  const e = { messages: 0, turns: 0, calls: 0, failures: 0, side: { messages: 0, turns: 0 } };
   for (const f of files('claude/projects', /\.jsonl$/)) {
     const turns = new Set<string>();
+    const sideTurns = new Set<string>();
     const uses = new Set<string>();
     const failed = new Set<string>();
     jsonLines(f).forEach((j, i) => {
@@ -64,13 +68,17 @@ function expectCc(): Expect {
         // A result pairs with its call by id; one without an id pairs with nothing.
         for (const b of j.message.content) if (b?.type === 'tool_result' && b.is_error === true && b.tool_use_id != null) failed.add(b.tool_use_id);
       }
-      if (!['user', 'assistant'].includes(j.type) || !['user', 'assistant'].includes(role) || j.isSidechain === true) return;
-      e.messages++;
+      if (!['user', 'assistant'].includes(j.type) || !['user', 'assistant'].includes(role)) return;
+      const side = j.isSidechain === true || f.includes(`${path.sep}subagents${path.sep}`);
+      const t = side ? sideTurns : turns;
+      if (side) e.side.messages++;
+      else e.messages++;
       if (j.isMeta === true || j.isCompactSummary === true) return;
-      if (role === 'assistant') turns.add(j.message.id ?? `line${i}`);
-      else if ((textOf(j.message.content) ?? '') !== '') turns.add(`line${i}`);
+      if (role === 'assistant') t.add(j.message.id ?? `line${i}`);
+      else if ((textOf(j.message.content) ?? '') !== '') t.add(`line${i}`);
     });
     e.turns += turns.size;
+    e.side.turns += sideTurns.size;
     e.failures += [...uses].filter((u) => failed.has(u)).length;
   }
   return e;
@@ -109,16 +117,21 @@ function expectPi(): Expect & { input: number; output: number; cacheRead: number
 
 const CODEX_CALLS = ['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'tool_search_call', 'image_generation_call'];
 
-function expectCodex(): Expect & { input: number; output: number; cached: number } {
-  const e = { messages: 0, turns: 0, calls: 0, failures: 0, input: 0, output: 0, cached: 0 };
+/** Messages and turns are the main sessions' (a thread a sub-agent spawned, session_meta
+ * source.subagent.thread_spawn, is a sub-agent's); calls and usage are every session's. */
+function expectCodex(): Expect & { input: number; output: number; cached: number; sideMessages: number } {
+  const e = { messages: 0, turns: 0, calls: 0, failures: 0, input: 0, output: 0, cached: 0, sideMessages: 0 };
   for (const f of files('codex/sessions', /\.(jsonl|json)$/)) {
     let prevTotal: string | undefined;
-    for (const j of jsonLines(f)) {
+    const lines = jsonLines(f);
+    const side = lines.some((j) => j?.type === 'session_meta' && j.payload?.source?.subagent?.thread_spawn?.parent_thread_id);
+    for (const j of lines) {
       if (!j) continue;
       const bare = !('payload' in j);
       const body = bare ? j : j.payload ?? {};
       const isItem = bare || j.type === 'response_item';
-      if (isItem && body.type === 'message' && ['user', 'assistant'].includes(body.role)) {
+      if (side && isItem && body.type === 'message' && ['user', 'assistant'].includes(body.role)) e.sideMessages++;
+      else if (isItem && body.type === 'message' && ['user', 'assistant'].includes(body.role)) {
         e.messages++;
         const t = (textOf(body.content) ?? '').trimStart();
         if (!(body.role === 'user' && /^(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)/.test(t))) e.turns++;
@@ -193,7 +206,7 @@ after(() => sb.cleanup());
 /** Counts over the fixtures' sessions (the constructed Codex session left out). */
 async function counts(agent: string): Promise<Expect> {
   const only = `agent = '${agent}' AND session_id <> '0199aaaa-0000-7000-8000-000000000001'`;
-  const m = await all(sb.brain, `SELECT count(*), count(DISTINCT turn_id) FROM derived.messages WHERE ${only}`);
+  const m = await all(sb.brain, `SELECT count(*), count(DISTINCT turn_id) FROM derived.messages WHERE ${only} AND NOT is_sidechain`);
   const c = await all(sb.brain, `SELECT count(*), count(*) FILTER (WHERE is_error) FROM derived.tool_calls WHERE ${only}`);
   return { messages: m[0][0] as number, turns: m[0][1] as number, calls: c[0][0] as number, failures: c[0][1] as number };
 }
@@ -201,7 +214,11 @@ async function counts(agent: string): Promise<Expect> {
 test('Claude Code: messages, merged reply turns, tool calls and failures', async () => {
   const want = expectCc();
   assert.ok(want.messages > 300 && want.calls > 200 && want.failures > 5, JSON.stringify(want));
-  assert.deepEqual(await counts('claude-code'), want);
+  const { side, ...main } = want;
+  assert.deepEqual(await counts('claude-code'), main);
+  const sc = await all(sb.brain, `SELECT count(*), count(DISTINCT turn_id) FROM derived.messages WHERE agent = 'claude-code' AND is_sidechain`);
+  assert.deepEqual({ messages: sc[0][0], turns: sc[0][1] }, side);
+  assert.ok(side.messages > 100 && side.turns > 50, JSON.stringify(side));
   // The lines of one reply share a turn: fewer turns than assistant lines.
   const r = await all(sb.brain, `SELECT count(*) FILTER (WHERE role = 'assistant'), count(DISTINCT turn_id) FILTER (WHERE role = 'assistant') FROM derived.messages WHERE agent = 'claude-code'`);
   assert.ok((r[0][1] as number) < (r[0][0] as number));
@@ -211,6 +228,9 @@ test('Codex: response items only (event_msg echoes are not messages), harness co
   const want = expectCodex();
   const got = await counts('codex');
   assert.deepEqual({ messages: got.messages, turns: got.turns, calls: got.calls }, { messages: want.messages, turns: want.turns, calls: want.calls });
+  const side = await all(sb.brain, `SELECT count(*), count(*) FILTER (WHERE parent_session IS NOT NULL) FROM derived.messages WHERE agent = 'codex' AND is_sidechain`);
+  assert.deepEqual(side, [[want.sideMessages, want.sideMessages]]);
+  assert.ok(want.sideMessages > 0, 'a spawned thread in the fixtures');
   const echoes = await all(sb.brain, `SELECT count(*) FROM dialects.v_codex WHERE envelope_type = 'event_msg' AND body_type IN ('user_message', 'agent_message')`);
   assert.ok((echoes[0][0] as number) > 0, 'the fixtures do have echoes');
   const u = await all(sb.brain, `SELECT sum(input_tokens), sum(output_tokens), sum(cache_read_tokens) FROM derived.usage WHERE agent = 'codex'`);
@@ -255,4 +275,32 @@ test('sessions carry project (cwd) and machine; sub-agent files point at their p
   assert.deepEqual(pi, [['/Users/badlogic/workspaces/pi-mono']]);
   const m = await all(sb.brain, `SELECT count(*) FROM derived.messages WHERE project IS NULL AND agent IN ('pi', 'codex') AND session_id LIKE '019c8%'`);
   assert.equal(m[0][0], 0, 'messages inherit their session project');
+});
+
+test('sub-agent messages are kept, flagged, with their parent session; stats counts main turns only', async () => {
+  // Raw: user/assistant lines of each sub-agent, in a subagents/ file or inline (isSidechain).
+  const raw = new Map<string, number>();
+  for (const f of files('claude/projects', /\.jsonl$/)) {
+    const own = f.includes(`${path.sep}subagents${path.sep}`);
+    const parent = own ? path.basename(path.dirname(path.dirname(f))) : path.basename(f, '.jsonl');
+    for (const j of jsonLines(f)) {
+      if (!j || !['user', 'assistant'].includes(j.type) || !['user', 'assistant'].includes(j.message?.role)) continue;
+      if (own || j.isSidechain === true) raw.set(parent, (raw.get(parent) ?? 0) + 1);
+    }
+  }
+  assert.ok((raw.get('ef958aa1-0e93-49f0-bb71-150f63befcd1') ?? 0) > 50, 'subagents/ files');
+  assert.ok((raw.get('5c0375b4-57a5-4f26-b12d-d022ee4e51b7') ?? 0) > 5, 'inline sidechain lines');
+  const got = await all(sb.brain, `SELECT parent_session, count(*) FROM derived.messages WHERE agent = 'claude-code' AND is_sidechain GROUP BY 1 ORDER BY 1`);
+  assert.deepEqual(got, [...raw].sort(([a], [b]) => (a < b ? -1 : 1)));
+  // Inline sidechain lines stay in their parent's session; a subagents/ file is its own session.
+  const inline = await all(sb.brain, `SELECT DISTINCT session_id FROM derived.messages WHERE is_sidechain AND parent_session = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7'`);
+  assert.deepEqual(inline, [['5c0375b4-57a5-4f26-b12d-d022ee4e51b7']]);
+  const own = await all(sb.brain, `SELECT count(DISTINCT file_id), bool_and(session_id <> parent_session) FROM derived.messages WHERE is_sidechain AND parent_session = 'ef958aa1-0e93-49f0-bb71-150f63befcd1'`);
+  assert.deepEqual(own, [[6, true]]);
+  assert.deepEqual(await all(sb.brain, `SELECT count(*) FROM derived.messages WHERE NOT is_sidechain AND parent_session IS NOT NULL`), [[0]]);
+  // brain stats: sessions and turns are the main conversations'.
+  const st = await cacheStats(sb.brain, 'agent');
+  const cc = st.rows.find((r) => r.key === 'claude-code')!;
+  const main = await all(sb.brain, `SELECT count(DISTINCT file_id), count(DISTINCT turn_id) FROM derived.messages WHERE agent = 'claude-code' AND NOT is_sidechain`);
+  assert.deepEqual([cc.sessions, cc.turns], main[0]);
 });

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import { DEFAULT_SQL_TIMEOUT_MS, DEFAULT_TOOL_MAX_BYTES, parseMaxBytes, parseTimeout, sqlLimits } from '../../../src/core/cache/limits';
+import { DEFAULT_SQL_TIMEOUT_MS, DEFAULT_TOOL_MAX_BYTES, parseMaxBytes, parseTimeout, sqlLimits } from '../../../src/core/sqllimits';
 import { renderConfig, validateConfig } from '../../../src/core/config';
 import { BrainError } from '../../../src/core/errors';
 import { sandbox, type Sandbox } from '../../helpers/env';

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FloorView } from '../../../src/core/recall/floorview';
+import { readSession } from '../../../src/core/recall/read';
 import { TestFloor, fixtureTranscripts } from '../index/floor';
 
 function tmp(name: string): string {
@@ -15,8 +16,8 @@ function tmp(name: string): string {
 
 const CC = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7';
 
-for (const noIndex of ['0', '1']) {
-  test(`floor view (${noIndex === '1' ? 'from the manifest' : 'from the turn index'}): this machine, a store's other machine, refresh and read`, () => {
+for (const index of ['live', 'off'] as const) {
+  test(`floor view (${index === 'off' ? 'from the manifest' : 'from the turn index'}): this machine, a store's other machine, refresh and read`, () => {
     const dir = tmp('floorview');
     const home = path.join(dir, 'brain');
     const store = path.join(dir, 'store');
@@ -27,9 +28,9 @@ for (const noIndex of ['0', '1']) {
       const other = new TestFloor(path.join(store, 'otherbox'), 'otherbox');
       other.addFixture(fixtures.find((x) => x.includes(CC))!);
       fs.writeFileSync(path.join(home, 'config.toml'), `[store]\npath = ${JSON.stringify(store)}\n`, { mode: 0o600 });
-      const env = { HOME: dir, BRAIN_HOME: home, BRAIN_MACHINE: 'testbox', BRAIN_NO_INDEX: noIndex };
+      const env = { HOME: dir, BRAIN_HOME: home, BRAIN_MACHINE: 'testbox' };
 
-      const v = new FloorView(home, env);
+      const v = new FloorView(home, env, { index });
       try {
         assert.equal(v.machine, 'testbox');
         assert.ok(v.refresh() > 0, 'the first refresh reads everything');
@@ -46,6 +47,12 @@ for (const noIndex of ['0', '1']) {
         assert.equal(cc.root, home);
         assert.ok(cc.turns > 0 && cc.title.length > 0);
         assert.ok(cc.lakePath.startsWith('lake/cc/'));
+        // One session shape: the list carries recall's SessionInfo, the same one read_session (and
+        // search) gives for the session, from this machine's floor and from the store's.
+        const keys = ['session', 'agent', 'lane', 'machine', 'project', 'repo', 'started', 'ended', 'turns', 'native_session', 'parent_session', 'subagent', 'title'];
+        const pick = (s: object) => Object.fromEntries(keys.map((k) => [k, (s as Record<string, unknown>)[k]]));
+        assert.deepEqual(pick(cc), pick(readSession({ session: CC }, env, { index }).session));
+        assert.deepEqual(pick(there[0]), pick(readSession({ session: CC, store, machine: 'otherbox' }, env, { index: 'off' }).session));
 
         assert.equal(v.refresh(), 0, 'nothing changed, nothing reported');
         mine.addFixture(fixtures[fixtures.length - 1]);

@@ -27,9 +27,9 @@ test('read: a session\'s turns with citations that sed and sha256sum confirm', (
   try {
     const f = new TestFloor(dir);
     for (const x of fixtureTranscripts()) f.addFixture(x);
-    for (const noIndex of ['0', '1']) {
-      const env = envOf(dir, { BRAIN_NO_INDEX: noIndex });
-      const r = readSession({ session: '5c0375b4' }, env);
+    for (const index of ['live', 'off'] as const) {
+      const env = envOf(dir);
+      const r = readSession({ session: '5c0375b4' }, env, { index });
       assert.equal(r.session.session, '5c0375b4-57a5-4f26-b12d-d022ee4e51b7');
       assert.equal(r.session.project, '/path/to/Demo');
       assert.equal(r.session.agent, 'claude-code');

@@ -170,11 +170,11 @@ test('the scan fallback gives the index\'s answer, and says why it ran', () => {
     for (const x of fixtureTranscripts()) f.addFixture(x);
     for (const term of [TERM, 'green and yellow', 'TodoWrite', 'ファイル', 'the', 'zzzzqqq']) {
       const a = search({ term, limit: 50 }, envOf(dir));
-      const b = search({ term, limit: 50 }, envOf(dir, { BRAIN_NO_INDEX: '1' }));
+      const b = search({ term, limit: 50 }, envOf(dir), { index: 'off' });
       assert.equal(a.source, 'index');
       assert.equal(b.source, 'scan');
-      assert.equal(b.fallback, 'BRAIN_NO_INDEX=1');
-      assert.match(b.header, /scan \(BRAIN_NO_INDEX=1\)/);
+      assert.equal(b.fallback, 'the turn index is off');
+      assert.match(b.header, /scan \(the turn index is off\)/);
       assert.deepEqual(
         comparable(b).filter((h) => h.tier === 'turns'),
         comparable(a).filter((h) => h.tier === 'turns'),
@@ -217,7 +217,7 @@ test('the scan holds counts and the first few mentions per file, not the file: m
     assert.equal(sc.info.session, 's-lots');
     assert.equal(sc.info.title, `question 1 about the ${TERM}`);
     assert.equal(sc.info.turns, 25);
-    const r = search({ term: TERM }, envOf(dir, { BRAIN_NO_INDEX: '1' }));
+    const r = search({ term: TERM }, envOf(dir), { index: 'off' });
     assert.equal(r.hits[0].matching_turns, 10);
     assert.equal(r.hits[0].snippets.length, 3);
     assert.deepEqual(r.hits[0].snippets.map((x) => x.turn), [1, 3, 5]);

@@ -31,8 +31,8 @@ function refusedNames(refused: { machine: string; lake_path: string; problem: st
 
 for (const mode of ['index', 'scan'] as const) {
   test(`search --store (${mode}) never returns bytes from outside the store and names each refused entry`, () => {
-    const env = mode === 'scan' ? { BRAIN_NO_INDEX: '1' } : {};
-    const r = brain(sb, ['search', PHRASE, '--store', h.store, '--json'], { env });
+    const scan = mode === 'scan' ? ['--scan'] : [];
+    const r = brain(sb, ['search', PHRASE, '--store', h.store, '--json', ...scan]);
     assert.equal(r.status, 1, `no session may match: ${r.stdout}\n${r.stderr}`);
     assert.doesNotMatch(r.stdout.replace(/"term":"[^"]*"|for \\"[^"]*\\"/g, ''), SECRET);
     const j = JSON.parse(r.stdout);
@@ -46,7 +46,7 @@ for (const mode of ['index', 'scan'] as const) {
     assert.match(why['lake/cc/dirlink/dirlinked.jsonl'], /passes through a symlink \(lake\/cc\/dirlink\)/);
     for (const e of h.entries) assert.ok(r.stderr.includes(`refused evil:${e.lake_path}`), r.stderr);
     // The good machine in the same store is still searched.
-    const ok = brain(sb, ['search', 'user authentication', '--store', h.store, '--json'], { env });
+    const ok = brain(sb, ['search', 'user authentication', '--store', h.store, '--json', ...scan]);
     assert.equal(ok.status, 0, ok.stderr);
     assert.ok(JSON.parse(ok.stdout).hits.every((x: { machine: string }) => x.machine === 'testbox'));
   });
@@ -54,8 +54,8 @@ for (const mode of ['index', 'scan'] as const) {
 
 test('show --store refuses each entry by name and prints none of its bytes', () => {
   for (const e of h.entries) {
-    for (const env of [{}, { BRAIN_NO_INDEX: '1' }]) {
-      const r = brain(sb, ['show', e.session, '--store', h.store, '--machine', 'evil'], { env });
+    for (const scan of [[], ['--scan']]) {
+      const r = brain(sb, ['show', e.session, '--store', h.store, '--machine', 'evil', ...scan]);
       assert.equal(r.status, 3, `${e.session}: ${r.stdout}\n${r.stderr}`);
       assert.doesNotMatch(r.stdout + r.stderr, SECRET);
       assert.ok(r.stderr.includes(JSON.stringify(e.lake_path)), r.stderr);
@@ -111,7 +111,7 @@ test('the local floor: a lake file replaced by a symlink is refused by search, s
     fs.writeFileSync(outside, outsideTranscript('local'));
     fs.rmSync(lake);
     fs.symlinkSync(outside, lake);
-    const s = brain(local, ['search', PHRASE, '--json'], { env: { BRAIN_NO_INDEX: '1' } });
+    const s = brain(local, ['search', PHRASE, '--json', '--scan']);
     assert.equal(s.status, 1, s.stdout + s.stderr);
     const j = JSON.parse(s.stdout);
     assert.deepEqual(j.hits, []);

@@ -61,8 +61,9 @@ SELECT g.file_id, g.project,
        END AS parent_session
 FROM g JOIN floor.files f USING (file_id);
 
--- Messages: the main conversation's user and assistant lines; the lines of one reply share
--- message.id, which makes them one turn.
+-- Messages: the user and assistant lines, a sub-agent's too (is_sidechain: an isSidechain line, in
+-- the parent's file or its own; derived.messages adds the parent session). The lines of one reply
+-- share message.id, which makes them one turn.
 CREATE OR REPLACE VIEW derived.v_messages_cc AS
 SELECT 'cc:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
        'claude-code' AS agent, session_id, role, model,
@@ -73,10 +74,10 @@ SELECT 'cc:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
             WHEN role = 'assistant' THEN 'cc:'||session_id||':'||coalesce(message_id, witness_gen||':'||line_no)
             WHEN coalesce(text, '') = '' THEN NULL
             ELSE 'cc:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
-       is_meta OR is_compact_summary AS is_meta
+       is_meta OR is_compact_summary AS is_meta,
+       coalesce(is_sidechain, false) AS is_sidechain
 FROM (SELECT *, derived.text_of(content) AS text FROM dialects.v_cc
-      WHERE ev_type IN ('user','assistant') AND NOT coalesce(is_sidechain, false)
-        AND role IN ('user','assistant'));
+      WHERE ev_type IN ('user','assistant') AND role IN ('user','assistant'));
 
 -- Tool calls: tool_use blocks of assistant lines, each joined to the tool_result naming it.
 CREATE OR REPLACE VIEW derived.v_tool_calls_cc AS
@@ -107,10 +108,11 @@ WITH
     WHERE c.role = 'assistant' AND c.b.type = 'tool_use')
 SELECT * FROM cc;
 
--- Usage: the lines of one reply repeat its usage; counted lines are those ccusage accepts (its
--- schema: numeric input/output, ISO-Z timestamp, ...) in .jsonl files, and derived.usage keeps the
--- first line of each (message.id, requestId) in ccusage's order (files by their earliest
--- timestamp, then line order), so totals equal `ccusage daily`.
+-- Usage: the lines of one reply (one per content block, as it streams) each carry its usage so
+-- far, output growing; counted lines are those ccusage's schema accepts (numeric input/output,
+-- ISO-Z timestamp, ...) in .jsonl files, and derived.usage keeps, per message.id, the last counted
+-- line of the first file that has it (files by their earliest timestamp): the reply's whole usage,
+-- once. (ccusage keeps the first line, which misses what the reply wrote after its first block.)
 CREATE OR REPLACE VIEW derived.v_usage_lines_cc AS
 WITH
   cc_all AS (

@@ -295,3 +295,22 @@ SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS ms
        false AS is_meta
 FROM dialects.v_copilot
 WHERE ev_type IN ('user.message', 'assistant.message');
+
+-- Usage: a request's result.metadata carries the prompt's and the reply's tokens (promptTokens,
+-- outputTokens) when Copilot recorded them; nothing says how much of the prompt was cached.
+CREATE OR REPLACE VIEW derived.v_usage_lines_copilot AS
+WITH
+  c AS (
+    SELECT 'copilot-chat' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
+           event_time, model,
+           TRY_CAST((result->>'$.metadata.promptTokens') AS BIGINT) AS prompt_tokens,
+           TRY_CAST((result->>'$.metadata.outputTokens') AS BIGINT) AS out_tokens
+    FROM dialects.v_copilot
+    WHERE ev_type = 'request' AND result IS NOT NULL AND json_type(result) = 'OBJECT')
+SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+       NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
+       coalesce(prompt_tokens, 0) AS input_tokens,
+       coalesce(out_tokens, 0) AS output_tokens,
+       0::BIGINT AS cache_creation_tokens, 0::BIGINT AS cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
+FROM c WHERE prompt_tokens IS NOT NULL OR out_tokens IS NOT NULL;

@@ -109,3 +109,28 @@ FROM (SELECT *,
              END AS text
       FROM dialects.v_gemini
       WHERE role IN ('user','assistant'));
+
+-- Usage: a gemini message's tokens, its last write (the dialect view keeps that one). Gemini's
+-- input includes the cached part and leaves out the tool-use prompt, its output leaves out the
+-- thoughts: input here = input - cached + tool, output = output + thoughts, cache read = cached,
+-- so the three add up to Gemini's total.
+CREATE OR REPLACE VIEW derived.v_usage_lines_gemini AS
+WITH
+  g AS (
+    SELECT 'gemini-cli' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
+           event_time, model,
+           coalesce(TRY_CAST((tokens->>'$.input') AS BIGINT), 0) AS t_input,
+           coalesce(TRY_CAST((tokens->>'$.cached') AS BIGINT), 0) AS t_cached,
+           coalesce(TRY_CAST((tokens->>'$.tool') AS BIGINT), 0) AS t_tool,
+           coalesce(TRY_CAST((tokens->>'$.output') AS BIGINT), 0) AS t_output,
+           coalesce(TRY_CAST((tokens->>'$.thoughts') AS BIGINT), 0) AS t_thoughts
+    FROM dialects.v_gemini
+    WHERE role = 'assistant' AND tokens IS NOT NULL AND json_type(tokens) = 'OBJECT')
+SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+       NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
+       t_input - t_cached + t_tool AS input_tokens,
+       t_output + t_thoughts AS output_tokens,
+       0::BIGINT AS cache_creation_tokens,
+       t_cached AS cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
+FROM g;

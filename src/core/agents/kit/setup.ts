@@ -1,6 +1,6 @@
 // What the agents' harness.ts files share: finding a CLI, brain's own hook entries in a JSON
 // settings file, and recognising brain's MCP registration. Reads only; core/harness and
-// core/store/hooks.ts write what a plan says.
+// core/setup/hooks.ts write what a plan says.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Env } from '../../home';

@@ -9,7 +9,7 @@
 // failure out of the log.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomic } from './floor/durable';
+import { writeFileAtomic } from './durable';
 
 export const FAILURE_LOG_MAX = 20;
 /** The same failure again within this long is counted on the entry before instead of added. */

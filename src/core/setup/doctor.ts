@@ -2,10 +2,10 @@
 // last sync, hooks, lock, retention, each problem with the command that fixes it. It runs init's
 // own planning (planHooks, timerPlan) without writing, so the two cannot disagree, and it has no
 // --fix because nearly every fix is `brain init`, which leaves what is right alone.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { failureLogPath, recentFailures } from '../failures';
+import { failureLogPath, recentFailures } from '../floor/failures';
 import { freeBytes, recordingProblem } from '../floor/health';
 import { RAISE_WATCHES, watchBudget, watchPollMs } from '../floor/watch';
 import { readConfig, type Config } from '../config';
@@ -13,14 +13,15 @@ import { loadSqlite } from '../sqlite';
 import { tryLock } from '../floor/lock';
 import type { Env } from '../home';
 import { planHooks } from './hooks';
-import { syncPaths } from './paths';
-import { retentionGuard, retentionWarning } from './retention';
-import { effectiveWarning, mtimeOf, problems, readState } from './state';
-import { ageText } from './machines';
+import { syncPaths } from '../store/paths';
+import { retentionGuard, retentionWarning } from '../store/retention';
+import { effectiveWarning, mtimeOf, problems, readState } from '../store/state';
+import { ageText } from '../store/machines';
 import { homeNotWritable } from '../errors';
 import { timerStatus, type Platform } from './timer';
-import { muxCheck, ownerFailure, sshBase, sshOptions, storeLabel } from './transport';
-import { readFloorId } from './floorid';
+import { ownerFailure, storeLabel } from '../store/rsync';
+import { openTransport } from '../store/transport';
+import { readFloorId } from '../store/floorid';
 import { setting } from '../settings';
 
 export interface DoctorCheck {
@@ -45,22 +46,6 @@ export function rsyncVersion(bin: string, env: Env): { ok: boolean; version?: st
   const m = /version\s+v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(r.stdout);
   if (!m) return { ok: false, detail: `${bin} --version printed no version: ${r.stdout.split('\n')[0]}` };
   return { ok: true, version: `${m[1]}.${m[2]}${m[3] ? `.${m[3]}` : ''}`, major: +m[1], minor: +m[2], detail: r.stdout.split('\n')[0].trim() };
-}
-
-/** Reaches the store host; prints the floor id recorded for this machine's folder, if any. */
-function sshReach(cfg: Config, env: Env): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const base = sshBase(env);
-  const s = cfg.store!;
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    const cmd = `test -d "${s.path}" && { cat "${s.path}/${cfg.machine}/.brain/floor-id" 2>/dev/null; true; }`;
-    const c = spawn(base[0], [...base.slice(1), ...sshOptions(cfg, env), s.host!, cmd], { stdio: ['ignore', 'pipe', 'pipe'], env: env as NodeJS.ProcessEnv });
-    c.stdout.on('data', (d) => (stdout += d.toString()));
-    c.stderr.on('data', (d) => (stderr += d.toString()));
-    c.on('error', (e) => resolve({ code: null, stdout, stderr: e.message }));
-    c.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** Whose <store>/<machine>/ is it (floorid.ts)? `recorded`: the id there ('' for none). */
@@ -118,18 +103,19 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
         out.push(ownerCheck(home, cfg, recorded));
       }
     } else if (s.ssh_mux_only) {
-      const up = await muxCheck(cfg, env);
+      const up = await openTransport(cfg, env).ready();
       out.push(up ? { name: 'store', level: 'ok', detail: `an ssh master to ${s.host} is open` } : { name: 'store', level: 'warn', detail: `no ssh master for ${s.host}: syncs are skipped until one is open`, fix: `ssh -fN ${s.host}   (with ControlMaster/ControlPath in ~/.ssh/config)` });
     } else if (opts.offline) {
       out.push({ name: 'store', level: 'info', detail: `${storeLabel(cfg)} not checked (--offline)` });
     } else {
-      const rr = await sshReach(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(setting(env, 'BRAIN_CONNECT_TIMEOUT') ?? 10) });
-      if (rr.code === 0) {
+      // Reaches the host and reads the floor id recorded for this machine's folder, if any.
+      const t = openTransport(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(setting(env, 'BRAIN_CONNECT_TIMEOUT') ?? 10) });
+      const rr = await t.readFile(`${cfg.machine}/.brain/floor-id`);
+      if (rr.ok) {
         out.push({ name: 'store', level: 'ok', detail: `${s.host} answers and ${s.path} exists` });
-        out.push(ownerCheck(home, cfg, rr.stdout.trim()));
-      }
-      else if (rr.code === 1) out.push({ name: 'store', level: 'fail', detail: `${s.host} answers but ${s.path} does not exist there`, fix: `ssh ${s.host} mkdir -p ${s.path}` });
-      else out.push({ name: 'store', level: 'fail', detail: `cannot reach ${s.host}: ${rr.stderr.trim().split('\n').pop() || `ssh exited ${rr.code}`}`, fix: `check login without a prompt: ssh -o BatchMode=yes ${s.host} true` });
+        out.push(ownerCheck(home, cfg, (rr.value ?? '').trim()));
+      } else if (rr.failure.label === 'store folder missing') out.push({ name: 'store', level: 'fail', detail: `${s.host} answers but ${s.path} does not exist there`, fix: `ssh ${s.host} mkdir -p ${s.path}` });
+      else out.push({ name: 'store', level: 'fail', detail: rr.failure.message, fix: rr.failure.hint });
     }
   }
 

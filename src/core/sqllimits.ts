@@ -6,9 +6,9 @@
 // mounted (which makes the rest of the config invalid) must not stop a query.
 import * as fs from 'node:fs';
 import { parse } from 'smol-toml';
-import { BrainError } from '../errors';
-import { layout, type Env } from '../home';
-import { MAX_BYTES_HELP, MIN_MAX_BYTES, parseMaxBytes, parseTimeout, setting, TIMEOUT_HELP } from '../settings';
+import { BrainError } from './errors';
+import { layout, type Env } from './home';
+import { MAX_BYTES_HELP, MIN_MAX_BYTES, parseMaxBytes, parseTimeout, setting, TIMEOUT_HELP } from './settings';
 
 // The parsers live with the settings (the lowest layer); their users import them from here.
 export { MAX_BYTES_HELP, MIN_MAX_BYTES, parseMaxBytes, parseTimeout, TIMEOUT_HELP };

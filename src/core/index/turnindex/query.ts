@@ -1,0 +1,104 @@
+// Reading the turn index: the FTS match behind search, and the sessions, files and turns it keeps.
+// Also whether the index holds everything the floor's manifests claim (a reader that must not
+// update it, brain mcp, uses it only then).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fold } from '../parse-job';
+import type { MachineFloor } from '../roots';
+import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
+
+
+/** Can the index answer this term? The trigram tokenizer needs three characters (code points). */
+export function indexable(term: string): boolean {
+  let n = 0;
+  for (const _ of fold(term)) if (++n >= 3) return true;
+  return false;
+}
+
+function phrase(term: string): string {
+  return `"${fold(term).replace(/"/g, '""')}"`;
+}
+
+export class IndexQueries extends IndexBase {
+  /** How far into a machine's manifest this index has read, and how long it is now (null: none). */
+  protected manifestProgress(mf: MachineFloor): { key: string; from: number; size: number; mfile: string } | null {
+    const key = `manifest:${mf.machine}`;
+    const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
+    try {
+      return { key, from: Number(this.st.getMeta.get(key) ?? 0), size: fs.statSync(mfile).size, mfile };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Why this index does not hold everything the floor's manifests claim (null: it does). */
+  behind(): string | null {
+    if (this.root.kind === 'home' && this.st.getMeta.get('home_machine') !== this.root.machines[0].machine) return 'the turn index was built for another machine name';
+    for (const mf of this.root.machines) {
+      const p = this.manifestProgress(mf);
+      if (p && p.from !== p.size) return `the turn index is behind the floor of ${mf.machine} (${p.size - p.from} manifest bytes not read yet)`;
+    }
+    return null;
+  }
+
+
+
+  /** Sessions whose user or assistant turns contain `term` (case-insensitive, literal), with the
+   * number of such turns and the ids of the first three. */
+  match(term: string): { sess_id: number; count: number; ids: number[] }[] {
+    const rows = this.st.match.all(phrase(term)) as { s: number; c: number; ids: string }[];
+    return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',', 3).map(Number) }));
+  }
+
+  turn(id: number): TurnRow | undefined {
+    return this.st.turnById.get(id) as TurnRow | undefined;
+  }
+
+  session(id: number): SessionRow | undefined {
+    return this.st.sessById.get(id) as SessionRow | undefined;
+  }
+
+  /** Every session's keys, place and dates: what filtering and ranking need, without the titles. */
+  sessionKeys(): SessionKeys[] {
+    return this.db.prepare(`SELECT id, machine, lane, session, native, parent, subagent, project, repo, started, ended, turns FROM sessions`).all() as SessionKeys[];
+  }
+
+  sessions(): SessionRow[] {
+    return this.db.prepare(`SELECT * FROM sessions WHERE turns > 0 OR id IN (SELECT sess_id FROM files WHERE live = 1)`).all() as SessionRow[];
+  }
+
+  file(id: number): FileRow | undefined {
+    return this.db.prepare(`SELECT * FROM files WHERE id = ?`).get(id) as FileRow | undefined;
+  }
+
+  /** Every live file, with where it is and what the manifest claims (not its parse state). */
+  liveFiles(): LiveFile[] {
+    return this.db
+      .prepare(`SELECT id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen FROM files WHERE live = 1`)
+      .all() as LiveFile[];
+  }
+
+  filesOf(sessId: number): FileRow[] {
+    return this.st.liveFileOfSess.all(sessId) as FileRow[];
+  }
+
+  /** Sessions whose id, the agent's own id, or a prefix of either is `ref`. */
+  findSessions(ref: string): SessionRow[] {
+    const exact = this.db.prepare(`SELECT * FROM sessions WHERE session = ? OR native = ?`).all(ref, ref) as SessionRow[];
+    if (exact.length) return exact;
+    const esc = ref.replace(/[\\%_]/g, (c) => `\\${c}`);
+    return this.db
+      .prepare(`SELECT * FROM sessions WHERE session LIKE ? ESCAPE '\\' OR native LIKE ? ESCAPE '\\' LIMIT 50`)
+      .all(`${esc}%`, `${esc}%`) as SessionRow[];
+  }
+
+  stats(): { sessions: number; files: number; turns: number; bytes_indexed: number } {
+    const g = (sql: string) => Number(this.db.prepare(sql).pluck().get() ?? 0);
+    return {
+      sessions: g(`SELECT count(*) FROM sessions`),
+      files: g(`SELECT count(*) FROM files WHERE live = 1`),
+      turns: g(`SELECT count(*) FROM turns`),
+      bytes_indexed: g(`SELECT coalesce(sum(done), 0) FROM files WHERE live = 1`),
+    };
+  }
+}

@@ -1,0 +1,299 @@
+// The turn index's tables, row shapes and prepared statements, and the base every open index
+// shares: one connection, its schema checked or created, its batches in BEGIN IMMEDIATE
+// transactions. Reading (query.ts) and writing (update.ts) build on it.
+import * as fs from 'node:fs';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Root } from '../roots';
+
+export type DB = BetterSqlite3.Database;
+
+
+// 4: files whose lake_path the guard refuses are no longer read; an index built before may hold
+// text such a file pointed at, so it is built again.
+export const SCHEMA_VERSION = '4';
+
+/** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
+ * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
+export const SPAN_BITS = 24;
+export const SPAN = 2 ** SPAN_BITS;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY,
+  machine TEXT NOT NULL,
+  lane TEXT NOT NULL,
+  session TEXT NOT NULL,
+  native TEXT,
+  parent TEXT,
+  subagent INTEGER NOT NULL DEFAULT 0,
+  project TEXT,
+  repo TEXT,
+  title TEXT,
+  title_key INTEGER,
+  title_hint TEXT,
+  started TEXT,
+  ended TEXT,
+  turns INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (machine, lane, session)
+);
+CREATE TABLE IF NOT EXISTS files (
+  id INTEGER PRIMARY KEY,
+  machine TEXT NOT NULL,
+  lake_path TEXT NOT NULL,
+  base TEXT NOT NULL,
+  gen INTEGER NOT NULL,
+  lane TEXT NOT NULL,
+  sess_id INTEGER NOT NULL,
+  claimed INTEGER NOT NULL DEFAULT 0,
+  unterminated INTEGER NOT NULL DEFAULT 0,
+  done INTEGER NOT NULL DEFAULT 0,
+  first_seen TEXT,
+  last_seen TEXT,
+  ck TEXT,
+  facts TEXT,
+  lines INTEGER NOT NULL DEFAULT 0,
+  bad INTEGER NOT NULL DEFAULT 0,
+  live INTEGER NOT NULL DEFAULT 1,
+  UNIQUE (machine, lake_path)
+);
+CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
+CREATE INDEX IF NOT EXISTS files_sess ON files (sess_id);
+CREATE INDEX IF NOT EXISTS files_behind ON files (id) WHERE live = 1 AND done < claimed;
+CREATE TABLE IF NOT EXISTS turns (
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL,
+  sess_id INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  side INTEGER NOT NULL DEFAULT 0,
+  ts TEXT,
+  line_from INTEGER NOT NULL,
+  line_to INTEGER NOT NULL,
+  byte_from INTEGER NOT NULL,
+  byte_to INTEGER NOT NULL,
+  said INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+`;
+
+export interface SessionRow {
+  id: number;
+  machine: string;
+  lane: string;
+  session: string;
+  native: string | null;
+  parent: string | null;
+  subagent: number;
+  project: string | null;
+  repo: string | null;
+  title: string | null;
+  title_hint: string | null;
+  started: string | null;
+  ended: string | null;
+  turns: number;
+}
+
+export type SessionKeys = Omit<SessionRow, 'title' | 'title_hint'>;
+
+export type LiveFile = Pick<FileRow, 'id' | 'machine' | 'lake_path' | 'base' | 'gen' | 'lane' | 'sess_id' | 'claimed' | 'unterminated' | 'first_seen' | 'last_seen'>;
+
+export interface FileRow {
+  id: number;
+  machine: string;
+  lake_path: string;
+  base: string;
+  gen: number;
+  lane: string;
+  sess_id: number;
+  claimed: number;
+  unterminated: number;
+  done: number;
+  first_seen: string | null;
+  last_seen: string | null;
+  ck: string | null;
+  facts: string | null;
+  lines: number;
+  bad: number;
+  live: number;
+}
+
+export interface TurnRow {
+  id: number;
+  file_id: number;
+  sess_id: number;
+  n: number;
+  role: 'u' | 'a';
+  side: number;
+  ts: string | null;
+  line_from: number;
+  line_to: number;
+  byte_from: number;
+  byte_to: number;
+  /** The turn has text (and a row in the FTS index). */
+  said: number;
+}
+
+export interface UpdateReport {
+  files: number;
+  bytes: number;
+  turns: number;
+  /** Files whose parse came from the parse thread. */
+  parsed_ahead: number;
+  /** UTF-8 bytes of turn text indexed. */
+  text_bytes: number;
+  ms: number;
+  /** Files left unread: their lake_path leaves the machine's folder or meets a symlink. */
+  refused: { machine: string; lake_path: string; problem: string }[];
+}
+
+
+export function dropFiles(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
+}
+
+export function fileBytes(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+
+/** SQLite opens through a symlink: one planted in a store would have the index read from, or
+ * written to, a file elsewhere. Why the index is not used, or null. */
+export function indexSymlink(root: Root): string | null {
+  const link = [root.index, `${root.index}-wal`, `${root.index}-shm`, `${root.index}-journal`].find((f) => fs.lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink());
+  return link ? `${link} is a symlink, which is never followed` : null;
+}
+
+export class IndexBase {
+  protected st!: ReturnType<IndexBase['prepare']>;
+  protected fresh = false;
+
+  constructor(
+    readonly db: DB,
+    readonly root: Root,
+  ) {}
+
+  /** Creates or checks the schema. 'reopen': a fresh open found another process's finished build;
+   * 'abandoned': a build that never finished (its process died). */
+  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' | 'newer' {
+    const v = this.tableExists('meta') ? (this.db.prepare(`SELECT v FROM meta WHERE k = 'schema'`).get() as { v: string } | undefined)?.v : undefined;
+    // An index a newer brain built (a store several machines share) is left alone: rebuilding it
+    // here would make the newer one rebuild it in turn.
+    if (v !== undefined && Number(v) > Number(SCHEMA_VERSION)) return 'newer';
+    if (v !== undefined) {
+      if (fresh) return 'reopen';
+      if ((this.db.prepare(`SELECT v FROM meta WHERE k = 'building'`).get() as { v: string } | undefined)?.v === '1') return 'abandoned';
+    }
+    if (v !== undefined && v !== SCHEMA_VERSION) {
+      // Another layout: it is a cache, so start again.
+      this.db.exec(`DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+    }
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.db.exec(SCHEMA);
+      if (this.db.prepare(`INSERT OR IGNORE INTO meta (k, v) VALUES ('schema', ?)`).run(SCHEMA_VERSION).changes > 0) {
+        // A bigger in-memory term hash before each flush halves the build's FTS work.
+        this.db.exec(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('hashsize', ${32 << 20})`);
+      }
+      if (fresh) this.db.exec(`INSERT INTO meta (k, v) VALUES ('building', '1') ON CONFLICT (k) DO UPDATE SET v = '1'`);
+      this.db.exec('COMMIT');
+    } catch (e) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
+    this.fresh = fresh;
+    this.st = this.prepare();
+    return 'ok';
+  }
+
+  /** After a first build: mark it finished and go back to shared, journaled (WAL) access. */
+  protected finishFresh(): void {
+    if (!this.fresh) return;
+    this.fresh = false;
+    // The build's segment merges leave free pages behind (about a sixth of the file): give them
+    // back while the file is still this process's alone. A crash meanwhile leaves 'building' set,
+    // so the next open starts again.
+    const free = Number(this.db.pragma('freelist_count', { simple: true }));
+    const pages = Number(this.db.pragma('page_count', { simple: true }));
+    if (free > pages / 20) this.db.exec('VACUUM');
+    this.db.exec(`UPDATE meta SET v = '0' WHERE k = 'building'`);
+    this.db.pragma('locking_mode = NORMAL');
+    this.db.prepare(`SELECT count(*) FROM meta`).get(); // releases the exclusive lock
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+  }
+
+  private tableExists(name: string): boolean {
+    return !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name);
+  }
+
+  private prepare() {
+    const d = this.db;
+    return {
+      getMeta: d.prepare(`SELECT v FROM meta WHERE k = ?`).pluck(),
+      setMeta: d.prepare(`INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`),
+      fileByPath: d.prepare(`SELECT * FROM files WHERE machine = ? AND lake_path = ?`),
+      insertFile: d.prepare(
+        `INSERT INTO files (machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)`,
+      ),
+      claimFile: d.prepare(
+        `UPDATE files SET claimed = max(claimed, ?), unterminated = ?, first_seen = coalesce(min(first_seen, ?), ?), last_seen = max(coalesce(last_seen, ''), ?) WHERE id = ?`,
+      ),
+      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ? WHERE id = ?`),
+      newerGen: d.prepare(`SELECT max(gen) FROM files WHERE machine = ? AND base = ?`).pluck(),
+      olderLive: d.prepare(`SELECT id FROM files WHERE machine = ? AND base = ? AND gen < ? AND live = 1`).pluck(),
+      setDead: d.prepare(`UPDATE files SET live = 0 WHERE id = ?`),
+      behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed ORDER BY id`),
+      sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
+      insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
+      updSess: d.prepare(
+        `UPDATE sessions SET native = ?, parent = ?, subagent = ?, project = ?, repo = ?, title_hint = ?, started = ?, ended = ?, turns = ? WHERE id = ?`,
+      ),
+      sessById: d.prepare(`SELECT * FROM sessions WHERE id = ?`),
+      fileById: d.prepare(`SELECT * FROM files WHERE id = ?`),
+      delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE file_id = ? AND line_from >= ? AND said = 1)`),
+      delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
+      insTurn: d.prepare(
+        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
+      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE id >= ? AND id < ?`).pluck(),
+      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
+      setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
+
+      lastSeq: d.prepare(`SELECT max(id) FROM turns WHERE id >= ? AND id < ?`).pluck(),
+      liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
+      match: d.prepare(
+        // The matching turns of each session in order, from the same pass that counts them (FTS5
+        // does not seek on a rowid bound, so asking again per session would read every match
+        // again). A built-in aggregate: a JavaScript one costs a callback per matching turn.
+        `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, group_concat(rowid ORDER BY rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
+      ),
+      turnById: d.prepare(`SELECT * FROM turns WHERE id = ?`),
+    };
+  }
+
+  /** A snapshot kept for later calls (snapshotIndex) is closed when it is replaced, not by them. */
+  kept = false;
+
+  close(): void {
+    if (!this.kept) this.db.close();
+  }
+
+
+  protected tx(fn: () => void): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      fn();
+      this.db.exec('COMMIT');
+    } catch (e) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,316 @@
+// Keeping the turn index current. It is a cache of the floor's manifests: each update reads the
+// manifest lines added since the last one and, per file, only the bytes after the file's checkpoint (the start of the
+// turns a later line could still extend). Updates from several processes are safe: each batch is a
+// BEGIN IMMEDIATE transaction, and a file's progress is read again inside it, so two updates never
+// add the same turns twice. A file that opened a new generation is read fresh, and the older
+// generation's turns leave the index (its bytes stay on the floor).
+import * as path from 'node:path';
+import { readManifest } from '../../floor/manifest';
+import type { Checkpoint, FileFacts } from '../../turns';
+import { titleOf } from '../../turns';
+import { laneRel } from '../read';
+import { runParseJob, type ParseJob, type ParseResult } from '../parse-job';
+import { ParsePool } from '../pool';
+import { baseOfGen, projectFromPath, readMeta, type MachineFloor } from '../roots';
+import { agentByLane } from '../../agents';
+import { lakeFileProblem } from '../lakepath';
+import { IndexQueries } from './query';
+import { fileBytes, SPAN, type FileRow, type SessionRow, type UpdateReport } from './schema';
+import { setting } from '../../settings';
+
+/** What a parse was based on: a result parsed ahead is stale once this changes. */
+function progressKey(r: FileRow): string {
+  return `${r.ck ?? ''}|${r.done}|${r.claimed}|${r.unterminated}`;
+}
+
+interface Claim {
+  mf: MachineFloor;
+  lake_path: string;
+  lane: string;
+  session: string;
+  gen: number;
+  byte_to: number;
+  unterminated: boolean;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** An open turn index: what it reads (IndexQueries), and bringing it up to date with the floor. */
+export class TurnIndex extends IndexQueries {
+
+  /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
+  update(): UpdateReport {
+    const t0 = Date.now();
+    const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
+    const offsets: { key: string; to: number }[] = [];
+    const claims = new Map<string, Claim>();
+    if (this.root.kind === 'home') {
+      // This machine's index is named after it: a renamed machine starts again under its new name.
+      const name = this.root.machines[0].machine;
+      const was = this.st.getMeta.get('home_machine') as string | undefined;
+      if (was !== name) {
+        if (was !== undefined) this.reset();
+        this.tx(() => this.st.setMeta.run('home_machine', name));
+      }
+    }
+    for (const mf of this.root.machines) {
+      const p = this.manifestProgress(mf);
+      if (!p) continue;
+      const { key, from, size, mfile } = p;
+      if (size < from) {
+        // A manifest is append-only; a shorter one is another floor: read it all again.
+        this.reset();
+        return this.update();
+      }
+      if (size === from) continue;
+      const r = readManifest(mfile, from);
+      for (const m of r.lines) {
+        const k = `${mf.machine}\0${m.lake_path}`;
+        const c = claims.get(k);
+        if (!c) {
+          const { lane } = laneRel(m.lake_path);
+          claims.set(k, {
+            mf,
+            lake_path: m.lake_path,
+            lane: m.lane ?? lane,
+            session: m.session,
+            gen: m.gen ?? 1,
+            byte_to: m.byte_to,
+            unterminated: !!m.unterminated,
+            first_seen: m.captured_at,
+            last_seen: m.captured_at,
+          });
+        } else {
+          if (m.byte_to >= c.byte_to) {
+            c.byte_to = m.byte_to;
+            c.unterminated = !!m.unterminated;
+          }
+          if (m.captured_at < c.first_seen) c.first_seen = m.captured_at;
+          if (m.captured_at > c.last_seen) c.last_seen = m.captured_at;
+        }
+      }
+      offsets.push({ key, to: r.length });
+    }
+    // Claims first (cheap), then the bytes, in batches so another process can take the lock between.
+    const todo = [...claims.values()].sort((a, b) => a.gen - b.gen);
+    this.tx(() => {
+      for (const c of todo) this.claim(c);
+    });
+    const behind = this.st.behind.all() as FileRow[];
+    const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
+    // A parse thread pays off on a first build or a big catch-up, not on a few appended lines.
+    let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
+    const sent: ({ key: string; bytes: number } | undefined)[] = [];
+    let next = 0;
+    let inFlight = 0;
+    const fill = (from: number) => {
+      if (!pool) return;
+      // Keep the parse thread a few files (at most 48 MB) ahead of the inserts.
+      while (next < behind.length && next - from < 16 && inFlight < 48 << 20) {
+        const row = behind[next];
+        const job = this.jobFor(row);
+        if (job) {
+          const bytes = Math.max(0, row.claimed - (job.resume?.byte ?? 0));
+          pool.send(job);
+          sent[next] = { key: progressKey(row), bytes };
+          inFlight += bytes;
+        }
+        next++;
+      }
+    };
+    try {
+      let i = 0;
+      while (i < behind.length) {
+        const started = Date.now();
+        let bytes = 0;
+        this.tx(() => {
+          while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
+            fill(i);
+            let ahead: { key: string; result: ParseResult } | undefined;
+            const s = sent[i];
+            if (s && pool) {
+              // A minute, plus a second per MB: far more than a parse takes, unless the thread died.
+              const m = pool.next(60_000 + s.bytes / 1000);
+              inFlight -= s.bytes;
+              if (!m) {
+                pool.close();
+                pool = null;
+              } else if (m.ok && m.result) ahead = { key: s.key, result: m.result };
+              // A job that failed there is parsed again here, where its error is reported.
+            }
+            const r = this.indexFile(behind[i++], ahead, rep.refused);
+            if (r.ahead) rep.parsed_ahead++;
+            rep.text_bytes += r.text;
+            bytes += r.bytes;
+            rep.bytes += r.bytes;
+            rep.turns += r.turns;
+            if (r.bytes > 0 || r.turns > 0) rep.files++;
+          }
+        });
+      }
+    } finally {
+      pool?.close();
+    }
+    if (offsets.length) {
+      this.tx(() => {
+        for (const o of offsets) {
+          const cur = Number(this.st.getMeta.get(o.key) ?? 0);
+          if (o.to > cur) this.st.setMeta.run(o.key, String(o.to));
+        }
+      });
+    }
+    const wasFresh = this.fresh;
+    this.finishFresh();
+    // After a change, or when an earlier merge found a reader in the way.
+    if (!wasFresh && (offsets.length > 0 || fileBytes(`${this.root.index}-wal`) > 0)) this.mergeWal();
+    rep.ms = Date.now() - t0;
+    return rep;
+  }
+
+  /** After a change, the WAL is merged into the file and emptied when no reader is in the way, so
+   * the file alone is the whole index again: `brain mcp`, which writes nothing, can then read a
+   * copy of it (snapshotIndex). Never waits: a busy index is merged on a later change. */
+  private mergeWal(): void {
+    try {
+      this.db.pragma('busy_timeout = 0');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      /* busy or not in WAL mode: nothing to do */
+    } finally {
+      this.db.pragma('busy_timeout = 30000');
+    }
+  }
+
+  /** Forgets everything (a replaced floor). */
+  reset(): void {
+    this.tx(() => {
+      this.db.exec(`DELETE FROM turns; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
+      this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
+    });
+  }
+
+
+  private sessionId(machine: string, lane: string, session: string): number {
+    const id = this.st.sessByKey.get(machine, lane, session) as number | undefined;
+    if (id !== undefined) return id;
+    return Number(this.st.insertSess.run(machine, lane, session).lastInsertRowid);
+  }
+
+  private claim(c: Claim): void {
+    const machine = c.mf.machine;
+    let row = this.st.fileByPath.get(machine, c.lake_path) as FileRow | undefined;
+    if (!row) {
+      const agent = agentByLane(c.lane);
+      const { rel } = laneRel(c.lake_path);
+      const session = c.session || agent?.sessionOf(baseOfGen(rel, c.gen)) || rel;
+      const sid = this.sessionId(machine, c.lane, session);
+      const base = baseOfGen(c.lake_path, c.gen);
+      this.st.insertFile.run(machine, c.lake_path, base, c.gen, c.lane, sid, c.first_seen, c.last_seen);
+      row = this.st.fileByPath.get(machine, c.lake_path) as FileRow;
+    }
+    this.st.claimFile.run(c.byte_to, c.unterminated ? 1 : 0, c.first_seen, c.first_seen, c.last_seen, row.id);
+    // A newer generation replaces older ones in the index.
+    const newest = this.st.newerGen.get(machine, row.base) as number;
+    if (row.gen < newest) this.retire(row.id);
+    else for (const old of this.st.olderLive.all(machine, row.base, row.gen) as number[]) this.retire(old);
+  }
+
+  private retire(fileId: number): void {
+    this.st.delFtsFrom.run(fileId, 0);
+    this.st.delTurnsFrom.run(fileId, 0);
+    this.st.setDead.run(fileId);
+    this.st.progress.run(0, null, null, 0, 0, fileId);
+    const f = this.db.prepare(`SELECT sess_id FROM files WHERE id = ?`).pluck().get(fileId) as number;
+    this.refreshSession(f);
+  }
+
+  /** The parse job for a file's new bytes; null when its machine is gone or its path is refused
+   * (a manifest line naming `..` or a symlink: it stays behind, and is reported on each update). */
+  private jobFor(row: FileRow, refused?: UpdateReport['refused']): ParseJob | null {
+    const mf = this.root.machines.find((m) => m.machine === row.machine);
+    if (!mf) return null;
+    const problem = lakeFileProblem(mf.dir, row.lake_path);
+    if (problem) {
+      refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
+      return null;
+    }
+    return {
+      file: path.join(mf.dir, row.lake_path),
+      lane: row.lane,
+      rel: laneRel(row.lake_path).rel,
+      resume: row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined,
+      to: row.claimed,
+      tail: !!row.unterminated,
+    };
+  }
+
+  /** Reads a file's new bytes. Runs inside the batch's transaction, so `row` is read again here;
+   * a result parsed ahead (by the parse thread) is used only if the row has not moved since. */
+  private indexFile(stale: FileRow, ahead: { key: string; result: ParseResult } | undefined, refused: UpdateReport['refused']): { bytes: number; turns: number; text: number; ahead?: boolean } {
+    const row = this.st.fileById.get(stale.id) as FileRow;
+    if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0, text: 0 };
+    const job = this.jobFor(row, refused);
+    if (!job) return { bytes: 0, turns: 0, text: 0 };
+    const used = !!ahead && ahead.key === progressKey(row);
+    const r = used ? ahead.result : runParseJob(job);
+    if (r.kind === 'missing') return { bytes: 0, turns: 0, text: 0 }; // not synced yet
+    if (r.kind === 'none') {
+      // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
+      this.st.progress.run(row.claimed, null, null, 0, 0, row.id);
+      return { bytes: 0, turns: 0, text: 0 };
+    }
+    const resume = job.resume;
+    if (resume) {
+      this.st.delFtsFrom.run(row.id, resume.line);
+      this.st.delTurnsFrom.run(row.id, resume.line);
+      // A title taken from a turn read again (a Codex user item may turn out to be context) is
+      // taken again from what this read finds.
+      this.st.untitle.run(row.sess_id, resume.n);
+    }
+    const base = row.sess_id * SPAN;
+    let seq = ((this.st.lastSeq.get(base, base + SPAN) as number | null) ?? base) - base;
+    for (const t of r.turns) {
+      if (++seq >= SPAN) throw new Error(`session ${row.sess_id} has more than ${SPAN - 1} turns`);
+      const id = base + seq;
+      const folded = t[8];
+      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0);
+      if (folded) this.st.insFts.run(id, folded);
+    }
+    // The title is the first prompt (the main conversation's before a sub-agent's).
+    if (r.title) {
+      const key = r.title.side * 2 ** 31 + r.title.n;
+      this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
+    }
+    // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
+    const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
+    const readFrom = resume ? resume.byte : 0;
+    this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
+    this.refreshSession(row.sess_id, r.facts, row);
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.length, text: r.text_bytes, ahead: used };
+  }
+
+  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
+    const s = this.st.sessById.get(sid) as SessionRow;
+    const live = this.st.liveFileOfSess.all(sid) as FileRow[];
+    const f = file && file.live ? file : live[0];
+    const ff: FileFacts | null = facts ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
+    const mf = this.root.machines.find((m) => m.machine === s.machine);
+    const meta = mf ? readMeta(mf.dir, s.lane, s.session) : null;
+    const { rel } = f ? laneRel(f.base) : { rel: '' };
+    const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
+    const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
+    const turns = this.st.countTurns.get(sid * SPAN, (sid + 1) * SPAN) as number;
+    this.st.updSess.run(
+      ff?.native_session ?? null,
+      ff?.parent_session ?? null,
+      ff?.subagent ? 1 : 0,
+      project,
+      repo,
+      ff?.title_hint ? titleOf(ff.title_hint) : null,
+      ff?.started ?? f?.first_seen ?? null,
+      ff?.ended ?? f?.last_seen ?? null,
+      turns,
+      sid,
+    );
+  }
+}

@@ -1,0 +1,186 @@
+// Token usage summed straight from the agents' own files, with plain JSON parsing and nothing of
+// the code under test: what `brain stats` and derived.usage must agree with. One unit for all
+// agents: input not served from cache, output, cache write, cache read.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface Tokens {
+  input: number;
+  output: number;
+  cacheCreation: number;
+  cacheRead: number;
+}
+
+type J = Record<string, any>;
+
+const zero = (): Tokens => ({ input: 0, output: 0, cacheCreation: 0, cacheRead: 0 });
+const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+function walk(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+function jsonLines(file: string): J[] {
+  const out: J[] = [];
+  for (const l of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!l.trim()) continue;
+    try {
+      const j = JSON.parse(l);
+      if (j && typeof j === 'object') out.push(j);
+    } catch {
+      /* a torn or foreign line carries no usage */
+    }
+  }
+  return out;
+}
+
+/** Claude Code: a reply is written a line per content block, each with its usage so far; per
+ * message.id the last line holds the whole. Lines without an id count on their own. */
+function claude(file: string): Tokens {
+  const last = new Map<string, J>();
+  const t = zero();
+  const add = (u: J) => {
+    t.input += n(u.input_tokens);
+    t.output += n(u.output_tokens);
+    t.cacheCreation += n(u.cache_creation_input_tokens);
+    t.cacheRead += n(u.cache_read_input_tokens);
+  };
+  for (const j of jsonLines(file)) {
+    const u = j.message?.usage;
+    if (!u || typeof u !== 'object') continue;
+    if (typeof j.message.id === 'string') last.set(j.message.id, u);
+    else add(u);
+  }
+  for (const u of last.values()) add(u);
+  return t;
+}
+
+/** Codex: token_count events; last_token_usage is the step's usage (its input includes the cached
+ * part); an event repeating the previous cumulative total is a duplicate. */
+function codex(file: string): Tokens {
+  const t = zero();
+  let prevTotal: string | undefined;
+  let prev: J | undefined;
+  for (const j of jsonLines(file)) {
+    const p = j.payload;
+    if (j.type !== 'event_msg' || p?.type !== 'token_count' || !p.info || typeof p.info !== 'object') continue;
+    const total = p.info.total_token_usage;
+    const totalText = total === undefined ? undefined : JSON.stringify(total);
+    const dup = totalText !== undefined && totalText === prevTotal;
+    const step: J | undefined =
+      p.info.last_token_usage ??
+      (total
+        ? {
+            input_tokens: n(total.input_tokens) - n(prev?.input_tokens),
+            cached_input_tokens: n(total.cached_input_tokens) - n(prev?.cached_input_tokens),
+            output_tokens: n(total.output_tokens) - n(prev?.output_tokens),
+          }
+        : undefined);
+    prevTotal = totalText;
+    prev = total;
+    if (dup || !step) continue;
+    t.input += n(step.input_tokens) - n(step.cached_input_tokens);
+    t.cacheRead += n(step.cached_input_tokens);
+    t.output += n(step.output_tokens);
+  }
+  return t;
+}
+
+/** Pi: one line per reply, its usage on the assistant message. */
+function pi(file: string): Tokens {
+  const t = zero();
+  for (const j of jsonLines(file)) {
+    const u = j.type === 'message' && j.message?.role === 'assistant' ? j.message.usage : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += n(u.input);
+    t.output += n(u.output);
+    t.cacheCreation += n(u.cacheWrite);
+    t.cacheRead += n(u.cacheRead);
+  }
+  return t;
+}
+
+/** Gemini CLI: a gemini message's tokens; in .jsonl the last write of an id wins, and a rewind
+ * drops that message and the ones first written after it. input counts the cached part and not
+ * the tool prompt, output not the thoughts. */
+function gemini(file: string): Tokens {
+  let msgs: J[];
+  if (file.endsWith('.json')) {
+    msgs = (JSON.parse(fs.readFileSync(file, 'utf8')).messages ?? []) as J[];
+  } else {
+    const byId = new Map<string, J>();
+    for (const j of jsonLines(file)) {
+      if (typeof j.$rewindTo === 'string') {
+        const ids = [...byId.keys()];
+        const at = ids.indexOf(j.$rewindTo);
+        if (at >= 0) for (const id of ids.slice(at)) byId.delete(id);
+      } else if (typeof j.type === 'string') {
+        const id = typeof j.id === 'string' ? j.id : `#${byId.size}`;
+        // A rewrite keeps the message's place (its first write).
+        byId.set(id, j);
+      }
+    }
+    msgs = [...byId.values()];
+  }
+  const t = zero();
+  for (const m of msgs) {
+    const k = m.tokens;
+    if ((m.type !== 'gemini' && m.type !== 'model') || !k || typeof k !== 'object') continue;
+    t.input += n(k.input) - n(k.cached) + n(k.tool);
+    t.output += n(k.output) + n(k.thoughts);
+    t.cacheRead += n(k.cached);
+  }
+  return t;
+}
+
+/** Copilot Chat: each request's result.metadata promptTokens and outputTokens; a .jsonl log is
+ * replayed (snapshot, set, push, delete) to the session it builds. */
+function copilot(file: string): Tokens {
+  let session: J | undefined;
+  if (file.endsWith('.json')) session = JSON.parse(fs.readFileSync(file, 'utf8'));
+  else if (file.includes(`${path.sep}chatSessions${path.sep}`)) {
+    for (const op of jsonLines(file)) {
+      const k: (string | number)[] = Array.isArray(op.k) ? op.k : [];
+      if (op.kind === 0 || (op.kind === 1 && k.length === 0)) {
+        session = op.v;
+        continue;
+      }
+      if (!session) continue;
+      let obj: any = session;
+      for (const key of k.slice(0, -1)) obj = obj?.[key];
+      const key = k[k.length - 1];
+      if (obj === undefined || obj === null || key === undefined) continue;
+      if (op.kind === 1) obj[key] = op.v;
+      else if (op.kind === 3) Array.isArray(obj) ? obj.splice(Number(key), 1) : delete obj[key];
+      else if (op.kind === 2) {
+        const list: unknown[] = Array.isArray(obj[key]) ? obj[key] : (obj[key] = []);
+        if (typeof op.i === 'number') list.length = Math.min(list.length, op.i);
+        if (Array.isArray(op.v)) list.push(...op.v);
+      }
+    }
+  }
+  const t = zero();
+  for (const r of (session?.requests ?? []) as J[]) {
+    const md = r?.result?.metadata;
+    if (!md) continue;
+    t.input += n(md.promptTokens);
+    t.output += n(md.outputTokens);
+  }
+  return t;
+}
+
+/** Every file of the agents' folders under home, with the usage it carries (files without any are
+ * left out). */
+export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
+  const out = new Map<string, Tokens & { agent: string }>();
+  const put = (agent: string, file: string, t: Tokens) => {
+    if (t.input || t.output || t.cacheCreation || t.cacheRead) out.set(file, { agent, ...t });
+  };
+  for (const f of walk(path.join(home, '.claude', 'projects'))) if (f.endsWith('.jsonl')) put('claude-code', f, claude(f));
+  for (const f of walk(path.join(home, '.codex', 'sessions'))) if (f.endsWith('.jsonl')) put('codex', f, codex(f));
+  for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
+  for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
+  for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
+  return out;
+}
