@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Lint: Biome's recommended rules, plus the architecture's own rules that no general linter knows:
 // src/core never imports vscode; nothing reads ../shared; one file per CLI verb; no import cycles
-// (scripts/cycles.mjs).
+// (scripts/cycles.mjs); no import from a lower layer to a higher one (scripts/layers.mjs); BRAIN_*
+// variables are read only through src/core/settings.ts.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,23 @@ for (const m of verbs.matchAll(/require\('\.\/([\w-]+)'\)/g)) {
     problems.push(`src/cli/verbs.ts: verb module ${m[1]} has no file src/cli/${m[1]}.ts`);
   }
 }
+// A BRAIN_* variable read straight from an environment (env.BRAIN_X, env['BRAIN_X'], or handed by
+// name to a helper other than setting()) would bypass its one declaration, default and parse.
+// A variable that must be read directly for a while goes here, with its reason. None today.
+const DIRECT_OK = {};
+for (const f of walk('src')) {
+  if (f === join('src', 'core', 'settings.ts')) continue;
+  const text = readFileSync(f, 'utf8');
+  const line = (i) => text.slice(0, i).split('\n').length;
+  for (const m of text.matchAll(/\benv\s*(?:\.|\[\s*['"`])(BRAIN_[A-Z0-9_]+)(?!\w)(?!['"`]?\]?\s*=[^=])/g)) {
+    if (!DIRECT_OK[m[1]]) problems.push(`${f}:${line(m.index)}: reads ${m[1]} directly; use setting(env, '${m[1]}') from src/core/settings.ts`);
+  }
+  for (const m of text.matchAll(/\b(\w+)\(\s*[\w.]+\s*,\s*['"`](BRAIN_[A-Z0-9_]+)['"`]/g)) {
+    if (m[1] !== 'setting' && !DIRECT_OK[m[2]]) problems.push(`${f}:${line(m.index)}: reads ${m[2]} through ${m[1]}(); use setting(env, '${m[2]}') from src/core/settings.ts`);
+  }
+}
+const layers = spawnSync(process.execPath, [join(root, 'scripts', 'layers.mjs')], { stdio: 'inherit' });
+if (layers.status !== 0) problems.push('imports against the layering (scripts/layers.mjs)');
 for (const p of problems) console.error(p);
 const cyc = spawnSync(process.execPath, [join(root, 'scripts', 'cycles.mjs')], { stdio: 'inherit' });
 if (cyc.status !== 0) problems.push('import cycles');

@@ -8,6 +8,7 @@ import { parse } from 'smol-toml';
 import { BrainError } from './errors';
 import { layout, type Env } from './home';
 import { SQL_KEYS, sqlTable } from './sqllimits';
+import { setting } from './settings';
 
 export interface StoreConfig {
   /** Absolute folder holding one folder per machine. */
@@ -116,13 +117,14 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
     machine = defaultMachine();
     machineFrom = 'hostname';
   }
-  if (env.BRAIN_MACHINE) {
+  const named = setting(env, 'BRAIN_MACHINE');
+  if (named) {
     // It names a folder at the store, like the config's machine: the same rule, or a sync could
     // write beside (or above) the machine folders.
-    if (!MACHINE_RE.test(env.BRAIN_MACHINE)) {
-      throw new BrainError('config-invalid', `BRAIN_MACHINE=${show(env.BRAIN_MACHINE)} is not a plain folder name`, 'use letters, digits, ".", "_" and "-" (it names this machine\'s folder at the store), or unset it');
+    if (!MACHINE_RE.test(named)) {
+      throw new BrainError('config-invalid', `BRAIN_MACHINE=${show(named)} is not a plain folder name`, 'use letters, digits, ".", "_" and "-" (it names this machine\'s folder at the store), or unset it');
     }
-    machine = env.BRAIN_MACHINE;
+    machine = named;
     machineFrom = 'env';
   }
 

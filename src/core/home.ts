@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { setting } from './settings';
 
 export type Env = Record<string, string | undefined>;
 
@@ -27,9 +28,7 @@ export function homeDir(env: Env = process.env): string {
 }
 
 export function brainHome(env: Env = process.env): string {
-  const h = env.BRAIN_HOME;
-  if (h && h.length > 0) return path.resolve(h);
-  return path.join(homeDir(env), '.brain');
+  return setting(env, 'BRAIN_HOME');
 }
 
 export function layout(root: string): Layout {

@@ -8,6 +8,10 @@ import * as fs from 'node:fs';
 import { parse } from 'smol-toml';
 import { BrainError } from './errors';
 import { layout, type Env } from './home';
+import { MAX_BYTES_HELP, MIN_MAX_BYTES, parseMaxBytes, parseTimeout, setting, TIMEOUT_HELP } from './settings';
+
+// The parsers live with the settings (the lowest layer); their users import them from here.
+export { MAX_BYTES_HELP, MIN_MAX_BYTES, parseMaxBytes, parseTimeout, TIMEOUT_HELP };
 
 export const DEFAULT_SQL_TIMEOUT_MS = 30_000;
 /** An agent's answer (MCP, editor tools): about 10k tokens, well under the 25k tokens a harness
@@ -15,10 +19,6 @@ export const DEFAULT_SQL_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_MAX_BYTES = 40_000;
 /** `brain sql` on a terminal or with --json: more than a screen, less than a hang. */
 export const DEFAULT_CLI_MAX_BYTES = 8 * 1024 * 1024;
-export const MIN_MAX_BYTES = 4096;
-const MAX_MAX_BYTES = 1024 * 1024 * 1024;
-const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
-
 export interface SqlLimits {
   /** Milliseconds a statement may run; 0: no limit. */
   timeoutMs: number;
@@ -29,36 +29,6 @@ export interface SqlLimits {
 export const SQL_KEYS = ['timeout', 'max_bytes'];
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
-
-/** Seconds as a number, or "30", "30s", "1.5s", "500ms", "2m", "1h"; 0 turns the limit off.
- * Null if it is none of these or beyond a day. */
-export function parseTimeout(v: unknown): number | null {
-  let ms: number;
-  if (typeof v === 'number' || typeof v === 'bigint') ms = Number(v) * 1000;
-  else if (typeof v === 'string') {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(v);
-    if (!m) return null;
-    ms = Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : m[2] === 'h' ? 3_600_000 : 1000);
-  } else return null;
-  return Number.isFinite(ms) && ms >= 0 && ms <= MAX_TIMEOUT_MS ? Math.round(ms) : null;
-}
-
-/** Bytes as an integer, or "256k", "256KiB", "1MB", "1m" (binary units). Null if it is none of
- * these or outside 4 KiB .. 1 GiB. */
-export function parseMaxBytes(v: unknown): number | null {
-  let n: number;
-  if (typeof v === 'number' || typeof v === 'bigint') n = Number(v);
-  else if (typeof v === 'string') {
-    const m = /^\s*(\d+)\s*(k|kb|kib|m|mb|mib)?\s*$/i.exec(v);
-    if (!m) return null;
-    const unit = (m[2] ?? '').toLowerCase();
-    n = Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1);
-  } else return null;
-  return Number.isInteger(n) && n >= MIN_MAX_BYTES && n <= MAX_MAX_BYTES ? n : null;
-}
-
-export const TIMEOUT_HELP = 'seconds (30), or "1.5s", "500ms", "2m"; 0 for no limit';
-export const MAX_BYTES_HELP = `bytes (40000), or "256k", "1m"; at least ${MIN_MAX_BYTES}`;
 
 /** Validates config.toml's [sql] table; throws BrainError('config-invalid') naming the key. */
 export function sqlTable(raw: unknown, file: string): Partial<SqlLimits> {
@@ -95,15 +65,8 @@ function fromConfig(home: string): Partial<SqlLimits> {
 /** The limits in force: environment over config.toml over the defaults. */
 export function sqlLimits(home: string, env: Env): SqlLimits {
   const cfg = fromConfig(home);
-  const fromEnv = <T>(name: string, parseIt: (v: string) => T | null, help: string): T | undefined => {
-    const v = env[name];
-    if (v === undefined || v === '') return undefined;
-    const n = parseIt(v);
-    if (n === null) throw new BrainError('config-invalid', `${name}=${v} is not valid`, `write ${help}`);
-    return n;
-  };
   return {
-    timeoutMs: fromEnv('BRAIN_SQL_TIMEOUT', parseTimeout, TIMEOUT_HELP) ?? cfg.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS,
-    maxBytes: fromEnv('BRAIN_SQL_MAX_BYTES', parseMaxBytes, MAX_BYTES_HELP) ?? cfg.maxBytes ?? DEFAULT_TOOL_MAX_BYTES,
+    timeoutMs: setting(env, 'BRAIN_SQL_TIMEOUT') ?? cfg.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS,
+    maxBytes: setting(env, 'BRAIN_SQL_MAX_BYTES') ?? cfg.maxBytes ?? DEFAULT_TOOL_MAX_BYTES,
   };
 }

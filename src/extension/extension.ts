@@ -14,6 +14,7 @@ import { Reader, citationText } from './reader';
 import { SessionsTree } from './sessionsTree';
 import { StatusBar, bytes } from './status';
 import { registerTestCommands } from './testHooks';
+import { setting } from '../core/settings';
 
 export interface Live {
   backend: Backend;
@@ -165,7 +166,7 @@ export function activate(context: vscode.ExtensionContext): Live {
     { dispose: () => loop.disable() },
     { dispose: () => void backend.dispose() },
   );
-  if (process.env.BRAIN_E2E_OUT) context.subscriptions.push(...registerTestCommands(state));
+  if (setting(process.env, 'BRAIN_E2E_OUT')) context.subscriptions.push(...registerTestCommands(state));
 
   // Started after activation returns: the worker's own startup is not activation time.
   setImmediate(() => {

@@ -5,9 +5,10 @@ import * as path from 'node:path';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { Live } from './extension';
+import { setting } from '../core/settings';
 
 export function registerTestCommands(live: Live): vscode.Disposable[] {
-  const dir = process.env.BRAIN_E2E_OUT!;
+  const dir = setting(process.env, 'BRAIN_E2E_OUT')!;
   const write = (name: string, data: unknown) => {
     fs.mkdirSync(dir, { recursive: true });
     const tmp = path.join(dir, `.${name}.tmp`);

@@ -19,6 +19,7 @@ import { precheck } from './readonly';
 import { readOnlyQuery, type SqlResult } from './query';
 import { DEFAULT_CLI_MAX_BYTES, DEFAULT_SQL_TIMEOUT_MS } from '../sqllimits';
 import { hashRange } from '../floor/ranges';
+import { setting } from '../settings';
 
 export type { Db } from './db';
 export type { IngestStats } from './ingest';
@@ -48,13 +49,12 @@ const BUILD_MEMORY = '512MB';
 
 /** BRAIN_DUCKDB_THREADS: how many threads a build or update may use (default: DuckDB's, one per core). */
 function envThreads(): number | undefined {
-  const n = Number(process.env.BRAIN_DUCKDB_THREADS);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
+  return setting(process.env, 'BRAIN_DUCKDB_THREADS');
 }
 
 // BRAIN_CACHE_TRACE=1 prints the time of each build step on stderr (for bench and profiling).
 function tracer(): (step: string) => void {
-  if (!process.env.BRAIN_CACHE_TRACE) return () => undefined;
+  if (!setting(process.env, 'BRAIN_CACHE_TRACE')) return () => undefined;
   let t = performance.now();
   return (step) => {
     const n = performance.now();

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registry, type Agent, type AgentRegistry } from '../agents';
 import { BrainError } from '../errors';
+import { setting } from '../settings';
 
 let cachedDir: string | undefined;
 
@@ -15,7 +16,7 @@ let cachedDir: string | undefined;
 export function sqlDir(): string {
   if (cachedDir) return cachedDir;
   const candidates = [
-    process.env.BRAIN_SQL_DIR,
+    setting(process.env, 'BRAIN_SQL_DIR'),
     path.join(__dirname, '..', 'sql'),
     path.join(__dirname, '..', '..', '..', 'sql'),
   ].filter((d): d is string => !!d);

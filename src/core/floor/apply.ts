@@ -9,7 +9,7 @@ import { readManifest, type ManifestLine } from './manifest';
 import { readOffsets, writeOffsets } from './offsets';
 import { hashRange } from './ranges';
 import { listEntries, reject, spoolFiles, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
-import { crashPoint } from './crash';
+import { crashArmed, crashPoint } from './crash';
 import { metaDir, metaName } from './metaname';
 import { within } from '../safepath';
 
@@ -298,7 +298,7 @@ export class Applier {
       for (;;) {
         const n = fs.readSync(src, buf, 0, buf.length, pos);
         if (n === 0) break;
-        if (first && n > 1 && process.env.BRAIN_CRASH_AT) {
+        if (first && n > 1 && crashArmed()) {
           // Tests: a crash half-way through an append leaves a torn lake tail.
           writeAll(dst, buf.subarray(0, n >> 1));
           crashPoint('mid-lake-append');

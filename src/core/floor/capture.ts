@@ -22,6 +22,7 @@ import { countNewlines, firstDifference } from './ranges';
 import { commitEntry, laneSpool, spoolFiles, spoolId, type ChunkEntry } from './spool';
 import { waitLock, tryLock, type HeldLock } from './lock';
 import { InlineHasher, WorkerHasher, type ChunkHasher } from './hasher';
+import { setting } from '../settings';
 
 export interface LaneCounts {
   files: number;
@@ -72,9 +73,7 @@ export const DEFAULT_QUIET_MS = 10 * 60_000;
 export const DEFAULT_REWRITE_QUIET_MS = 30_000;
 
 export function rewriteQuietFromEnv(env: Env): number {
-  const v = env.BRAIN_REWRITE_QUIET_SECONDS;
-  if (v !== undefined && v !== '' && Number.isFinite(Number(v))) return Number(v) * 1000;
-  return DEFAULT_REWRITE_QUIET_MS;
+  return setting(env, 'BRAIN_REWRITE_QUIET_SECONDS') * 1000;
 }
 const BLOCK = 4 << 20;
 const BATCH_FILES = 128;
@@ -85,9 +84,7 @@ function emptyCounts(): LaneCounts {
 }
 
 export function quietFromEnv(env: Env): number {
-  const v = env.BRAIN_QUIET_SECONDS;
-  if (v !== undefined && v !== '' && Number.isFinite(Number(v))) return Number(v) * 1000;
-  return DEFAULT_QUIET_MS;
+  return setting(env, 'BRAIN_QUIET_SECONDS') * 1000;
 }
 
 /** One capture pass under the floor lock. */
@@ -547,7 +544,7 @@ class Pass {
 
   /** Big reads hash on a second core; small ones (the common append) are not worth a thread. */
   private hasherFor(bytes: number): ChunkHasher {
-    if (bytes < 8 << 20 || process.env.BRAIN_HASH_THREAD === '0') return this.inline;
+    if (bytes < 8 << 20 || !setting(process.env, 'BRAIN_HASH_THREAD')) return this.inline;
     this.worker ??= new WorkerHasher();
     return this.worker;
   }

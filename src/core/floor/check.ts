@@ -13,15 +13,11 @@ import type { Env, Layout } from '../home';
 import type { Lane } from './manifest';
 import { readOffsets, writeOffsets } from './offsets';
 import { openOrigin } from './origin';
+import { setting } from '../settings';
 
 /** Bytes of the origins (and as many of the lake) a full pass compares at most. */
-export const DEFAULT_CHECK_BYTES = 64 << 20;
-
 export function checkBytesFromEnv(env: Env): number {
-  const v = Number(env.BRAIN_PREFIX_CHECK_BYTES);
-  return env.BRAIN_PREFIX_CHECK_BYTES !== undefined && env.BRAIN_PREFIX_CHECK_BYTES !== '' && Number.isFinite(v) && v >= 0
-    ? Math.floor(v)
-    : DEFAULT_CHECK_BYTES;
+  return setting(env, 'BRAIN_PREFIX_CHECK_BYTES');
 }
 
 const BLOCK = 1 << 20;

@@ -11,6 +11,7 @@ import { BrainError, errnoCode } from '../errors';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
 import { walkTree } from '../walk';
+import { setting } from '../settings';
 
 export interface Watcher {
   close(): Promise<void>;
@@ -27,19 +28,10 @@ export interface WatchOptions {
   onPass?: (r: CaptureReport) => void | Promise<void>;
   onError?: (e: unknown) => void;
 }
-/** Once the system's limit on file watches is reached: every session folder is walked this often
- * (BRAIN_WATCH_POLL_SECONDS overrides). */
-const LIMIT_POLL_MS = 30_000;
-
-/** A positive number of seconds from the environment, in ms; `dflt` (ms) otherwise. */
-function envMs(env: Env, name: string, dflt: number): number {
-  const v = Number(env[name]);
-  return Number.isFinite(v) && v > 0 ? v * 1000 : dflt;
-}
-
-/** How often every session folder is walked once the watch limit was reached. */
+/** How often every session folder is walked once the system's limit on file watches was reached
+ * (BRAIN_WATCH_POLL_SECONDS, 30 s). */
 export function watchPollMs(env: Env): number {
-  return envMs(env, 'BRAIN_WATCH_POLL_SECONDS', LIMIT_POLL_MS);
+  return setting(env, 'BRAIN_WATCH_POLL_SECONDS') * 1000;
 }
 
 /** What to say when a folder or file cannot be watched for lack of watches (ENOSPC from inotify on
@@ -57,10 +49,6 @@ function watchLimitError(e: unknown, pollMs: number): BrainError | null {
     { cause: e },
   );
 }
-
-/** A full pass (which runs the prefix check, check.ts) comes this long after a pass that left
- * checks waiting (BRAIN_WATCH_CHECK_SECONDS overrides). */
-const CHECK_PASS_MS = 60_000;
 
 /** The longest a change waits for its pass while more changes keep coming. */
 const MAX_WAIT_MS = 1_000;
@@ -123,13 +111,15 @@ export function startWatch(opts: WatchOptions): Watcher {
   const rewriteQuietMs = rewriteQuietFromEnv(env);
   const roots = agents().flatMap((a) => a.roots(env).map((r) => r.dir));
   // How long a pass waits for another writer (BRAIN_WATCH_LOCK_WAIT_SECONDS, for tests).
-  const lockWaitMs = envMs(env, 'BRAIN_WATCH_LOCK_WAIT_SECONDS', 30_000);
+  const lockWaitMs = setting(env, 'BRAIN_WATCH_LOCK_WAIT_SECONDS') * 1000;
   const pollMs = watchPollMs(env);
   const changed = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let quietTimer: NodeJS.Timeout | undefined;
   let checkTimer: NodeJS.Timeout | undefined;
-  const checkMs = envMs(env, 'BRAIN_WATCH_CHECK_SECONDS', CHECK_PASS_MS);
+  // A full pass (which runs the prefix check, check.ts) comes this long after a pass that left
+  // checks waiting.
+  const checkMs = setting(env, 'BRAIN_WATCH_CHECK_SECONDS') * 1000;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
   let fullPass = false;

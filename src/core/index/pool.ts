@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { BUILTIN, registry } from '../agents';
 import type { ParseJob, ParseResult } from './parse-job';
+import { setting } from '../settings';
 
 export interface PoolReply {
   seq: number;
@@ -17,10 +18,10 @@ export interface PoolReply {
 /** The worker script: index-worker.js beside the bundle (dist/), or the built one when running
  * from source (tsx cannot load a .ts worker); BRAIN_INDEX_WORKER_SCRIPT names another. */
 function workerScript(): string | null {
-  if (process.env.BRAIN_INDEX_WORKER === '0') return null;
+  if (!setting(process.env, 'BRAIN_INDEX_WORKER')) return null;
   // The thread loads the built-in agents only: with others registered, parse here.
   if (registry() !== BUILTIN) return null;
-  const env = process.env.BRAIN_INDEX_WORKER_SCRIPT;
+  const env = setting(process.env, 'BRAIN_INDEX_WORKER_SCRIPT');
   if (env) return fs.existsSync(env) ? env : null;
   for (const f of [path.join(__dirname, 'index-worker.js'), path.resolve(__dirname, '..', '..', '..', 'dist', 'index-worker.js')]) {
     if (fs.existsSync(f)) return f;

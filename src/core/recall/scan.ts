@@ -24,6 +24,7 @@ import { lakeFile, lakeFileProblem } from '../index/lakepath';
 import { noteRefused } from './floorpath';
 import { infoFromFile } from './session';
 import type { RefusedFile, SessionInfo, SnippetField } from './types';
+import { setting } from '../settings';
 
 export interface FloorFile {
   mf: MachineFloor;
@@ -123,7 +124,7 @@ export function rawPatterns(term: string): string[] | null {
 let rgState: boolean | undefined;
 
 function haveRg(): boolean {
-  if (process.env.BRAIN_NO_RG === '1') return false;
+  if (setting(process.env, 'BRAIN_NO_RG')) return false;
   if (rgState === undefined) {
     const r = spawnSync('rg', ['--version'], { stdio: 'ignore' });
     rgState = r.status === 0;

@@ -19,9 +19,10 @@ import { effectiveWarning, mtimeOf, problems, readState } from '../store/state';
 import { ageText } from '../store/machines';
 import { homeNotWritable } from '../errors';
 import { timerStatus, type Platform } from './timer';
-import { envNumber, ownerFailure, storeLabel } from '../store/rsync';
+import { ownerFailure, storeLabel } from '../store/rsync';
 import { openTransport } from '../store/transport';
 import { readFloorId } from '../store/floorid';
+import { setting } from '../settings';
 
 export interface DoctorCheck {
   name: string;
@@ -108,7 +109,7 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
       out.push({ name: 'store', level: 'info', detail: `${storeLabel(cfg)} not checked (--offline)` });
     } else {
       // Reaches the host and reads the floor id recorded for this machine's folder, if any.
-      const t = openTransport(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(envNumber(env, 'BRAIN_CONNECT_TIMEOUT', 10)) });
+      const t = openTransport(cfg, { ...env, BRAIN_CONNECT_TIMEOUT: String(setting(env, 'BRAIN_CONNECT_TIMEOUT') ?? 10) });
       const rr = await t.readFile(`${cfg.machine}/.brain/floor-id`);
       if (rr.ok) {
         out.push({ name: 'store', level: 'ok', detail: `${s.host} answers and ${s.path} exists` });

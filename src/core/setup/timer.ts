@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { homeDir, type Env } from '../home';
 import { writeFileAtomic } from '../floor/durable';
 import { registry } from '../agents';
+import { setting } from '../settings';
 
 export const UNIT = 'brain-tick';
 export const LAUNCHD_LABEL = 'dev.agent-brain.tick';
@@ -60,7 +61,7 @@ export function timerPlan(brainCmd: string[], env: Env, platform: Platform = cur
   const cmd = [...brainCmd, 'tick'];
   const vars = pinnedEnv(env);
   if (platform === 'darwin') {
-    const logDir = path.join(env.BRAIN_HOME || path.join(homeDir(env), '.brain'), 'sync');
+    const logDir = path.join(setting(env, 'BRAIN_HOME'), 'sync');
     const content = [
       '<?xml version="1.0" encoding="UTF-8"?>',
       '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',

@@ -5,10 +5,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Env } from '../home';
+import { setting } from '../settings';
 
 /** [node, script]: bin/brain of this install when it exists beside dist/, else the running script. */
 export function brainCommand(env: Env = process.env, argv1: string | undefined = process.argv[1]): string[] {
-  if (env.BRAIN_BIN) return env.BRAIN_BIN.split(' ').filter(Boolean);
+  const pinned = setting(env, 'BRAIN_BIN');
+  if (pinned) return pinned;
   let script = argv1 ? path.resolve(argv1) : '';
   try {
     script = fs.realpathSync(script);

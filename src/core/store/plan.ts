@@ -15,7 +15,7 @@ import { kindOf, type FloorFile } from './floorfiles';
 import { EMPTY_SHA256, type Ledger, type LedgerEntry } from './ledger';
 import { checkLocal, type Range } from './localcheck';
 import { isGuard, scriptSafe, type ParsedCheck, type ScriptItem, type StoreCheck } from './script';
-import { envNumber } from './rsync';
+import { setting } from '../settings';
 
 export interface Planned {
   entry: LedgerEntry;
@@ -152,8 +152,8 @@ export function planSync(home: string, env: Env, files: Map<string, FloorFile>, 
 
   // 3. A rotating slice of unchanged files: their local copy is re-verified and their store copy
   // checked, so every file is looked at again over time.
-  const budget = envNumber(env, 'BRAIN_SCRUB_BYTES', 64 * 1024 * 1024);
-  const maxFiles = envNumber(env, 'BRAIN_SCRUB_FILES', 200);
+  const budget = setting(env, 'BRAIN_SCRUB_BYTES');
+  const maxFiles = setting(env, 'BRAIN_SCRUB_FILES');
   let startIdx = 0;
   if (ledger.scrub_after) {
     const i = unchanged.findIndex((r) => r > ledger.scrub_after!);

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import type { Config } from '../config';
 import type { Env } from '../home';
 import { parseChecks, storeScript, type Owner, type ParsedCheck, type ScriptItem } from './script';
+import { setting } from '../settings';
 
 export interface TransferStats {
   sent: number;
@@ -48,21 +49,13 @@ export interface RsyncRun {
   earlier?: RsyncRun[];
 }
 
-export function envNumber(env: Env, name: string, dflt: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return dflt;
-  const n = Number(v);
-  return Number.isFinite(n) && n >= 0 ? n : dflt;
-}
-
 /** The ssh command rsync runs: BRAIN_SSH_COMMAND (tests point it at their own -F config) or ssh. */
 export function sshBase(env: Env): string[] {
-  const base = (env.BRAIN_SSH_COMMAND ?? '').trim();
-  return base ? base.split(/\s+/) : ['ssh'];
+  return setting(env, 'BRAIN_SSH_COMMAND');
 }
 
 export function sshOptions(cfg: Config, env: Env): string[] {
-  const connect = envNumber(env, 'BRAIN_CONNECT_TIMEOUT', 20);
+  const connect = setting(env, 'BRAIN_CONNECT_TIMEOUT') ?? 20;
   const o = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connect}`, '-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=4'];
   if (cfg.store?.ssh_mux_only) {
     // Only the existing master may carry this sync: every auth method off, so a master that died
@@ -109,9 +102,7 @@ export interface PushOptions {
 /** BRAIN_RSYNC_ARGS: extra rsync arguments (e.g. --bwlimit=2m). Anything that could delete or
  * rewrite at the store is refused: the store is append-only whatever the environment says. */
 export function extraRsyncArgs(env: Env): string[] {
-  const raw = (env.BRAIN_RSYNC_ARGS ?? '').trim();
-  if (!raw) return [];
-  const args = raw.split(/\s+/);
+  const args = setting(env, 'BRAIN_RSYNC_ARGS');
   const bad = args.find((a) => /^--(del|delete|remove-source|inplace|whole-file|checksum|ignore-times|backup|existing|ignore-existing|temp-dir|partial-dir)|^-[a-zA-Z]*[cIWb]/.test(a));
   if (bad) throw new Error(`BRAIN_RSYNC_ARGS: ${bad} is not allowed (the store is append-only)`);
   return args;
@@ -120,7 +111,7 @@ export function extraRsyncArgs(env: Env): string[] {
 export function pushCommand(o: PushOptions): { cmd: string; args: string[] } {
   const { cfg, env } = o;
   const store = cfg.store!;
-  const io = envNumber(env, 'BRAIN_IO_TIMEOUT', 120);
+  const io = setting(env, 'BRAIN_IO_TIMEOUT');
   const script = storeScript(store, cfg.machine, o.items, o.stamp, o.owner);
   const rsyncArgs = [
     '-a',
@@ -255,7 +246,7 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
  * and so does this process exiting for any other reason. */
 export function push(o: PushOptions): Promise<RsyncRun> {
   const { cmd, args } = pushCommand(o);
-  const deadline = envNumber(o.env, 'BRAIN_SYNC_DEADLINE', 6 * 3600) * 1000;
+  const deadline = setting(o.env, 'BRAIN_SYNC_DEADLINE') * 1000;
   const t0 = Date.now();
   return new Promise((resolve) => {
     let stdout = '';

@@ -5,9 +5,10 @@
 import * as fs from 'node:fs';
 import type { Config } from '../config';
 import type { Env } from '../home';
-import { classifyFailure, envNumber, muxCheck, push, runCapture, sshBase, sshOptions } from './rsync';
+import { classifyFailure, muxCheck, push, runCapture, sshBase, sshOptions } from './rsync';
 import { scriptSafe } from './script';
 import type { Failure, PushRequest, Result, StoreEntry, StoreTransport } from './transport';
+import { setting } from '../settings';
 
 /** Parses `rsync --list-only --no-human-readable` lines (run with TZ=UTC). */
 export function parseListing(out: string): StoreEntry[] {
@@ -67,7 +68,7 @@ export class SshHost implements StoreTransport {
   /** Errors: 'store folder missing' (the guard), else classifyFailure of ssh's and rsync's words:
    * 'store unreachable', 'store refused login', 'store timed out', 'store has no rsync', 'sync failed'. */
   async list(): Promise<Result<StoreEntry[]>> {
-    const args = ['-r', '--list-only', '--no-human-readable', `--timeout=${envNumber(this.env, 'BRAIN_IO_TIMEOUT', 120)}`, '-e', this.ssh(), this.guardedRsync(), `${this.host}:${this.root}/`];
+    const args = ['-r', '--list-only', '--no-human-readable', `--timeout=${setting(this.env, 'BRAIN_IO_TIMEOUT')}`, '-e', this.ssh(), this.guardedRsync(), `${this.host}:${this.root}/`];
     const r = await runCapture(this.cfg.rsync_path, args, { ...this.env, TZ: 'UTC' });
     if (r.code !== 0) return { ok: false, failure: this.failed(r.code, r.stderr) };
     return { ok: true, value: parseListing(r.stdout) };
@@ -92,7 +93,7 @@ export class SshHost implements StoreTransport {
     const list = `${into.replace(/\/+$/, '')}.brain-fetch-list`;
     fs.writeFileSync(list, rels.join('\n') + '\n');
     try {
-      const args = ['-a', `--timeout=${envNumber(this.env, 'BRAIN_IO_TIMEOUT', 120)}`, '--files-from', list, '-e', this.ssh(), this.guardedRsync(), `${this.host}:${this.root}/${this.cfg.machine}/`, `${into}/`];
+      const args = ['-a', `--timeout=${setting(this.env, 'BRAIN_IO_TIMEOUT')}`, '--files-from', list, '-e', this.ssh(), this.guardedRsync(), `${this.host}:${this.root}/${this.cfg.machine}/`, `${into}/`];
       const r = await runCapture(this.cfg.rsync_path, args, this.env);
       if (r.code === 0 || (r.code === 23 && !MISSING.test(r.stderr))) return { ok: true, value: undefined };
       return { ok: false, failure: this.failed(r.code, r.stderr) };

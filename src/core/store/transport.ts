@@ -10,9 +10,10 @@
 //   'store unreachable', 'store refused login', 'store timed out'   (ssh) the host did not let us in
 import type { Config } from '../config';
 import type { Env } from '../home';
-import { envNumber, type PushOptions, type RsyncRun } from './rsync';
+import { type PushOptions, type RsyncRun } from './rsync';
 import { LocalFolder } from './local';
 import { SshHost } from './ssh';
+import { setting } from '../settings';
 
 export type Failure = NonNullable<RsyncRun['failure']>;
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
@@ -71,7 +72,7 @@ export function connectionFailed(run: RsyncRun): boolean {
 
 /** ssh_mux_only: over a live master a retry costs no prompt and no touch; one, after a delay. */
 export function muxRetryPolicy(env: Env): RetryPolicy {
-  return { retries: 1, delayMs: envNumber(env, 'BRAIN_RETRY_DELAY', 30) * 1000, retryable: connectionFailed };
+  return { retries: 1, delayMs: setting(env, 'BRAIN_RETRY_DELAY') * 1000, retryable: connectionFailed };
 }
 
 /** The same transport with push retried by `policy`, each try only while the transport is ready

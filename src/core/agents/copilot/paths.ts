@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { homeDir, type Env } from '../../home';
 import { sessionFromName, type AgentFiles, type OriginRoot } from '../types';
+import { setting } from '../../settings';
 
 /** VS Code-family user folders on Linux and macOS, named by their lake prefix. */
 export function editorUserDirs(env: Env): { prefix: string; dir: string }[] {
@@ -21,9 +22,10 @@ export function editorUserDirs(env: Env): { prefix: string; dir: string }[] {
     // code-server keeps the XDG layout on macOS too.
     { prefix: 'code-server', dir: path.join(data, 'code-server', 'User') },
   ];
-  const out = (env.BRAIN_PLATFORM ?? process.platform) === 'darwin' ? macos : linux;
+  const out = setting(env, 'BRAIN_PLATFORM') === 'darwin' ? macos : linux;
   // Inside the extension: the running editor's own user folder (any product, any platform).
-  if (env.BRAIN_EDITOR_USER_DIR) out.unshift({ prefix: 'editor', dir: env.BRAIN_EDITOR_USER_DIR });
+  const editor = setting(env, 'BRAIN_EDITOR_USER_DIR');
+  if (editor) out.unshift({ prefix: 'editor', dir: editor });
   const seen = new Set<string>();
   return out.filter((x) => (seen.has(x.dir) ? false : (seen.add(x.dir), true)));
 }

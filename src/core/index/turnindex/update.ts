@@ -16,6 +16,7 @@ import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
 import { fileBytes, SPAN, type FileRow, type SessionRow, type UpdateReport } from './schema';
+import { setting } from '../../settings';
 
 /** What a parse was based on: a result parsed ahead is stale once this changes. */
 function progressKey(r: FileRow): string {
@@ -98,7 +99,7 @@ export class TurnIndex extends IndexQueries {
     const behind = this.st.behind.all() as FileRow[];
     const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
     // A parse thread pays off on a first build or a big catch-up, not on a few appended lines.
-    let pool = pending >= Number(process.env.BRAIN_INDEX_WORKER_MIN ?? 64 << 20) ? ParsePool.start() : null;
+    let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
     let next = 0;
     let inFlight = 0;
