@@ -30,7 +30,7 @@ const AREAS = [
   [/normalises/, 'the dialect (src/core/agents/<lane>/dialect.ts)'],
   [/search/, 'the turn index and search (src/core/index, src/core/recall)'],
   [/hook|init/, 'hooks (src/core/setup/hooks.ts, src/core/floor/hook.ts)'],
-  [/resum|fork|reopen|rewrit/, 'rewrite handling (generations in src/core/floor/capture.ts)'],
+  [/resum|fork|reopen|rewrit/, 'rewrite handling (generations in src/core/floor/classify.ts)'],
   [/captures|verify/, 'capture (src/core/floor, src/core/agents/<lane>/paths.ts)'],
 ];
 

@@ -29,6 +29,15 @@ export interface ManifestLine {
   unterminated?: boolean;
 }
 
+const TS = /"(?:timestamp|startTime|created_at|createdAt)"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]{1,40})"/;
+
+/** A line's `event_ts_first`: the first event timestamp in the head of its chunk. */
+export function firstTimestamp(head: Buffer | null): string | null {
+  if (!head) return null;
+  const m = TS.exec(head.toString('utf8'));
+  return m ? m[1] : null;
+}
+
 export function isManifestLine(x: unknown): x is ManifestLine {
   const m = x as ManifestLine;
   return (
