@@ -13,6 +13,11 @@ export interface HeldLock {
   release(): void;
 }
 
+/** Every open lock connection until it is released: a caller that drops its HeldLock must not
+ * lose the lock to the garbage collector (better-sqlite3 closes a collected connection, and
+ * closing lets go of the kernel lock). */
+const HELD = new Set<unknown>();
+
 function sqliteLock(file: string): HeldLock | null | 'unavailable' {
   const Database = loadSqlite();
   if (!Database) return 'unavailable';
@@ -31,11 +36,13 @@ function sqliteLock(file: string): HeldLock | null | 'unavailable' {
     throw e;
   }
   let held = true;
+  HELD.add(db);
   return {
     name: file,
     release() {
       if (!held) return;
       held = false;
+      HELD.delete(db);
       try {
         db.exec('ROLLBACK');
       } catch {

@@ -2,7 +2,7 @@
 // the flock(1) fallback used when better-sqlite3 cannot load.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { CLI, brain, sandbox } from '../../helpers/env';
 import { readManifest } from '../../../src/core/floor/manifest';
@@ -11,7 +11,9 @@ const holder = (locks: string, noSqlite: boolean) => `
 process.env.BRAIN_NO_SQLITE = ${noSqlite ? "'1'" : "''"};
 require('tsx/cjs');
 const { tryLock } = require(${JSON.stringify(path.resolve(__dirname, '../../../src/core/floor/lock.ts'))});
-tryLock(${JSON.stringify(locks)}, 'floor').then((l) => { console.log(l ? 'held' : 'busy'); setInterval(() => {}, 1000); });
+// The holder keeps no reference to its lock and collects garbage before it says "held": a lock must
+// not die with its JavaScript object, only with its process.
+tryLock(${JSON.stringify(locks)}, 'floor').then((l) => { const ok = !!l; l = null; global.gc(); setTimeout(() => { global.gc(); console.log(ok ? 'held' : 'busy'); }, 50); setInterval(() => {}, 1000); });
 `;
 
 for (const noSqlite of [false, true]) {
@@ -19,11 +21,13 @@ for (const noSqlite of [false, true]) {
   test(`${kind}: a held lock makes record wait (exit 75 with --wait 0), and dies with its holder`, async () => {
     const sb = sandbox({ fixtures: true, name: noSqlite ? 'flock' : 'sqlock' });
     const env = { ...sb.env, ...(noSqlite ? { BRAIN_NO_SQLITE: '1' } : {}) };
+    let h: ChildProcess | undefined;
     try {
       assert.equal(brain(sb, ['record'], { env }).status, 0);
-      const h = spawn(process.execPath, ['-e', holder(path.join(sb.brain, 'locks'), noSqlite)], { cwd: path.resolve(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] });
-      const exited = new Promise((r) => h.on('exit', r));
-      const first = await new Promise<string>((r) => h.stdout.once('data', (d) => r(String(d).trim())));
+      h = spawn(process.execPath, ['--expose-gc', '-e', holder(path.join(sb.brain, 'locks'), noSqlite)], { cwd: path.resolve(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = h;
+      const exited = new Promise((r) => child.on('exit', r));
+      const first = await new Promise<string>((r) => child.stdout?.once('data', (d) => r(String(d).trim())));
       assert.equal(first, 'held');
       const busy = brain(sb, ['record', '--wait', '0'], { env });
       assert.equal(busy.status, 75, busy.stderr);
@@ -33,6 +37,8 @@ for (const noSqlite of [false, true]) {
       const after = brain(sb, ['record', '--wait', '5'], { env });
       assert.equal(after.status, 0, `the lock died with its holder: ${after.stderr}`);
     } finally {
+      // A failed assertion must not leave the holder running (the test file would never end).
+      h?.kill('SIGKILL');
       sb.cleanup();
     }
   });
