@@ -15,6 +15,24 @@ import { BIN, HARNESS_FIXTURES, doctor, init, pathWith, stamp } from './helpers'
 
 const BRAIN = path.join(REPO, 'bin', 'brain');
 
+/** Waits until no process has `needle` in its environment (read from /proc; this test runs as root). */
+async function untilNoProcessWith(needle: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  const running = () =>
+    fs.readdirSync('/proc').filter((pid) => {
+      if (!/^\d+$/.test(pid)) return false;
+      try {
+        return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);
+      } catch {
+        return false;
+      }
+    });
+  while (running().length > 0) {
+    if (Date.now() > end) assert.fail(`processes with ${needle} still running: ${running().join(' ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 function ccSandbox(name: string, fixture: string | null, agents = true): { sb: Sandbox; file: string } {
   const sb = sandbox({ name });
   sb.env.PATH = pathWith(agents);
@@ -63,8 +81,9 @@ test('registering makes no connection (claude mcp add on a first start would rea
     const r = init(sb, { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, https_proxy: proxy.url, http_proxy: proxy.url });
     assert.equal(r.step('mcp cc').status, 'changed', JSON.stringify(r.results));
     assert.equal(read(file).mcpServers.brain.command, process.execPath);
-    // What it would send goes out just after it exits: give that time to arrive.
-    await new Promise((r) => setTimeout(r, 3000));
+    // What it would send goes out from processes that outlive it: once none of the processes run
+    // with this sandbox's HOME is left, whatever they sent has reached the proxy.
+    await untilNoProcessWith(`HOME=${sb.home}`, 30_000);
     assert.deepEqual(proxy.attempts, []);
   } finally {
     await proxy.close();
