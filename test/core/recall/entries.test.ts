@@ -53,20 +53,20 @@ const CASES: { what: string; term: string; session: string; tier: 'turns' | 'too
   { what: 'Codex environment context', term: 'zebra-quartz', session: '019c8bfe-ec25-79e0-97d7-bda6a9c575ff', tier: 'tools', kind: 'instructions' },
 ];
 
-for (const noIndex of ['0', '1']) {
-  test(`search finds what show lists (${noIndex === '1' ? 'scan' : 'turn index'}): summaries, notices and names in the turn tier, injected context in the tool tier`, () => {
+for (const index of ['live', 'off'] as const) {
+  test(`search finds what show lists (${index === 'off' ? 'scan' : 'turn index'}): summaries, notices and names in the turn tier, injected context in the tool tier`, () => {
     const dir = tmp('entries');
     try {
       floor(dir);
-      const env = { HOME: dir, BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', BRAIN_NO_INDEX: noIndex };
+      const env = { HOME: dir, BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox' };
       for (const c of CASES) {
-        const shown = readSession({ session: c.session, machine: 'testbox' }, env);
+        const shown = readSession({ session: c.session, machine: 'testbox' }, env, { index });
         const entry = shown.turns.find((t) => t.text.toLowerCase().includes(c.term.toLowerCase()));
         assert.ok(entry, `${c.what}: show lists it`);
         assert.equal(entry.kind, c.kind, c.what);
 
-        const r = search({ term: c.term }, env);
-        assert.equal(r.source, noIndex === '1' ? 'scan' : 'index', c.what);
+        const r = search({ term: c.term }, env, { index });
+        assert.equal(r.source, index === 'off' ? 'scan' : 'index', c.what);
         const hit = r.hits.find((h) => h.session === c.session);
         assert.ok(hit, `${c.what}: "${c.term}" is found (hits: ${r.hits.map((h) => `${h.session}/${h.tier}`).join(', ')})`);
         assert.equal(hit.tier, c.tier, c.what);

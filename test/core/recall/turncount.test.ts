@@ -46,28 +46,28 @@ test('show, the Sessions tree, stats and the turn index count the same turns for
   const expected = new Map<string, number>();
   for (const r of rows) {
     if (shared.has(r.session)) continue;
-    for (const noIndex of ['0', '1']) {
+    for (const index of ['live', 'off'] as const) {
       let shown;
       try {
-        shown = readSession({ session: r.session, machine: 'testbox' }, { ...sb.env, BRAIN_NO_INDEX: noIndex });
+        shown = readSession({ session: r.session, machine: 'testbox' }, sb.env, { index });
       } catch (e) {
         if (/not a transcript/.test(String(e))) continue; // a non-session file in an agent's folder
         throw e;
       }
       const said = shown.turns.filter((t) => t.role === 'user' || t.role === 'assistant').length;
-      assert.equal(shown.session.turns, said, `${r.lane}/${r.session}: show's header counts the turns it lists (BRAIN_NO_INDEX=${noIndex})`);
+      assert.equal(shown.session.turns, said, `${r.lane}/${r.session}: show's header counts the turns it lists (index ${index})`);
       assert.equal(r.index, said, `${r.lane}/${r.session}: the turn index counts what show lists`);
       expected.set(`${r.lane}/${r.session}`, said);
     }
   }
   assert.ok(expected.size >= 30, `sessions compared: ${expected.size}`);
 
-  for (const noIndex of ['0', '1']) {
-    const v = new FloorView(sb.brain, { ...sb.env, BRAIN_NO_INDEX: noIndex });
+  for (const index of ['live', 'off'] as const) {
+    const v = new FloorView(sb.brain, sb.env, { index });
     try {
       v.refresh();
       const tree = new Map(v.sessions().map((s) => [`${s.lane}/${s.session}`, s.turns]));
-      for (const [k, n] of expected) assert.equal(tree.get(k), n, `${k}: the Sessions tree (BRAIN_NO_INDEX=${noIndex})`);
+      for (const [k, n] of expected) assert.equal(tree.get(k), n, `${k}: the Sessions tree (index ${index})`);
     } finally {
       v.close();
     }
