@@ -174,7 +174,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     const turn = frame.locator('section.turn.hit');
     await turn.waitFor({ timeout: 20_000 });
-    assert.equal(await turn.getAttribute('id'), 'turn-16');
+    assert.equal(await turn.getAttribute('id'), 'turn-31');
     assert.match(await turn.innerText(), /does it only run on main/);
     assert.match(await turn.innerText(), /lines 48–48/);
     const p = await ping();
@@ -230,7 +230,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     };
     const first = await call([
       { tool: 'brain_search', input: { term: 'does it only run on main', limit: 5 } },
-      { tool: 'brain_read_session', input: { session, turns: '16' } },
+      { tool: 'brain_read_session', input: { session, turns: '31' } },
     ]);
     for (const r of first.results) assert.ok(r.registered, `${r.tool} is registered`);
     // Each tool's schema, as VS Code registered it, is the core's declared input.
@@ -243,7 +243,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     assert.equal(search.hits[0].session, session);
     const snip = search.hits[0].snippets[0];
     const read = JSON.parse(first.results[1].text);
-    assert.equal(read.turns[0].n, 16);
+    assert.equal(read.turns[0].n, 31);
     assert.match(read.turns[0].text, /does it only run on main/);
     assert.deepEqual(read.turns[0].citation, snip.citation);
     const lake = snip.citation.lake_path as string;
