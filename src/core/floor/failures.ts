@@ -89,7 +89,8 @@ export function recentFailures(home: string, now = Date.now(), windowMs = DAY_MS
   const groups = new Map<string, number>();
   let count = 0;
   for (const e of entries) {
-    const k = `${e.kind} ${e.label}`;
+    // A label that already names its kind ("sync failed") is not prefixed again.
+    const k = e.label.toLowerCase().startsWith(e.kind) ? e.label : `${e.kind} ${e.label}`;
     groups.set(k, (groups.get(k) ?? 0) + (e.count ?? 1));
     count += e.count ?? 1;
   }
