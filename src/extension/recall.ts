@@ -5,6 +5,7 @@ import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
 import { SQL_INPUT_SCHEMA, cite, readSession, search, validateInput, verify, TOOL_NAMES, type ToolName } from '../core/recall';
 import type { SqlResult } from '../core/cache';
+import { rowsByColumn } from '../core/recall/types';
 import { sqlLimits } from '../core/sqllimits';
 import type { FloorView } from '../core/recall/floorview';
 import type { RecallResults } from './protocol';
@@ -85,16 +86,7 @@ async function answer(tool: ToolName, input: unknown, ctx: RecallCtx): Promise<R
     case 'sql': {
       const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
       const r = await ctx.sql(q.query, q.limit ?? 100);
-      // Rows as objects keyed by column: what a model reads most easily.
-      return {
-        columns: r.columns,
-        rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))),
-        truncated: r.truncated,
-        limit: r.limit,
-        max_bytes: r.max_bytes,
-        cut_values: r.cut_values,
-        ...(r.note ? { note: r.note } : {}),
-      };
+      return { ...rowsByColumn(r), ...(r.note ? { note: r.note } : {}) };
     }
     default:
       throw new BrainError('no-tool', `unknown tool ${tool}`, `use one of ${TOOL_NAMES.join(', ')}`);

@@ -25,7 +25,7 @@ import {
   type TurnView,
   type VerifyInput,
 } from '../core/recall';
-import { SQL_INPUT_SCHEMA, type IndexUse } from '../core/recall/types';
+import { SQL_INPUT_SCHEMA, rowsByColumn, type IndexUse } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';
@@ -196,15 +196,7 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
   } finally {
     h.close();
   }
-  const out: McpSqlOutput = {
-    columns: r.columns,
-    rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))),
-    truncated: r.truncated,
-    limit: r.limit,
-    max_bytes: r.max_bytes,
-    cut_values: r.cut_values,
-    cache: h.path,
-  };
+  const out: McpSqlOutput = { ...rowsByColumn(r), cache: h.path };
   const notes: string[] = r.note ? [r.note] : [];
   // The cache is not brought up to date here (that writes); say when the floor has grown since.
   const mtime = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;

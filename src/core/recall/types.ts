@@ -3,6 +3,7 @@
 // CLI's --json prints these outputs as they are.
 import type { Citation, Role, Tokens, TurnKind } from '../turns';
 import { registry } from '../agents';
+import type { SqlColumn, SqlResult } from '../cache/query';
 
 const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -344,3 +345,16 @@ export const RECALL_TOOLS: RecallToolSpec[] = [
     inputSchema: VERIFY_INPUT_SCHEMA,
   },
 ];
+
+/** A SQL result as the recall tools answer it: rows as objects keyed by column (what a model reads
+ * most easily), with the caps that shaped it. Here, not in cache/, so callers need no DuckDB. */
+export function rowsByColumn(r: SqlResult): { columns: SqlColumn[]; rows: Record<string, unknown>[]; truncated: boolean; limit: number; max_bytes: number; cut_values: number } {
+  return {
+    columns: r.columns,
+    rows: r.rows.map((row) => Object.fromEntries(r.columns.map((c, k) => [c.name, row[k]]))),
+    truncated: r.truncated,
+    limit: r.limit,
+    max_bytes: r.max_bytes,
+    cut_values: r.cut_values,
+  };
+}
