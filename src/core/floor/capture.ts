@@ -73,9 +73,7 @@ export interface CaptureOptions {
   now?: number;
 }
 
-export const DEFAULT_QUIET_MS = 10 * 60_000;
-export const DEFAULT_REWRITE_QUIET_MS = 30_000;
-
+// The quiet periods' defaults live with their settings (BRAIN_QUIET_SECONDS, BRAIN_REWRITE_QUIET_SECONDS).
 export function rewriteQuietFromEnv(env: Env): number {
   return setting(env, 'BRAIN_REWRITE_QUIET_SECONDS') * 1000;
 }

@@ -79,3 +79,18 @@ function syncfs(dir: string): boolean {
   syncfsWorks = r.status === 0;
   return syncfsWorks;
 }
+
+/** Rewrites a user's own settings file: through a symlink (a dotfiles repo often links them) rather
+ * than over it, keeping the file's mode; a new file is private. */
+export function writeUserFile(file: string, content: string): void {
+  let target = file;
+  let mode = 0o600;
+  try {
+    target = fs.realpathSync(file);
+    mode = fs.statSync(target).mode & 0o777;
+  } catch {
+    /* a new file: private */
+  }
+  writeFileAtomic(target, content);
+  fs.chmodSync(target, mode);
+}

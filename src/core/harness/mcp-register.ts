@@ -4,13 +4,12 @@
 // that does not parse is never written. A plan is applied here: the harness's own CLI commands
 // are run (or, without that CLI on PATH, printed for the user), or the file's new text is written.
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { harnessAgents } from '../agents';
 import type { McpServerSpec, RegPlan } from '../agents/harness';
 import { shQuote } from '../agents/kit/setup';
 import type { Env } from '../home';
-import { writeFileAtomic } from '../floor/durable';
+import { writeUserFile } from '../floor/durable';
 import { harnessOf, which } from './detect';
 
 export { SERVER_NAME, runsBrainMcp, shQuote } from '../agents/kit/setup';
@@ -61,15 +60,6 @@ export function applyMcp(plan: RegPlan, env: Env, spec: McpServerSpec): ApplyRes
     return { plan, outcome: 'applied' };
   }
   if (plan.content === undefined) return { plan, outcome: 'none' };
-  let target = plan.file;
-  let mode = 0o600;
-  try {
-    target = fs.realpathSync(plan.file);
-    mode = fs.statSync(target).mode & 0o777;
-  } catch {
-    /* a new file: private */
-  }
-  writeFileAtomic(target, plan.content);
-  fs.chmodSync(target, mode);
+  writeUserFile(plan.file, plan.content);
   return { plan, outcome: 'applied' };
 }

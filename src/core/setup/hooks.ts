@@ -6,11 +6,10 @@
 // Everything else is left exactly as it is, and a file that does not parse is never rewritten (the
 // plan says so and names the file). An agent without a session-start hook is captured without
 // meta records.
-import * as fs from 'node:fs';
 import { harnessAgents } from '../agents';
 import type { HookPlanItem } from '../agents/harness';
 import type { Env } from '../home';
-import { writeFileAtomic } from '../floor/durable';
+import { writeUserFile } from '../floor/durable';
 
 export { OWN_COMMAND, hookCommand } from '../agents/kit/setup';
 export type { HookPlanItem };
@@ -30,17 +29,7 @@ export function planHooks(brainCmd: string[], env: Env): HookPlanItem[] {
 export function applyHooks(plan: HookPlanItem[]): HookPlanItem[] {
   for (const p of plan) {
     if (!p.content || !['create', 'add', 'update'].includes(p.action)) continue;
-    let mode = 0o600;
-    let target = p.file;
-    try {
-      // A settings file kept in a dotfiles repo is often a symlink: write through it, not over it.
-      target = fs.realpathSync(p.file);
-      mode = fs.statSync(target).mode & 0o777;
-    } catch {
-      /* new file: private */
-    }
-    writeFileAtomic(target, p.content);
-    fs.chmodSync(target, mode);
+    writeUserFile(p.file, p.content);
   }
   return plan;
 }
