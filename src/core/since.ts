@@ -8,15 +8,17 @@ export function parseSince(s: string, now = Date.now()): number {
     const unit = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[rel[2] as 'm' | 'h' | 'd' | 'w'];
     return now - Number(rel[1]) * unit;
   }
-  const t = Date.parse(s);
+  // A date alone is midnight where the user is, as a date and time without a zone already is;
+  // Date.parse alone would take it as UTC midnight, and stats (DuckDB, local zone) would disagree
+  // with search by the zone's offset.
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s.trim());
+  const t = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : Date.parse(s);
   if (Number.isNaN(t)) throw new BrainError('usage', `since: cannot read "${s}" as a date`, 'use an ISO date (2026-08-01), a time, or 30m, 12h, 7d, 2w');
   return t;
 }
 
-/** `since` for a DuckDB filter, checked as parseSince checks it: a relative form (7d) as the
- * instant it names, a date or time as written (DuckDB reads it in the connection's time zone, the
- * one stats counts days in). */
+/** `since` for a DuckDB filter: the instant parseSince reads, so SQL and the file-walking filters
+ * cut at the same moment whatever the connection's time zone. */
 export function sinceForSql(s: string, now = Date.now()): string {
-  const t = parseSince(s, now);
-  return /^\d+\s*[mhdw]$/.test(s.trim()) ? new Date(t).toISOString() : s.trim();
+  return new Date(parseSince(s, now)).toISOString();
 }
