@@ -6,7 +6,7 @@
 // marked; show --gen 1 shows it and --gen 2 does not; and the counts (show, stats, DuckDB's
 // derived.messages and derived.usage) equal those of a floor that recorded every distinct turn
 // once, in one file that was never rewritten (not the sum over generations).
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -123,25 +123,39 @@ function counts(sb: Sandbox, c: Case) {
 }
 
 for (const c of CASES) {
-  test(`earlier generations are searched, shown and counted once: ${c.name}`, () => {
-    const sb = sandbox({ name: 'gens' });
-    const ref = sandbox({ name: 'gens-ref' });
-    try {
+  describe(`earlier generations are seen: ${c.name}`, () => {
+    let sb: Sandbox;
+    let ref: Sandbox;
+    let w: ReturnType<Case['rewrite']>;
+    let lake1: string;
+    before(() => {
+      sb = sandbox({ name: 'gens' });
+      ref = sandbox({ name: 'gens-ref' });
       const origin = path.join(sb.home, c.origin);
       fs.mkdirSync(path.dirname(origin), { recursive: true });
       const v1 = fs.readFileSync(path.join(FIXTURES, c.fixture), 'utf8');
       fs.writeFileSync(origin, v1);
       run(sb, ['record']);
-      const w = c.rewrite(v1);
+      w = c.rewrite(v1);
       assert.ok(v1.includes(w.gone) && !w.v2.includes(w.gone), 'the phrase is only in generation 1');
       fs.writeFileSync(`${origin}.tmp`, w.v2);
       fs.renameSync(`${origin}.tmp`, origin);
       run(sb, ['record']);
       const gens = readManifest(path.join(sb.brain, 'manifest', 'manifest.jsonl')).lines.filter((m) => m.origin_path === origin);
       assert.deepEqual([...new Set(gens.map((m) => m.gen))], [1, 2], 'capture opened generation 2');
-      const lake1 = gens.find((m) => m.gen === 1)!.lake_path;
+      lake1 = gens.find((m) => m.gen === 1)!.lake_path;
+      // The reference: one file holding every distinct turn once, never rewritten.
+      const rorigin = path.join(ref.home, c.origin);
+      fs.mkdirSync(path.dirname(rorigin), { recursive: true });
+      fs.writeFileSync(rorigin, w.union);
+      run(ref, ['record']);
+    });
+    after(() => {
+      sb.cleanup();
+      ref.cleanup();
+    });
 
-      // Search, through the index and by reading the files, finds it in generation 1.
+    test('search, through the index and by reading the files, finds what only generation 1 holds, naming it', () => {
       for (const how of [[], ['--scan']]) {
         const r = json<{ hits: Hit[] }>(sb, ['search', w.gone, ...how]);
         const hit = r.hits.find((h) => h.session === c.session);
@@ -160,8 +174,9 @@ for (const c of CASES) {
         assert.equal(now?.rewritten_away, false);
       }
       assert.match(run(sb, ['search', w.gone]), /gen 1 \(rewritten away\)/);
+    });
 
-      // show: one timeline, the rewritten-away entry in it, marked; --gen N: that generation as it was.
+    test('show is one timeline with it in place, marked; --gen 1 shows it, --gen 2 does not', () => {
       const md = run(sb, ['show', c.session]);
       assert.ok(md.includes(w.gone) && md.includes(w.fresh), 'the timeline holds both generations');
       assert.match(md, /only in generation 1 \(rewritten away\)/);
@@ -181,21 +196,16 @@ for (const c of CASES) {
       const none = brain(sb, ['show', c.session, '--gen', '3'], { env: ENV });
       assert.equal(none.status, 3);
       assert.match(none.stderr, /no generation 3.*\n.*generations 1, 2/);
+    });
 
-      // Counts: as a session holding every distinct turn once, never rewritten.
-      const rorigin = path.join(ref.home, c.origin);
-      fs.mkdirSync(path.dirname(rorigin), { recursive: true });
-      fs.writeFileSync(rorigin, w.union);
-      run(ref, ['record']);
+    test('show, stats, derived.messages and derived.usage count each turn once, as a file never rewritten would', () => {
       const got = counts(sb, c);
-      const want = counts(ref, c);
-      assert.deepEqual(got, want);
-      assert.ok(got.show > g2.session.turns, 'more turns than generation 2 alone');
-      assert.ok(got.show < g1.session.turns + g2.session.turns, 'fewer than both generations summed');
+      assert.deepEqual(got, counts(ref, c));
+      // Neither the newest generation alone nor both summed.
+      const g = (n: number) => json<Read>(sb, ['show', c.session, '--gen', String(n)]).session.turns;
+      assert.ok(got.show > g(2), 'more turns than generation 2 alone');
+      assert.ok(got.show < g(1) + g(2), 'fewer than both generations summed');
       if (c.tokens) assert.ok(Number((got.usage[0] as string[])[2]) > 0, 'the fixture has output tokens');
-    } finally {
-      sb.cleanup();
-      ref.cleanup();
-    }
+    });
   });
 }
