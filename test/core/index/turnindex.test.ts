@@ -243,6 +243,11 @@ test('every generation stays in the index; a turn two generations hold counts on
       const old = idx.match(JSON.parse(g.lines[prompts[2]]).message.content.slice(0, 40).toLowerCase());
       assert.equal(old.length, 1);
       assert.equal(idx.file(idx.turn(old[0].ids[0])!.file_id)!.gen, 1);
+      // A turn both hold is found once, in generation 2 (the older copy left the text index).
+      const shared = idx.match(JSON.parse(g.lines[0]).message.content.slice(0, 40).toLowerCase());
+      assert.equal(shared.length, 1);
+      assert.equal(shared[0].count, 1);
+      assert.equal(idx.file(idx.turn(shared[0].ids[0])!.file_id)!.gen, 2);
       // 8 turns in generation 1, 3 in generation 2, of which 2 (the first prompt and reply) are shared.
       assert.equal(idx.stats().turns, 9);
       assert.ok(fs.existsSync(path.join(dir, floor.lakePath(g.lane, g.rel, 1))));

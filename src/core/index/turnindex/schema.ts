@@ -84,6 +84,12 @@ CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
 `;
 
+/** Turns of older generations of a file (@machine, @base, @gen) that the lines of generation
+ * @gen's file @file from line @from on hold too (the same turnKey), with FTS rows still. */
+const OLDER_COPIES = `SELECT o.id FROM turns o
+  WHERE o.said = 1 AND o.file_id IN (SELECT id FROM files WHERE machine = @machine AND base = @base AND gen < @gen)
+    AND o.key IN (SELECT key FROM turns WHERE file_id = @file AND line_from >= @from)`;
+
 export interface SessionRow {
   id: number;
   machine: string;
@@ -137,7 +143,8 @@ export interface TurnRow {
   line_to: number;
   byte_from: number;
   byte_to: number;
-  /** The turn has text (and a row in the FTS index). */
+  /** The turn has a row in the FTS index: it has text, and no newer generation of its file holds
+   * the same turn (whose row is the one a match finds). */
   said: number;
   /** turnKey: the same entry in another generation of the file has the same key. */
   key: number;
@@ -267,6 +274,8 @@ export class IndexBase {
         `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
+      unsayFts: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${OLDER_COPIES})`),
+      unsayRows: d.prepare(`UPDATE turns SET said = 0 WHERE id IN (${OLDER_COPIES})`),
       countTurns: d.prepare(sessionTurns('@sess')).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),

@@ -263,6 +263,14 @@ export class TurnIndex extends IndexQueries {
       this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
       if (folded) this.st.insFts.run(id, folded);
     }
+    // A turn an older generation holds too is found once, in the newest: the older copy keeps its
+    // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
+    // an agent rewrites whole on every update would otherwise be indexed once per generation.
+    if (row.gen > 1 && r.turns.length) {
+      const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, from: resume?.line ?? 0 };
+      this.st.unsayFts.run(o);
+      this.st.unsayRows.run(o);
+    }
     // The title is the first prompt (the main conversation's before a sub-agent's).
     if (r.title) {
       const key = r.title.side * 2 ** 31 + r.title.n;
