@@ -14,16 +14,21 @@
 CREATE SCHEMA IF NOT EXISTS dialects;
 CREATE SCHEMA IF NOT EXISTS derived;
 
--- latest-generation floor rows only
+-- the floor rows of every generation (a rewritten file keeps its older generations; each view
+-- reads each generation on its own, partitioned by (file_id, witness_gen), and derived.messages and
+-- derived.usage keep a row several generations hold once). dialects.v_newest: the newest only.
 -- (Addition: while the program re-derives some files it sets the variable brain_refresh_files to
 -- their file_ids, so every view built on it reads only those files' lines; DuckDB cannot push such a
 -- filter given from outside through the views' windows and unnests. Unset, as in every query a
 -- user can run, the filter passes every file.)
 CREATE OR REPLACE VIEW dialects.v_live AS
 SELECT r.* FROM floor.raw_lines r
-JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen
 WHERE r.file_id IN (SELECT unnest(coalesce(getvariable('brain_refresh_files'),
                                           (SELECT list(file_id) FROM floor.ingest_state))));
+
+CREATE OR REPLACE VIEW dialects.v_newest AS
+SELECT r.* FROM dialects.v_live r
+JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen;
 
 -- shared text extraction over the common block-array shape. The document's macro, same result;
 -- the array case reads the blocks' type and text with one from_json (twice as fast as extracting

@@ -18,8 +18,8 @@ CREATE SCHEMA IF NOT EXISTS derived;
 
 CREATE OR REPLACE VIEW derived.v_sessions AS
 WITH
-  -- One pass over the live lines of each file. A line is bad when it is not JSON: from_json
-  -- gives NULL for that (and for a JSON null) whatever the shape asked.
+  -- One pass over the newest generation's lines of each file. A line is bad when it is not JSON:
+  -- from_json gives NULL for that (and for a JSON null) whatever the shape asked.
   gen AS (
     SELECT r.file_id, any_value(r.witness_gen) AS witness_gen,
            count(*) AS n_lines,
@@ -28,7 +28,7 @@ WITH
            max(r.event_time) AS last_event,
            min(r.captured_at) AS first_captured,
            max(r.captured_at) AS last_captured
-    FROM dialects.v_live r GROUP BY r.file_id),
+    FROM dialects.v_newest r GROUP BY r.file_id),
   own AS ({{union derived.v_sessions}}),
   lake AS (
     SELECT file_id, witness_gen, arg_max(lake_path, manifest_offset) AS lake_path
@@ -62,15 +62,27 @@ CREATE TABLE IF NOT EXISTS derived.sessions AS
 -- agent marks so, or any line of a sub-agent's own file) and parent_session (the session that
 -- started that sub-agent). A count of the main conversation's turns says NOT is_sidechain.
 -- An agent's part may leave out is_sidechain (then only its own file says).
+-- Every generation of a rewritten file is read; a message several generations hold is one row:
+-- messages are the same when role, time, text and is_meta are (the rule turnKey in
+-- src/core/turns.ts follows for the turn index), and per such message the rows of the generation
+-- holding most of them are kept (the newest of equals). What only an older generation holds
+-- (rewritten away) stays, with its witness_gen.
 
 CREATE OR REPLACE VIEW derived.v_messages_all AS
-SELECT m.msg_id, m.agent, m.session_id, m.role, m.model, m.text, m.event_time, m.captured_at,
-       m.file_id, m.witness_gen, m.line_no, m.machine_id, m.turn_id, m.is_meta, s.project,
-       coalesce(m.is_sidechain, false) OR s.parent_session IS NOT NULL AS is_sidechain,
-       CASE WHEN s.parent_session IS NOT NULL THEN s.parent_session
-            WHEN coalesce(m.is_sidechain, false) THEN m.session_id END AS parent_session
-FROM ({{union derived.v_messages}}) m
-LEFT JOIN derived.sessions s USING (file_id);
+WITH
+  m AS (
+    SELECT m.msg_id, m.agent, m.session_id, m.role, m.model, m.text, m.event_time, m.captured_at,
+           m.file_id, m.witness_gen, m.line_no, m.machine_id, m.turn_id, m.is_meta, s.project,
+           coalesce(m.is_sidechain, false) OR s.parent_session IS NOT NULL AS is_sidechain,
+           CASE WHEN s.parent_session IS NOT NULL THEN s.parent_session
+                WHEN coalesce(m.is_sidechain, false) THEN m.session_id END AS parent_session,
+           md5(concat_ws(chr(0), m.role, coalesce(CAST(m.event_time AS VARCHAR), ''), coalesce(m.text, ''),
+                         CAST(m.is_meta AS VARCHAR))) AS same
+    FROM ({{union derived.v_messages}}) m
+    LEFT JOIN derived.sessions s USING (file_id)),
+  c AS (SELECT *, count(*) OVER (PARTITION BY file_id, same, witness_gen) AS copies FROM m)
+SELECT * EXCLUDE (same, copies) FROM c
+QUALIFY witness_gen = arg_max(witness_gen, copies * 100000 + witness_gen) OVER (PARTITION BY file_id, same);
 
 CREATE TABLE IF NOT EXISTS derived.messages AS
   SELECT * FROM derived.v_messages_all WITH NO DATA;
@@ -113,11 +125,20 @@ FROM ({{union derived.v_usage_lines}});
 CREATE TABLE IF NOT EXISTS derived.usage_lines AS
   SELECT * FROM derived.v_usage_lines WITH NO DATA;
 
--- One row per reply: counted lines, the earlier lines of a reply dropped.
+-- One row per reply: counted lines, the earlier lines of a reply dropped. A line without a
+-- message id that several generations of its file hold (same time, model and tokens) counts once,
+-- as derived.messages keeps its messages.
 CREATE OR REPLACE VIEW derived.usage AS
-SELECT u.* EXCLUDE (counted), s.project
-FROM derived.usage_lines u LEFT JOIN derived.sessions s USING (file_id)
-WHERE u.counted
-QUALIFY u.message_id IS NULL
-     OR row_number() OVER (PARTITION BY u.agent, u.message_id
-                           ORDER BY u.file_first_ts NULLS LAST, u.abs_path, u.line_no DESC) = 1;
+WITH
+  u AS (
+    SELECT u.* EXCLUDE (counted), s.project,
+           md5(concat_ws(chr(0), coalesce(CAST(u.event_time AS VARCHAR), ''), coalesce(u.model, ''), u.input_tokens,
+                         u.output_tokens, u.cache_creation_tokens, u.cache_read_tokens)) AS same
+    FROM derived.usage_lines u LEFT JOIN derived.sessions s USING (file_id)
+    WHERE u.counted),
+  c AS (SELECT *, count(*) OVER (PARTITION BY file_id, same, witness_gen) AS copies FROM u)
+SELECT * EXCLUDE (same, copies) FROM c
+QUALIFY CASE WHEN message_id IS NULL
+             THEN witness_gen = arg_max(witness_gen, copies * 100000 + witness_gen) OVER (PARTITION BY file_id, same)
+             ELSE row_number() OVER (PARTITION BY agent, message_id
+                                     ORDER BY file_first_ts NULLS LAST, abs_path, line_no DESC) = 1 END;

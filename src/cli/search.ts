@@ -33,7 +33,9 @@ export function formatHit(h: SearchHit, i: number, w: number, term = ''): string
   if (h.title) out.push(fit(`    ${h.title}`, w));
   for (const s of h.snippets) {
     const c = s.citation;
-    const tag = `  [${s.turn ? `#${s.turn} ` : ''}${s.field === 'text' ? '' : `${s.field} `}L${c.line_from}-${c.line_to} ${c.sha256.slice(0, 8)}]`;
+    // A generation is named when it is not the file's first, or when the newest no longer holds it.
+    const gen = s.rewritten_away ? `gen ${s.gen} (rewritten away) ` : s.gen > 1 ? `gen ${s.gen} ` : '';
+    const tag = `  [${s.turn ? `#${s.turn} ` : ''}${s.field === 'text' ? '' : `${s.field} `}${gen}L${c.line_from}-${c.line_to} ${c.sha256.slice(0, 8)}]`;
     // The core's snippet is wider than a terminal: narrow it around the mention, not from its start.
     out.push(`    › ${snippetText(s.text, term, Math.max(20, w - 6 - columns(tag)))}${tag}`);
   }
@@ -53,7 +55,9 @@ recorded instructions (system prompt, AGENTS.md) mention it are left out. Terms 
 or no usable index, fall back to reading the files, and the header says so; --scan reads the files
 without opening the index.
 Each hit: session, agent, project, machine, start, title (first prompt), matching turns, and up to 3
-snippets with their citations ([#turn Lfrom-to sha256]); --json prints the full citations.
+snippets with their citations ([#turn Lfrom-to sha256], with "gen N" when the file was rewritten and
+the snippet is in generation N > 1, and "(rewritten away)" when only an older generation holds it);
+--json prints the full citations.
 Secrets in snippets are masked as \`brain secrets\` shows them (--json: "masked": N); --reveal
 prints them in clear, only to a terminal.
 ${COMMON_EXIT_CODES} Exit 1: nothing found.`,

@@ -29,6 +29,10 @@ function turn(t: TurnView): string {
   if (t.ts) head.push(t.ts);
   if (t.sidechain) head.push('sub-agent');
   if (t.branch) head.push('branch');
+  if (t.rewritten_away) {
+    const [a, b] = t.rewritten_away.gens;
+    head.push(a === b ? `only in generation ${a} (rewritten away)` : `only in generations ${a}–${b} (rewritten away)`);
+  }
   const parts = [head.join(' · ')];
   if (t.role === 'system' && t.kind === 'instructions') parts.push(details('recorded instructions', t.text ? fence(t.text) : '_(not shown)_'));
   else if (t.text) parts.push(t.text);
@@ -52,21 +56,31 @@ export function toMarkdown(r: ReadOutput): string {
     `- agent: ${s.agent} · machine: ${s.machine} · project: ${s.project ?? '—'}${s.repo ? ` · repo: ${s.repo}` : ''}`,
     `- started: ${s.started ?? '—'} · last: ${s.ended ?? '—'} · ${s.turns} turns (prompts and replies), ${r.total} entries in all${r.unparsed_lines ? ` · ${r.unparsed_lines} unparsed line(s) on the floor` : ''}`,
   ];
-  if (r.turns.length) lines.push(`- file: \`${r.turns[0].citation.lake_path}\` (check a citation: \`sed -n 'A,Bp' FILE | sha256sum\`)`);
+  const file = r.turns.find((t) => !t.rewritten_away) ?? r.turns[0];
+  if (file) lines.push(`- file: \`${file.citation.lake_path}\` (check a citation: \`sed -n 'A,Bp' FILE | sha256sum\`)`);
+  if (r.gen !== null) lines.push(`- generation ${r.gen} of ${r.generations.join(', ')}, as it was`);
+  else if (r.generations.length > 1) {
+    const old = r.turns.filter((t) => t.rewritten_away).length;
+    lines.push(`- generations ${r.generations.join(', ')}: the newest, with ${old} entr${old === 1 ? 'y' : 'ies'} only older ones hold marked "rewritten away" (\`--gen N\` shows one as it was)`);
+  }
   return [lines.join('\n'), ...r.turns.map(turn)].join('\n\n') + '\n';
 }
 
 export const show: Verb = {
   name: 'show',
   summary: 'A recorded session as Markdown, tool calls folded, each turn with its citation.',
-  usage: 'show SESSION [--turns A..B] [--machine M] [--store DIR] [--full] [--scan] [--json] [--reveal]',
+  usage: 'show SESSION [--turns A..B] [--gen N] [--machine M] [--store DIR] [--full] [--scan] [--json] [--reveal]',
   details: `SESSION is the id search lists, the agent's own id, or an unambiguous prefix. --turns takes A..B,
-A.., ..B or A. Thinking and each tool's arguments and output are cut at 2000 characters unless --full.
+A.., ..B or A (the newest generation's turns; an entry only an older generation holds comes with
+the turn it follows). A session whose file the agent rewrote (a compaction, a whole-file rewrite,
+an edit) shows one timeline: the newest generation, and in place what only older ones hold, marked
+"only in generation N (rewritten away)"; --gen N shows generation N alone, as it was. Thinking and each tool's arguments and output are cut at 2000 characters unless --full.
 Secrets the guard knows or finds are masked as \`brain secrets\` shows them (--json: "masked": N);
 --reveal prints them in clear, only to a terminal.
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'turns', type: 'string', help: 'only turns A..B (1-based)' },
+    { name: 'gen', type: 'number', help: 'generation N of the session file alone, as it was' },
     { name: 'machine', type: 'string', help: 'the machine, when the id exists on several' },
     { name: 'store', type: 'string', help: 'read from a store folder instead of BRAIN_HOME' },
     { name: 'full', type: 'bool', help: 'do not cut long thinking, arguments or output' },
@@ -81,6 +95,7 @@ ${COMMON_EXIT_CODES}`,
     const input: ReadInput = { session };
     if (o.turns !== undefined) input.turns = o.turns as string;
     if (o.machine !== undefined) input.machine = o.machine as string;
+    if (o.gen !== undefined) input.gen = o.gen as number;
     if (o.store !== undefined) input.store = o.store as string;
     if (o.full) input.max_chars = 0;
     const m = await maskedAnswer('show', args, ctx, readSession(input, ctx.env, { index: args.opts.scan ? 'off' : 'live' }));

@@ -13,7 +13,7 @@ export const sql: Verb = {
   usage: 'sql "SELECT …" [--json] [--limit N] [--timeout S] [--max-bytes N] [--reveal]',
   details: `Tables: floor.raw_lines (every floor line, byte-exact citation columns), floor.files, floor.chunks
 (the manifest), derived.messages, derived.sessions, derived.tool_calls, derived.calls, derived.usage;
-views: ${registry().dialectViews()}, v_live. The cache (BRAIN_HOME/brain.duckdb) is brought up
+views: ${registry().dialectViews()}, v_live (every generation), v_newest. The cache (BRAIN_HOME/brain.duckdb) is brought up
 to the manifest first, or built if missing. The connection is read-only: INSERT, CREATE, COPY, ATTACH,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.
 A statement is stopped after --timeout (else BRAIN_SQL_TIMEOUT, else [sql] timeout in config.toml,

@@ -1,5 +1,6 @@
 // The normalised turn and the citation: declared once, reused by the index, search, the CLI's
 // --json, the MCP tools and the VS Code LM tools.
+import { createHash } from 'node:crypto';
 
 /** A checkable pointer into the floor: `sed -n 'A,Bp' <home>/<lake_path> | sha256sum` equals sha256. */
 export interface Citation {
@@ -107,6 +108,23 @@ export function countTurns(turns: readonly Pick<Turn, 'role'>[]): number {
  * (a scan of the files) finds those. */
 export function isSaid(t: Pick<Turn, 'role' | 'kind'>): boolean {
   return isTurn(t) || t.kind === 'summary' || t.kind === 'notice' || t.kind === 'name';
+}
+
+/**
+ * Which entry of one generation is "the same" as an entry of another generation of the same
+ * session file (a rewrite keeps most of what it held): the one definition the turn index, the
+ * scan, show's timeline and the DuckDB cache's messages use. Two entries are the same when role,
+ * kind, first timestamp and text are equal; the agent's ids are not used, since a user who edits a
+ * prompt in place keeps its id, and Gemini's and Copilot's documents are rewritten whole (no line
+ * survives a rewrite as it was). Entries with equal keys are told apart by count: a session's
+ * entries are, per key, as many as the generation holding most of them has (see uniqueCount).
+ * The first 48 bits of a sha256 (exact as a JavaScript number and an SQLite integer).
+ */
+export function turnKey(t: Pick<Turn, 'role' | 'kind' | 'ts' | 'text'>): number {
+  const h = createHash('sha256');
+  h.update(`${t.role}\u0000${t.kind}\u0000${t.ts ?? ''}\u0000`);
+  h.update(t.text);
+  return h.digest().readUIntBE(0, 6);
 }
 
 /** One line of a lake file as the dialects see it: bytes [from, to) incl. its newline, and the

@@ -71,9 +71,10 @@ export class Reader implements vscode.Disposable {
     panel.title = view.info.title.slice(0, 40) || view.info.session;
     if (!open) {
       panel.onDidDispose(() => this.panels.delete(key));
-      panel.webview.onDidReceiveMessage((m: { type: string; turn: number }) => {
+      panel.webview.onDidReceiveMessage((m: { type: string; turn: number; i?: number }) => {
         const cur = this.panels.get(key);
-        const t = cur?.view.turns.find((x) => x.n === m.turn);
+        // By position: an entry only an older generation holds may share its number with another.
+        const t = m.i !== undefined ? cur?.view.turns[m.i] : cur?.view.turns.find((x) => x.n === m.turn);
         if (m.type === 'copyCitation' && t && cur) this.onCopied(t.citation, cur.view.info.root);
       });
     }
@@ -86,7 +87,7 @@ export class Reader implements vscode.Disposable {
     const i = v.info;
     const head = [`${esc(i.agentLabel)}`, i.project ? esc(i.project) : '', i.branch ? `branch ${esc(i.branch)}` : '', i.model ? esc(i.model) : '', i.started ? esc(i.started.replace('T', ' ').slice(0, 19)) : '', `${i.turns} turns`, `${esc(i.machine)}:${esc(i.lakePath)}`].filter(Boolean);
     const turns = v.turns.slice(0, MAX_TURNS);
-    const bodies = await Promise.all(turns.map((t) => this.turnHtml(t)));
+    const bodies = await Promise.all(turns.map((t, i) => this.turnHtml(t, i)));
     return `<!DOCTYPE html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
 <style nonce="${nonce}">
@@ -116,17 +117,17 @@ ${v.turns.length > MAX_TURNS ? `<p>… ${v.turns.length - MAX_TURNS} more turns 
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
 function go(n){const el=document.getElementById('turn-'+n);if(!el)return;document.querySelectorAll('.hit').forEach(e=>e.classList.remove('hit'));el.classList.add('hit');el.scrollIntoView({block:'start'});document.body.dataset.turn=String(n);}
-document.addEventListener('click',e=>{const b=e.target.closest('button.cite');if(b){vscode.postMessage({type:'copyCitation',turn:Number(b.dataset.turn)});b.textContent='Copied';setTimeout(()=>b.textContent='Copy citation',1500);}});
+document.addEventListener('click',e=>{const b=e.target.closest('button.cite');if(b){vscode.postMessage({type:'copyCitation',turn:Number(b.dataset.turn),i:Number(b.dataset.i)});b.textContent='Copied';setTimeout(()=>b.textContent='Copy citation',1500);}});
 window.addEventListener('message',e=>{if(e.data&&e.data.type==='scrollTo')go(e.data.turn);});
 ${turn ? `go(${Number(turn)});` : ''}
 </script></body></html>`;
   }
 
-  private async turnHtml(t: TurnView): Promise<string> {
+  private async turnHtml(t: TurnView, i: number): Promise<string> {
     const c = t.citation;
     const who = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool' }[t.role] ?? t.role;
     const parts: string[] = [];
-    parts.push(`<div class="h"><b>${who}</b> <span>#${t.n}</span>${t.ts ? ` <span>${esc(t.ts.replace('T', ' ').slice(0, 19))}</span>` : ''}${t.model ? ` <span>${esc(t.model)}</span>` : ''} <span class="lines">lines ${c.line_from}–${c.line_to}</span><button class="cite" data-turn="${t.n}" title="sed -n '${c.line_from},${c.line_to}p' ${esc(c.lake_path)} | sha256sum">Copy citation</button></div>`);
+    parts.push(`<div class="h"><b>${who}</b> <span>#${t.n}</span>${t.rewritten_away ? ` <span>only in generation${t.rewritten_away.gens[0] === t.rewritten_away.gens[1] ? ` ${t.rewritten_away.gens[0]}` : `s ${t.rewritten_away.gens[0]}–${t.rewritten_away.gens[1]}`} (rewritten away)</span>` : ''}${t.ts ? ` <span>${esc(t.ts.replace('T', ' ').slice(0, 19))}</span>` : ''}${t.model ? ` <span>${esc(t.model)}</span>` : ''} <span class="lines">lines ${c.line_from}–${c.line_to}</span><button class="cite" data-turn="${t.n}" data-i="${i}" title="sed -n '${c.line_from},${c.line_to}p' ${esc(c.lake_path)} | sha256sum">Copy citation</button></div>`);
     if (t.thinking) parts.push(`<details class="thinking"><summary>Thinking</summary><pre>${esc(t.thinking)}</pre></details>`);
     // Injected instructions (system prompts, AGENTS.md) are long and not the conversation: folded.
     if (t.text && t.role === 'system') parts.push(`<details class="system"><summary>${esc(t.kind)}</summary><pre>${esc(t.text)}</pre></details>`);
@@ -134,7 +135,7 @@ ${turn ? `go(${Number(turn)});` : ''}
     for (const tool of t.tools ?? []) {
       parts.push(`<details class="tool"><summary>${esc(tool.name)}${argHint(tool.arguments)}${tool.is_error ? ' (failed)' : ''}</summary><pre>${esc(tool.arguments)}</pre>${tool.output ? `<pre class="out">${esc(tool.output)}</pre>` : ''}</details>`);
     }
-    return `<section class="turn ${t.role}${t.sidechain ? ' side' : ''}" id="turn-${t.n}" data-lines="${c.line_from}-${c.line_to}">${parts.join('')}</section>`;
+    return `<section class="turn ${t.role}${t.sidechain ? ' side' : ''}" id="${t.rewritten_away ? `gen${t.gen}-` : ''}turn-${t.n}" data-lines="${c.line_from}-${c.line_to}">${parts.join('')}</section>`;
   }
 
   dispose(): void {

@@ -147,13 +147,15 @@ async function runRead(input: unknown, ctx: ToolContext): Promise<McpReadOutput>
     used += s;
   }
   if (out.turns.length > 0) {
-    const first = out.turns[0].n;
-    const last = out.turns[out.turns.length - 1].n;
+    // Ranges count the newest generation's turns: an entry rewritten away goes with the one it follows.
+    const at = (t: TurnView) => (t.rewritten_away ? Math.max(1, t.rewritten_away.after) : t.n);
+    const first = at(out.turns[0]);
+    const last = at(out.turns[out.turns.length - 1]);
     out.range = `${first}..${last}`;
     const rest = asked.slice(out.turns.length);
     if (rest.length > 0) {
-      const end = asked[asked.length - 1].n;
-      out.next = end >= r.total ? `${rest[0].n}..` : `${rest[0].n}..${end}`;
+      const end = at(asked[asked.length - 1]);
+      out.next = end >= r.total ? `${at(rest[0])}..` : `${at(rest[0])}..${end}`;
     }
   } else out.note = `no turns in that range: the session has ${r.total} turns`;
   return out;

@@ -31,8 +31,10 @@ test('search --json: hits with session facts, snippets and citations', () => {
   const h = j.hits[0];
   assert.deepEqual(
     Object.keys(h).sort(),
-    ['agent', 'ended', 'lane', 'machine', 'matching_turns', 'native_session', 'parent_session', 'project', 'repo', 'session', 'snippets', 'started', 'subagent', 'tier', 'title', 'turns'],
+    ['agent', 'ended', 'gen', 'lane', 'machine', 'matching_turns', 'native_session', 'parent_session', 'project', 'repo', 'rewritten_away', 'session', 'snippets', 'started', 'subagent', 'tier', 'title', 'turns'],
   );
+  assert.equal(h.gen, 1);
+  assert.equal(h.rewritten_away, false);
   assert.equal(h.session, 'example-claude-code');
   assert.equal(h.agent, 'claude-code');
   assert.equal(h.machine, 'testbox');

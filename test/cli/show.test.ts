@@ -41,11 +41,11 @@ test('show --turns A..B and --json', () => {
   );
   assert.match(r.stdout, /## 6 · user · [^\n]*· sub-agent/);
   const j = JSON.parse(brain(sb, ['show', '5c0375b4', '--turns', '3', '--json']).stdout);
-  assert.deepEqual(Object.keys(j).sort(), ['masked', 'session', 'total', 'turns', 'unparsed_lines']);
+  assert.deepEqual(Object.keys(j).sort(), ['gen', 'generations', 'masked', 'session', 'total', 'turns', 'unparsed_lines']);
   assert.equal(j.turns.length, 1);
   assert.deepEqual(
     Object.keys(j.turns[0]).sort(),
-    ['branch', 'citation', 'kind', 'model', 'n', 'role', 'sidechain', 'text', 'thinking', 'tokens', 'tools', 'ts'],
+    ['branch', 'citation', 'gen', 'kind', 'model', 'n', 'rewritten_away', 'role', 'sidechain', 'text', 'thinking', 'tokens', 'tools', 'ts'],
   );
   assert.equal(j.turns[0].role, 'assistant');
   assert.equal(j.turns[0].tools[0].name, 'TodoWrite');

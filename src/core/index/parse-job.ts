@@ -1,7 +1,7 @@
 // One file's new bytes parsed for the index: what a parse worker thread does, and what the index
 // does itself when no worker is used. The result is plain data (it crosses threads).
 import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
-import { isSaid } from '../turns';
+import { isSaid, turnKey } from '../turns';
 import { readTurns } from './read';
 
 export interface ParseJob {
@@ -20,8 +20,9 @@ export function fold(s: string): string {
 
 /** What the index stores of an entry whose text the turn tier finds (see isSaid):
  * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts,
- * line_from, line_to, byte_from, byte_to, folded text]. Only 'u' and 'a' rows count as turns. */
-export type IndexTurn = [number, IndexRole, number, string | null, number, number, number, number, string];
+ * line_from, line_to, byte_from, byte_to, folded text, key (turnKey: the same entry in another
+ * generation has the same key)]. Only 'u' and 'a' rows count as turns. */
+export type IndexTurn = [number, IndexRole, number, string | null, number, number, number, number, string, number];
 export type IndexRole = 'u' | 'a' | 's';
 
 export function indexRole(t: Pick<Turn, 'role'>): IndexRole {
@@ -66,7 +67,7 @@ export function runParseJob(j: ParseJob): ParseResult {
   for (const t of r.turns) {
     if (!isSaid(t)) continue;
     // Folded here, in the parse thread, so the thread that writes SQLite does not.
-    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '']);
+    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
     const side = t.sidechain ? 1 : 0;

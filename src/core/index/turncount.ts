@@ -1,15 +1,30 @@
 // Counting turns (isTurn in turns.ts) over the turn index: the one count show, stats, the Sessions
 // tree and search report. A session's turns are those of the file show reads, its largest live
-// one: an archived copy of a rollout, or the second form a session is written in, holds the
-// same conversation and is not counted twice.
+// one (an archived copy of a rollout, or the second form a session is written in, holds the
+// same conversation and is not counted twice), over every generation of that file: a turn several
+// generations hold (the same turnKey) counts once, as many times as the generation holding most
+// of it has it.
 import type BetterSqlite3 from 'better-sqlite3';
 
 /** isTurn in the index's SQL: the rows that count as turns (a prompt 'u' or a reply 'a'). */
 export const TURN_ROLES = `role IN ('u', 'a')`;
 
-/** The file of session `sess` (an SQL expression) whose turns are the session's. */
-export function shownFile(sess: string): string {
-  return `(SELECT id FROM files WHERE sess_id = ${sess} AND live = 1 ORDER BY claimed DESC, id LIMIT 1)`;
+/** The base (lake path without its generation) of the file of session `sess` (an SQL expression)
+ * whose turns are the session's: of the newest generation of each base, the largest. */
+export function shownBase(sess: string): string {
+  return `(SELECT f.base FROM files f WHERE f.sess_id = ${sess} AND f.live = 1
+            AND f.gen = (SELECT max(g.gen) FROM files g WHERE g.machine = f.machine AND g.base = f.base AND g.live = 1)
+           ORDER BY f.claimed DESC, f.id LIMIT 1)`;
+}
+
+/** The session's turns (one statement, `sess` bound once per use): per key, the most any one
+ * generation of the shown file holds. */
+export function sessionTurns(sess: string): string {
+  return `SELECT coalesce(sum(m), 0) FROM (SELECT max(c) AS m FROM (
+            SELECT t.key, t.file_id, count(*) AS c FROM turns t
+            WHERE t.${TURN_ROLES} AND t.file_id IN (SELECT id FROM files WHERE sess_id = ${sess} AND live = 1 AND base = ${shownBase(sess)})
+            GROUP BY t.key, t.file_id)
+          GROUP BY key)`;
 }
 
 export type TurnKey = 'agent' | 'day' | 'project' | 'machine' | 'all';
@@ -27,9 +42,14 @@ export interface TurnFilter {
 export function turnsBy(db: BetterSqlite3.Database, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
   const rows = db
     .prepare(
-      `SELECT s.lane, s.machine, s.project, coalesce(t.ts, fl.first_seen) AS at, count(*) AS n
-       FROM turns t JOIN sessions s ON s.id = t.sess_id JOIN files fl ON fl.id = t.file_id
-       WHERE t.${TURN_ROLES} AND t.file_id = ${shownFile('t.sess_id')}
+      `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s),
+       c AS (SELECT t.sess_id, t.key, t.file_id, count(*) AS n, min(coalesce(t.ts, fl.first_seen)) AS at
+             FROM turns t JOIN files fl ON fl.id = t.file_id JOIN sb ON sb.sess_id = t.sess_id AND sb.base = fl.base
+             WHERE t.${TURN_ROLES} AND fl.live = 1
+             GROUP BY 1, 2, 3),
+       k AS (SELECT sess_id, key, max(n) AS n, min(at) AS at FROM c GROUP BY 1, 2)
+       SELECT s.lane, s.machine, s.project, k.at, sum(k.n) AS n
+       FROM k JOIN sessions s ON s.id = k.sess_id
        GROUP BY 1, 2, 3, 4`,
     )
     .raw()

@@ -3,7 +3,8 @@
 // in full by the agent's dialect, so tool calls, their output and thinking are all there.
 import { BrainError } from '../errors';
 import type { Env } from '../home';
-import type { Turn } from '../turns';
+import { countTurns } from '../turns';
+import { timeline, type TimelineEntry } from './generations';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { laneRel, readTurns } from '../index/read';
 import { resolveRoot, type Root } from '../index/roots';
@@ -37,7 +38,22 @@ function cut(s: string, max: number): string {
 
 interface Found {
   info: SessionInfo | null;
-  file: FloorFile;
+  /** Every generation of the session's file (the largest of its newest forms), oldest first. */
+  gens: FloorFile[];
+}
+
+/** Of a session's files (each form, each generation), the generations of the one show reads: of
+ * each form's newest generation, the largest. */
+function shownGens(files: FloorFile[]): FloorFile[] {
+  const newest = new Map<string, FloorFile>();
+  for (const f of files) {
+    const k = `${f.mf.machine}\0${f.base}`;
+    const n = newest.get(k);
+    if (!n || f.gen > n.gen) newest.set(k, f);
+  }
+  const pick = [...newest.values()].sort((a, b) => (b.to ?? 0) - (a.to ?? 0))[0];
+  if (!pick) return [];
+  return files.filter((f) => f.mf.machine === pick.mf.machine && f.base === pick.base).sort((a, b) => a.gen - b.gen);
 }
 
 function ambiguous(ref: string, cands: { session: string; machine: string; lane: string }[]): never {
@@ -61,15 +77,16 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string): Fo
     else ambiguous(ref, rows);
   }
   const s: SessionRow = rows[0];
-  // The largest live file is the session's (an archived copy of a rollout has the same id).
-  const files = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed || a.id - b.id);
-  const fr = files[0];
   const mf = root.machines.find((m) => m.machine === s.machine);
-  if (!fr || !mf) return null;
-  return {
-    info: infoFromRow(s),
-    file: { mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen },
-  };
+  if (!mf) return null;
+  // The largest live file is the session's (an archived copy of a rollout has the same id).
+  const files = idx
+    .filesOf(s.id)
+    .sort((a, b) => b.claimed - a.claimed || a.id - b.id)
+    .map((fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen }));
+  const gens = shownGens(files);
+  if (gens.length === 0) return null;
+  return { info: infoFromRow(s), gens };
 }
 
 function viaFloor(root: Root, ref: string, machine?: string): Found | null {
@@ -89,8 +106,7 @@ function viaFloor(root: Root, ref: string, machine?: string): Found | null {
     keys.set(k, [...(keys.get(k) ?? []), f]);
   }
   if (keys.size > 1) ambiguous(ref, [...keys.values()].map((l) => ({ session: l[0].session, machine: l[0].mf.machine, lane: l[0].lane })));
-  const list = [...keys.values()][0].sort((a, b) => (b.to ?? 0) - (a.to ?? 0));
-  return { info: null, file: list[0] };
+  return { info: null, gens: shownGens([...keys.values()][0]) };
 }
 
 /** Only opts.index 'live' (the default) opens the turn index to find the session; otherwise the
@@ -120,11 +136,34 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
   if (!found) {
     throw new BrainError('not-found', `no session "${input.session}" in ${root.kind === 'store' ? `the store ${root.path}` : root.path}`, 'search for it first (brain search TERM) and use the session id it lists');
   }
-  const f = found.file;
-  const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
-  if (!r) throw new BrainError('not-found', `${f.lake_path} is not a transcript any dialect reads`);
-  const info = found.info ?? infoFromFile(f, r.facts, r.turns);
-  const view = (t: Turn): TurnView => ({
+  const newest = found.gens[found.gens.length - 1];
+  const read = (f: FloorFile) => {
+    const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
+    if (!r) throw new BrainError('not-found', `${f.lake_path} is not a transcript any dialect reads`);
+    return r;
+  };
+  let entries: TimelineEntry<FloorFile>[];
+  let unparsed: number;
+  let info: SessionInfo;
+  if (input.gen !== undefined) {
+    const f = found.gens.find((g) => g.gen === input.gen);
+    if (!f) {
+      const have = found.gens.map((g) => g.gen).join(', ');
+      throw new BrainError('not-found', `session ${newest.session} has no generation ${input.gen}`, `its file has generation${found.gens.length === 1 ? '' : 's'} ${have}`);
+    }
+    const r = read(f);
+    entries = r.turns.map((turn) => ({ turn, gen: f.gen, file: f, rewritten: null }));
+    unparsed = r.counts.bad;
+    info = { ...(found.info ?? infoFromFile(f, r.facts, r.turns)), turns: countTurns(r.turns) };
+  } else {
+    const reads = found.gens.map((f) => ({ gen: f.gen, file: f, r: read(f) }));
+    const last = reads[reads.length - 1];
+    entries = timeline(reads.map((x) => ({ gen: x.gen, file: x.file, turns: x.r.turns })));
+    unparsed = last.r.counts.bad;
+    // Counted as the index counts: a turn several generations hold, once.
+    info = found.info ?? { ...infoFromFile(last.file, last.r.facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
+  }
+  const view = ({ turn: t, gen, file: f, rewritten }: TimelineEntry<FloorFile>): TurnView => ({
     n: t.n,
     role: t.role,
     kind: t.kind,
@@ -136,12 +175,18 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     tokens: t.tokens,
     sidechain: t.sidechain,
     branch: t.branch,
+    gen,
+    rewritten_away: rewritten ? { gens: [...rewritten.gens], after: rewritten.after } : null,
     citation: citeSpan(f.mf.dir, f.mf.machine, f.lake_path, t.span, f.gen),
   });
+  // A range counts the newest generation's turns; what was rewritten away goes with the turn it follows.
+  const at = (e: TimelineEntry<FloorFile>) => (e.rewritten ? Math.max(1, e.rewritten.after) : e.turn.n);
   return {
     session: info,
-    total: r.turns.length,
-    unparsed_lines: r.counts.bad,
-    turns: r.turns.filter((t) => t.n >= from && t.n <= to).map(view),
+    gen: input.gen ?? null,
+    generations: found.gens.map((g) => g.gen),
+    total: entries.length,
+    unparsed_lines: unparsed,
+    turns: entries.filter((e) => at(e) >= from && at(e) <= to).map(view),
   };
 }

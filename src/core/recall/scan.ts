@@ -12,7 +12,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { readManifest } from '../floor/manifest';
 import { agentByLane } from '../agents';
 import type { FileFacts, RawLine, Span, Turn } from '../turns';
-import { isSaid } from '../turns';
+import { isSaid, turnKey } from '../turns';
 import { lineText } from '../agents/kit/jsonl';
 import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
@@ -38,12 +38,15 @@ export interface FloorFile {
   unterminated: boolean;
   first_seen: string | null;
   last_seen: string | null;
+  /** The newest generation of the same base (this file's own gen when unknown). */
+  newest?: number;
 }
 
-/** Every live file of a root (the newest generation of each), from the manifests; a machine
- * folder without a manifest is walked instead. A file whose lake_path the guard refuses (it leaves
- * the machine's folder, or a symlink is on its way) is left out and added to `refused`. */
-export function floorFiles(root: Root, refused: RefusedFile[] = []): FloorFile[] {
+/** Every file of a root, every generation of each (`newestOnly`: the newest generation alone),
+ * from the manifests; a machine folder without a manifest is walked instead. A file whose
+ * lake_path the guard refuses (it leaves the machine's folder, or a symlink is on its way) is left
+ * out and added to `refused`. */
+export function floorFiles(root: Root, refused: RefusedFile[] = [], o: { newestOnly?: boolean } = {}): FloorFile[] {
   const out: FloorFile[] = [];
   const seen = new Set<string>();
   for (const mf of root.machines) {
@@ -79,7 +82,8 @@ export function floorFiles(root: Root, refused: RefusedFile[] = []): FloorFile[]
     const newest = new Map<string, number>();
     for (const f of byPath.values()) newest.set(f.base, Math.max(newest.get(f.base) ?? 0, f.gen));
     for (const f of byPath.values()) {
-      if (newest.get(f.base) !== f.gen) continue;
+      f.newest = newest.get(f.base) ?? f.gen;
+      if (o.newestOnly && f.newest !== f.gen) continue;
       const problem = lakeFileProblem(mf.dir, f.lake_path, seen);
       if (problem) noteRefused(refused, { machine: mf.machine, lake_path: f.lake_path, session: f.session, problem });
       else out.push(f);
@@ -189,6 +193,8 @@ function nodeHas(file: string, pats: string[], to: number | null): boolean {
 /** One mention outside the conversation text: where it sits and the snippet around it. */
 export interface Mention {
   turn: { n: number; role: Turn['role'] } | null;
+  /** turnKey of its entry (of the line's text for an unparsed line): the same in every generation. */
+  key: number;
   field: SnippetField;
   snippet: string;
   span: Span;
@@ -203,7 +209,11 @@ export interface FileScan {
   info: SessionInfo;
   /** Entries of the conversation (isSaid) whose text holds the term, and the first `keep` of them. */
   textCount: number;
-  text: { n: number; role: Turn['role']; snippet: string; span: Span }[];
+  text: { n: number; role: Turn['role']; snippet: string; span: Span; key: number }[];
+  /** turnKey of every entry counted in textCount / toolCount (a turn another generation holds too
+   * counts once: recall/generations.ts). */
+  textKeys: number[];
+  toolKeys: number[];
   /** Mentions in thinking, tool arguments, tool output, injected instructions, or unparsed lines
    * (one per turn or line), and the first `keep` of them. */
   toolCount: number;
@@ -215,6 +225,7 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
   const q = fold(term);
   const { rel } = laneRel(file.lake_path);
   const bad: Mention[] = [];
+  const badKeys: number[] = [];
   let badCount = 0;
   let r;
   try {
@@ -225,7 +236,9 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
       onBad: (l: RawLine) => {
         const t = lineText(l);
         if (!fold(t).includes(q)) return;
-        if (++badCount <= keep) bad.push({ turn: null, field: 'unparsed_line', snippet: snippetText(t, term), span: { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to } });
+        const key = turnKey({ role: 'tool', kind: 'output', ts: null, text: t });
+        badKeys.push(key);
+        if (++badCount <= keep) bad.push({ turn: null, key, field: 'unparsed_line', snippet: snippetText(t, term), span: { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to } });
       },
     });
   } catch (e) {
@@ -235,17 +248,23 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
     throw e;
   }
   if (!r) return null;
-  const out: FileScan = { file, info: infoFromFile(file, r.facts, r.turns), textCount: 0, text: [], toolCount: 0, tool: [] };
+  const out: FileScan = { file, info: infoFromFile(file, r.facts, r.turns), textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
   for (const t of r.turns) {
     if (isSaid(t) && fold(t.text).includes(q)) {
-      if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span });
+      const key = turnKey(t);
+      out.textKeys.push(key);
+      if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span, key });
       continue;
     }
     const m = toolMention(t, q);
-    if (m && ++out.toolCount <= keep) out.tool.push({ turn: { n: t.n, role: t.role }, field: m.field, snippet: snippetText(m.text, term), span: t.span });
+    if (!m) continue;
+    const key = turnKey(t);
+    out.toolKeys.push(key);
+    if (++out.toolCount <= keep) out.tool.push({ turn: { n: t.n, role: t.role }, key, field: m.field, snippet: snippetText(m.text, term), span: t.span });
   }
   // Unparsed lines come after the turns' mentions.
   out.toolCount += badCount;
+  out.toolKeys.push(...badKeys);
   out.tool.push(...bad.slice(0, Math.max(0, keep - out.tool.length)));
   return out;
 }

@@ -18,6 +18,7 @@ import { roleOfIndex } from '../index/parse-job';
 import { citeSpan } from './cite';
 import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
+import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
 import { lakeFile, lakeFileProblem } from '../index/lakepath';
@@ -118,14 +119,35 @@ function rawText(file: string, span: { byte_from: number; byte_to: number }): st
   }
 }
 
-function mentionSnippet(f: FloorFile, m: Mention): Snippet {
+function mentionSnippet(f: FloorFile, m: Mention, rewritten_away: boolean): Snippet {
   return {
     turn: m.turn?.n ?? 0,
     role: m.turn?.role ?? null,
     field: m.field,
     text: m.snippet,
+    gen: f.gen,
+    rewritten_away,
     citation: citeSpan(f.mf.dir, f.mf.machine, f.lake_path, m.span, f.gen),
   };
+}
+
+/** A session's scans (one per file and generation) with each entry once, however many
+ * generations hold it: how many entries mention the term, and the mentions to show, what the
+ * newest generation says first, then what only older ones hold (rewritten away). */
+function fromScans<E extends { key: number }>(scans: FileScan[], which: 'text' | 'tool', entries: (s: FileScan) => E[]): { count: number; picks: { f: FloorFile; e: E; rewritten_away: boolean }[] } {
+  const keysOf = (s: FileScan) => (which === 'text' ? s.textKeys : s.toolKeys);
+  const count = onePerTurn(scans.flatMap((s) => keysOf(s).map((key) => ({ key, gen: s.file.gen, base: `${s.file.mf.machine}\0${s.file.base}` })))).length;
+  const sets = new Map(scans.map((s) => [s, new Set(keysOf(s))]));
+  const picks: { f: FloorFile; e: E; rewritten_away: boolean }[] = [];
+  for (const s of [...scans].sort((a, b) => b.file.gen - a.file.gen)) {
+    const newer = scans.filter((o) => o.file.gen > s.file.gen && o.file.base === s.file.base && o.file.mf.machine === s.file.mf.machine);
+    for (const e of entries(s)) {
+      if (newer.some((o) => sets.get(o)!.has(e.key))) continue;
+      picks.push({ f: s.file, e, rewritten_away: (s.file.newest ?? s.file.gen) > s.file.gen });
+    }
+  }
+  picks.sort((a, b) => Number(a.rewritten_away) - Number(b.rewritten_away));
+  return { count, picks };
 }
 
 // ---------------------------------------------------------------- search
@@ -173,7 +195,10 @@ function out(term: string, source: 'index' | 'scan', fallback: string | null, to
   const total = tier1.length + tier2.length;
   const shown = [...tier1.map((r) => ({ r, tier: 'turns' as const })), ...tier2.map((r) => ({ r, tier: 'tools' as const }))].slice(0, limit);
   // Snippets are read now, so files refused while reading them are in the list below.
-  const hits: SearchHit[] = shown.map(({ r, tier }) => ({ ...r.info, tier, matching_turns: r.count, snippets: r.snip() }));
+  const hits: SearchHit[] = shown.map(({ r, tier }) => {
+    const snippets = r.snip();
+    return { ...r.info, tier, matching_turns: r.count, gen: snippets[0]?.gen ?? 1, rewritten_away: !!snippets[0]?.rewritten_away, snippets };
+  });
   const parts = [`${total} session${total === 1 ? '' : 's'} for ${JSON.stringify(term)}`];
   if (total > hits.length) parts.push(`showing ${hits.length}`);
   parts.push(source === 'index' ? 'turn index' : `scan (${fallback})`);
@@ -200,6 +225,11 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
   const matches = idx.match(term);
+  // A session whose file was rewritten holds a turn once per generation that kept it: its
+  // matches count each turn once, and cite the newest generation that holds it.
+  const rewritten = matches.length ? idx.rewrittenSessions() : new Set<number>();
+  const newestGen = rewritten.size ? idx.newestGens() : new Map<string, number>();
+  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: (newestGen.get(`${file.machine}\0${file.base}`) ?? file.gen) > file.gen });
   // Many sessions: one read of the table (without the titles) beats a lookup each; the titles of
   // the sessions shown are read after ranking.
   const all = matches.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null;
@@ -209,12 +239,22 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     const info = lightInfo(row);
     if (!passes(f, info)) continue;
     inTier1.add(row.id);
+    let { count, ids } = m;
+    if (rewritten.has(m.sess_id)) {
+      const one = onePerTurn(idx.turnsWithGen(m.all.split(',').map(Number)));
+      count = one.length;
+      // What the newest generation still says first, then what was rewritten away.
+      ids = one
+        .sort((a, b) => Number(a.gen < a.newest) - Number(b.gen < b.newest) || a.id - b.id)
+        .slice(0, SNIPPETS)
+        .map((t) => t.id);
+    }
     tier1.push({
       id: row.id,
       info,
-      count: m.count,
+      count,
       snip: () =>
-        m.ids
+        ids
           .slice(0, SNIPPETS)
           .map((id) => idx.turn(id))
           .filter((t) => t !== undefined)
@@ -233,6 +273,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
                 role,
                 field: 'text' as const,
                 text: snippetText(text, term),
+                ...genOf(file),
                 citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen),
               },
             ];
@@ -252,6 +293,8 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   // One read of the sessions (without titles) for every file's filter; titles after ranking.
   const keys = all ?? new Map(idx.sessionKeys().map((r) => [r.id, r]));
   const passed = new Map<number, boolean>();
+  const gens = idx.newestGens();
+  const newestOf = (fr: { machine: string; base: string; gen: number }) => gens.get(`${fr.machine}\0${fr.base}`) ?? fr.gen;
   for (const fr of idx.liveFiles()) {
     if (inTier1.has(fr.sess_id)) continue;
     const s = keys.get(fr.sess_id);
@@ -267,7 +310,19 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     }
     files.push({
       sess: s,
-      file: { mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen },
+      file: {
+        mf,
+        lake_path: fr.lake_path,
+        lane: fr.lane,
+        session: s.session,
+        gen: fr.gen,
+        base: fr.base,
+        to: fr.claimed,
+        unterminated: !!fr.unterminated,
+        first_seen: fr.first_seen,
+        last_seen: fr.last_seen,
+        newest: newestOf(fr),
+      },
     });
   }
   const bySess = new Map<number, { sess: SessionKeys; scans: FileScan[] }>();
@@ -291,14 +346,11 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
 }
 
 function toolRanked(info: SessionInfo, scans: FileScan[]): Ranked {
+  const { count, picks } = fromScans(scans, 'tool', (s) => s.tool);
   return {
     info,
-    count: scans.reduce((n, s) => n + s.toolCount, 0),
-    snip: () =>
-      scans
-        .flatMap((s) => s.tool.map((m) => ({ f: s.file, m })))
-        .slice(0, SNIPPETS)
-        .map(({ f, m }) => mentionSnippet(f, m)),
+    count,
+    snip: () => picks.slice(0, SNIPPETS).map(({ f, e, rewritten_away }) => mentionSnippet(f, e, rewritten_away)),
   };
 }
 
@@ -317,24 +369,24 @@ function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boo
   const tier1: Ranked[] = [];
   const tier2: Ranked[] = [];
   for (const scans of bySess.values()) {
-    const info = scans[0].info;
+    // The session as its newest generation tells it.
+    const info = scans.reduce((a, b) => (b.file.gen > a.file.gen ? b : a)).info;
     if (!passes(f, info)) continue;
-    const count = scans.reduce((n, s) => n + s.textCount, 0);
+    const { count, picks } = fromScans(scans, 'text', (s) => s.text);
     if (count > 0) {
       tier1.push({
         info,
         count,
         snip: () =>
-          scans
-            .flatMap((s) => s.text.map((t) => ({ f: s.file, t })))
-            .slice(0, SNIPPETS)
-            .map(({ f: file, t }) => ({
-              turn: t.n,
-              role: t.role,
-              field: 'text' as const,
-              text: t.snippet,
-              citation: citeSpan(file.mf.dir, file.mf.machine, file.lake_path, t.span, file.gen),
-            })),
+          picks.slice(0, SNIPPETS).map(({ f: file, e: t, rewritten_away }) => ({
+            turn: t.n,
+            role: t.role,
+            field: 'text' as const,
+            text: t.snippet,
+            gen: file.gen,
+            rewritten_away,
+            citation: citeSpan(file.mf.dir, file.mf.machine, file.lake_path, t.span, file.gen),
+          })),
       });
     } else if (scans.some((s) => s.toolCount > 0)) {
       tier2.push(toolRanked(info, scans));

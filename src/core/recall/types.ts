@@ -78,6 +78,10 @@ export interface Snippet {
   role: Role | null;
   field: SnippetField;
   text: string;
+  /** The generation of the session file it is in (a rewrite opens a new one; see the README). */
+  gen: number;
+  /** The newest generation no longer holds it: only an older one does. */
+  rewritten_away: boolean;
   citation: Citation;
 }
 
@@ -87,6 +91,10 @@ export interface SearchHit extends SessionInfo {
   tier: 'turns' | 'tools';
   /** Turns that hold the term (in the tier's sense). */
   matching_turns: number;
+  /** The generation the first snippet is in: the newest that holds the term. */
+  gen: number;
+  /** Only generations older than the newest hold the term (rewritten away). */
+  rewritten_away: boolean;
   snippets: Snippet[];
 }
 
@@ -128,6 +136,8 @@ export interface ReadInput {
   machine?: string;
   /** Longest text per field (thinking, each tool's arguments and output) before it is cut; 0 = no cut. */
   max_chars?: number;
+  /** One generation of the session's file as it was; default: one timeline of all of them. */
+  gen?: number;
   store?: string;
 }
 
@@ -150,12 +160,22 @@ export interface TurnView {
   tokens: Tokens | null;
   sidechain: boolean;
   branch: boolean;
+  /** The generation of the session file this entry is read from. */
+  gen: number;
+  /** Set when the newest generation no longer holds this entry: the first and last generation
+   * that do, and the newest generation's turn it follows (its n; 0: it comes before the first). */
+  rewritten_away: { gens: [number, number]; after: number } | null;
   citation: Citation;
 }
 
 export interface ReadOutput {
   session: SessionInfo;
-  /** Turns in the session (all roles). */
+  /** The generation asked for; null: one timeline of every generation (the newest's entries and,
+   * in place, those only an older one holds). */
+  gen: number | null;
+  /** The generations the session's file has (1 until an agent rewrites it). */
+  generations: number[];
+  /** Entries in the session (all roles). */
   total: number;
   /** Lines the dialect could not read (still on the floor). */
   unparsed_lines: number;
@@ -230,6 +250,7 @@ export const READ_INPUT_SCHEMA: JsonSchema = {
     turns: { type: 'string', pattern: '^(\\d+)?(\\.\\.)?(\\d+)?$', description: 'Turn range "A..B", "A..", "..B" or "A" (1-based).' },
     machine,
     max_chars: { type: 'integer', minimum: 0, description: 'Cut thinking and each tool argument/output to this many characters (default 2000, 0 = never).' },
+    gen: { type: 'integer', minimum: 1, description: 'Read this generation of the session file as it was (a rewrite by the agent opens a new one); default: the newest, with what only older ones held marked rewritten_away.' },
     store,
   },
   required: ['session'],

@@ -73,7 +73,7 @@ test('re-applying manifest lines the cache already holds changes nothing (keyed 
   }
 });
 
-test('a rewritten origin opens a generation: the live views show it, the old rows stay', async () => {
+test('a rewritten origin opens a generation: the views show it, and what only the old one holds stays', async () => {
   const sb = await capturedSandbox('cache-gen');
   try {
     await rebuildCache(sb.brain);
@@ -84,8 +84,13 @@ test('a rewritten origin opens a generation: the live views show it, the old row
     assert.equal(u.mode, 'update');
     const gens = await all(sb.brain, `SELECT witness_gen, count(*) FROM floor.raw_lines r JOIN floor.files f USING (file_id) WHERE f.session_hint = '${SESSION}' GROUP BY 1 ORDER BY 1`);
     assert.deepEqual(gens, [[1, old], [2, 1]]);
-    const live = await all(sb.brain, `SELECT text FROM derived.messages WHERE session_id = '${SESSION}'`);
+    const live = await all(sb.brain, `SELECT text FROM derived.messages WHERE session_id = '${SESSION}' AND witness_gen = 2`);
     assert.deepEqual(live, [['rewritten from scratch']]);
+    // Generation 2 shares nothing with generation 1: every message of generation 1 stays, once.
+    const was = await all(sb.brain, `SELECT count(*), count(DISTINCT msg_id) FROM derived.messages WHERE session_id = '${SESSION}' AND witness_gen = 1`);
+    assert.ok(Number(was[0][0]) > 0 && was[0][0] === was[0][1]);
+    const newest = await all(sb.brain, `SELECT DISTINCT witness_gen FROM dialects.v_newest r JOIN floor.files f USING (file_id) WHERE f.session_hint = '${SESSION}'`);
+    assert.deepEqual(newest, [[2]]);
     const st = await all(sb.brain, `SELECT s.witness_gen, s.last_line_no FROM floor.ingest_state s JOIN floor.files f USING (file_id) WHERE f.session_hint = '${SESSION}'`);
     assert.deepEqual(st, [[2, 1]]);
     const incremental = await digest(sb.brain);

@@ -222,7 +222,7 @@ test('an unterminated last line is indexed, and read again once it is complete',
   }
 });
 
-test('a new generation replaces the old one in the index; the old stays on the floor', () => {
+test('every generation stays in the index; a turn two generations hold counts once', () => {
   const dir = tmp('gen');
   try {
     const floor = new TestFloor(dir);
@@ -231,18 +231,29 @@ test('a new generation replaces the old one in the index; the old stays on the f
     const idx = open(rootOf(dir));
     try {
       idx.update();
-      const only1 = idx.match('parsejsonline').length + idx.match('the').length;
-      assert.ok(only1 > 0);
-      // The origin was rewritten: capture opens .g2 with the new content.
-      const g2 = { ...g, lines: [JSON.stringify({ type: 'user', sessionId: g.session, cwd: '/work/x', timestamp: '2026-05-01T00:00:00Z', message: { role: 'user', content: 'a rewritten zebracorn prompt' } })] };
-      floor.append(g.lane, g.rel, g2.lines.join('\n') + '\n', { gen: 2, session: g.session });
+      assert.equal(idx.stats().turns, 8);
+      // The origin was rewritten: capture opens .g2 holding its first turn as it was, then new content.
+      const prompts = g.lines.map((l, i) => (typeof JSON.parse(l).message.content === 'string' ? i : -1)).filter((i) => i >= 0);
+      const kept = g.lines.slice(0, prompts[1]);
+      const fresh = JSON.stringify({ type: 'user', sessionId: g.session, cwd: '/work/x', timestamp: '2026-05-01T00:00:00Z', message: { role: 'user', content: 'a rewritten zebracorn prompt' } });
+      floor.append(g.lane, g.rel, [...kept, fresh].join('\n') + '\n', { gen: 2, session: g.session });
       idx.update();
       assert.equal(idx.match('zebracorn').length, 1);
-      assert.equal(idx.stats().turns, 1, 'only generation 2 is searched');
+      // What only generation 1 holds is still found, in generation 1's file.
+      const old = idx.match(JSON.parse(g.lines[prompts[2]]).message.content.slice(0, 40).toLowerCase());
+      assert.equal(old.length, 1);
+      assert.equal(idx.file(idx.turn(old[0].ids[0])!.file_id)!.gen, 1);
+      // A turn both hold is found once, in generation 2 (the older copy left the text index).
+      const shared = idx.match(JSON.parse(g.lines[0]).message.content.slice(0, 40).toLowerCase());
+      assert.equal(shared.length, 1);
+      assert.equal(shared[0].count, 1);
+      assert.equal(idx.file(idx.turn(shared[0].ids[0])!.file_id)!.gen, 2);
+      // 8 turns in generation 1, 3 in generation 2, of which 2 (the first prompt and reply) are shared.
+      assert.equal(idx.stats().turns, 9);
       assert.ok(fs.existsSync(path.join(dir, floor.lakePath(g.lane, g.rel, 1))));
       const s = idx.findSessions(g.session);
       assert.equal(s.length, 1);
-      assert.equal(s[0].turns, 1);
+      assert.equal(s[0].turns, 9);
     } finally {
       idx.close();
     }

@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import { fold } from '../parse-job';
 import type { MachineFloor } from '../roots';
 import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
-import { TURN_ROLES } from '../turncount';
 
 
 /** Can the index answer this term? The trigram tokenizer needs three characters (code points). */
@@ -46,9 +45,33 @@ export class IndexQueries extends IndexBase {
 
   /** Sessions whose user or assistant turns contain `term` (case-insensitive, literal), with the
    * number of such turns and the ids of the first three. */
-  match(term: string): { sess_id: number; count: number; ids: number[] }[] {
+  match(term: string): { sess_id: number; count: number; ids: number[]; all: string }[] {
     const rows = this.st.match.all(phrase(term)) as { s: number; c: number; ids: string }[];
-    return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',', 3).map(Number) }));
+    return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',', 3).map(Number), all: r.ids }));
+  }
+
+  /** Sessions with a file of generation 2 or later: their matches may repeat a turn. */
+  rewrittenSessions(): Set<number> {
+    return new Set(this.db.prepare(`SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1`).pluck().all() as number[]);
+  }
+
+  /** The turns `ids` name, each with its file's generation and the newest generation of that
+   * file's base (its lake path without the generation). */
+  turnsWithGen(ids: number[]): (TurnRow & { gen: number; newest: number; base: string })[] {
+    const out: (TurnRow & { gen: number; newest: number; base: string })[] = [];
+    const q = (n: number) =>
+      this.db.prepare(
+        `SELECT t.*, f.gen, f.base, (SELECT max(g.gen) FROM files g WHERE g.machine = f.machine AND g.base = f.base AND g.live = 1) AS newest
+         FROM turns t JOIN files f ON f.id = t.file_id WHERE t.id IN (${Array(n).fill('?').join(',')}) ORDER BY t.id`,
+      );
+    for (let i = 0; i < ids.length; i += 500) out.push(...(q(Math.min(500, ids.length - i)).all(...ids.slice(i, i + 500)) as (TurnRow & { gen: number; newest: number; base: string })[]));
+    return out;
+  }
+
+  /** Newest generation of each base of a machine, keyed machine + NUL + base. */
+  newestGens(): Map<string, number> {
+    const rows = this.db.prepare(`SELECT machine, base, max(gen) AS g FROM files WHERE live = 1 GROUP BY machine, base`).all() as { machine: string; base: string; g: number }[];
+    return new Map(rows.map((r) => [`${r.machine}\0${r.base}`, r.g]));
   }
 
   turn(id: number): TurnRow | undefined {
@@ -98,7 +121,7 @@ export class IndexQueries extends IndexBase {
     return {
       sessions: g(`SELECT count(*) FROM sessions`),
       files: g(`SELECT count(*) FROM files WHERE live = 1`),
-      turns: g(`SELECT count(*) FROM turns WHERE ${TURN_ROLES}`),
+      turns: g(`SELECT coalesce(sum(turns), 0) FROM sessions`),
       bytes_indexed: g(`SELECT coalesce(sum(done), 0) FROM files WHERE live = 1`),
     };
   }

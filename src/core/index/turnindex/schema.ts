@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Root } from '../roots';
 import type { IndexRole } from '../parse-job';
-import { shownFile, TURN_ROLES } from '../turncount';
+import { sessionTurns } from '../turncount';
 
 export type DB = BetterSqlite3.Database;
 
@@ -13,7 +13,9 @@ export type DB = BetterSqlite3.Database;
 // 4: files whose lake_path the guard refuses are no longer read; an index built before may hold
 // text such a file pointed at, so it is built again.
 // 5: summaries, notices and session names are indexed too (role 's', not counted as turns).
-export const SCHEMA_VERSION = '5';
+// 6: every generation of a file stays in the index (older ones were dropped), each turn with its
+// key (turnKey), so a turn several generations hold counts once.
+export const SCHEMA_VERSION = '6';
 
 /** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
  * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
@@ -75,11 +77,18 @@ CREATE TABLE IF NOT EXISTS turns (
   line_to INTEGER NOT NULL,
   byte_from INTEGER NOT NULL,
   byte_to INTEGER NOT NULL,
-  said INTEGER NOT NULL
+  said INTEGER NOT NULL,
+  key INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
 `;
+
+/** Turns of older generations of a file (@machine, @base, @gen) that the lines of generation
+ * @gen's file @file from line @from on hold too (the same turnKey), with FTS rows still. */
+const OLDER_COPIES = `SELECT o.id FROM turns o
+  WHERE o.said = 1 AND o.file_id IN (SELECT id FROM files WHERE machine = @machine AND base = @base AND gen < @gen)
+    AND o.key IN (SELECT key FROM turns WHERE file_id = @file AND line_from >= @from)`;
 
 export interface SessionRow {
   id: number;
@@ -134,8 +143,11 @@ export interface TurnRow {
   line_to: number;
   byte_from: number;
   byte_to: number;
-  /** The turn has text (and a row in the FTS index). */
+  /** The turn has a row in the FTS index: it has text, and no newer generation of its file holds
+   * the same turn (whose row is the one a match finds). */
   said: number;
+  /** turnKey: the same entry in another generation of the file has the same key. */
+  key: number;
 }
 
 export interface UpdateReport {
@@ -248,9 +260,6 @@ export class IndexBase {
         `UPDATE files SET claimed = max(claimed, ?), unterminated = ?, first_seen = coalesce(min(first_seen, ?), ?), last_seen = max(coalesce(last_seen, ''), ?) WHERE id = ?`,
       ),
       progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ? WHERE id = ?`),
-      newerGen: d.prepare(`SELECT max(gen) FROM files WHERE machine = ? AND base = ?`).pluck(),
-      olderLive: d.prepare(`SELECT id FROM files WHERE machine = ? AND base = ? AND gen < ? AND live = 1`).pluck(),
-      setDead: d.prepare(`UPDATE files SET live = 0 WHERE id = ?`),
       behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed ORDER BY id`),
       sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
       insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
@@ -262,10 +271,12 @@ export class IndexBase {
       delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE file_id = ? AND line_from >= ? AND said = 1)`),
       delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
       insTurn: d.prepare(
-        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
-      countTurns: d.prepare(`SELECT count(*) FROM turns WHERE ${TURN_ROLES} AND file_id = ${shownFile('?')}`).pluck(),
+      unsayFts: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${OLDER_COPIES})`),
+      unsayRows: d.prepare(`UPDATE turns SET said = 0 WHERE id IN (${OLDER_COPIES})`),
+      countTurns: d.prepare(sessionTurns('@sess')).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 

@@ -2,8 +2,8 @@
 // manifest lines added since the last one and, per file, only the bytes after the file's checkpoint (the start of the
 // turns a later line could still extend). Updates from several processes are safe: each batch is a
 // BEGIN IMMEDIATE transaction, and a file's progress is read again inside it, so two updates never
-// add the same turns twice. A file that opened a new generation is read fresh, and the older
-// generation's turns leave the index (its bytes stay on the floor).
+// add the same turns twice. A new generation is a file of its own, read fresh; the older ones stay
+// in the index, so what only they hold is found too (turncount.ts counts a turn they share once).
 import * as path from 'node:path';
 import { readManifest } from '../../floor/manifest';
 import type { Checkpoint, FileFacts } from '../../turns';
@@ -209,19 +209,6 @@ export class TurnIndex extends IndexQueries {
       row = this.st.fileByPath.get(machine, c.lake_path) as FileRow;
     }
     this.st.claimFile.run(c.byte_to, c.unterminated ? 1 : 0, c.first_seen, c.first_seen, c.last_seen, row.id);
-    // A newer generation replaces older ones in the index.
-    const newest = this.st.newerGen.get(machine, row.base) as number;
-    if (row.gen < newest) this.retire(row.id);
-    else for (const old of this.st.olderLive.all(machine, row.base, row.gen) as number[]) this.retire(old);
-  }
-
-  private retire(fileId: number): void {
-    this.st.delFtsFrom.run(fileId, 0);
-    this.st.delTurnsFrom.run(fileId, 0);
-    this.st.setDead.run(fileId);
-    this.st.progress.run(0, null, null, 0, 0, fileId);
-    const f = this.db.prepare(`SELECT sess_id FROM files WHERE id = ?`).pluck().get(fileId) as number;
-    this.refreshSession(f);
   }
 
   /** The parse job for a file's new bytes; null when its machine is gone or its path is refused
@@ -273,8 +260,16 @@ export class TurnIndex extends IndexQueries {
       if (++seq >= SPAN) throw new Error(`session ${row.sess_id} has more than ${SPAN - 1} turns`);
       const id = base + seq;
       const folded = t[8];
-      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0);
+      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
       if (folded) this.st.insFts.run(id, folded);
+    }
+    // A turn an older generation holds too is found once, in the newest: the older copy keeps its
+    // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
+    // an agent rewrites whole on every update would otherwise be indexed once per generation.
+    if (row.gen > 1 && r.turns.length) {
+      const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, from: resume?.line ?? 0 };
+      this.st.unsayFts.run(o);
+      this.st.unsayRows.run(o);
     }
     // The title is the first prompt (the main conversation's before a sub-agent's).
     if (r.title) {
@@ -292,14 +287,15 @@ export class TurnIndex extends IndexQueries {
   private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
     const s = this.st.sessById.get(sid) as SessionRow;
     const live = this.st.liveFileOfSess.all(sid) as FileRow[];
-    const f = file && file.live ? file : live[0];
-    const ff: FileFacts | null = facts ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
+    // The session's facts are its newest generation's (an older one read after it does not win).
+    const f = file && file.live && !live.some((x) => x.gen > file.gen) ? file : live[0];
+    const ff: FileFacts | null = (f === file ? facts : undefined) ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
     const mf = this.root.machines.find((m) => m.machine === s.machine);
     const meta = mf ? readMeta(mf.dir, s.lane, s.session) : null;
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
-    const turns = this.st.countTurns.get(sid) as number;
+    const turns = this.st.countTurns.get({ sess: sid }) as number;
     this.st.updSess.run(
       ff?.native_session ?? null,
       ff?.parent_session ?? null,
