@@ -20,7 +20,21 @@ const entries = [
   { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
   { entryPoints: ['src/core/index/parse-worker.ts'], outfile: 'dist/index-worker.js' },
+  // The store side, sent to an ssh store host on stdin (`ssh HOST node - ...`): one file, no native
+  // module (a require of one fails there and the store side falls back to the scan).
+  { entryPoints: ['src/core/remote/main.ts'], outfile: 'dist/remote.js', sourcemap: false, minify: true, plugins: [noNative()] },
 ];
+
+/** Native modules become a module that fails to load, as a missing one would. */
+function noNative() {
+  return {
+    name: 'no-native',
+    setup(b) {
+      b.onResolve({ filter: /^(better-sqlite3|@duckdb\/node-api|fsevents|vscode)$/ }, (a) => ({ path: a.path, namespace: 'no-native' }));
+      b.onLoad({ filter: /.*/, namespace: 'no-native' }, (a) => ({ contents: `throw new Error(${JSON.stringify(`${a.path} is not sent to the store host`)});`, loader: 'js' }));
+    },
+  };
+}
 
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 await Promise.all(

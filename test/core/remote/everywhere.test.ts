@@ -1,0 +1,97 @@
+// Recall over every machine of a store: from machine A, a phrase only machine B recorded is found
+// first, shown and its citation verified, over a real sshd (the search runs on the store host as
+// `node -`) and over a local store folder (the same code, in process). This machine answers alone,
+// and says so, when the store cannot be reached.
+import { test, before, after, describe } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { BETA_SESSION, PHRASE, twoMachines, type TwoMachines } from './machines';
+
+function json(r: { status: number | null; stdout: string; stderr: string }, code = 0) {
+  assert.equal(r.status, code, `${r.stdout}\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+for (const ssh of [true, false]) {
+  describe(ssh ? 'an ssh store' : 'a local store folder', () => {
+    let t: TwoMachines;
+    before(async () => {
+      t = await twoMachines(ssh ? 'every-ssh' : 'every-local', { ssh });
+    });
+    after(() => t.cleanup());
+
+    test('a phrase only the other machine recorded: found first, shown, citation verified', () => {
+      const j = json(t.runA(['search', PHRASE, '--json']));
+      assert.ok(j.hits.length >= 1);
+      const h = j.hits[0];
+      assert.equal(h.machine, 'beta');
+      assert.equal(h.session, BETA_SESSION);
+      assert.equal(h.tier, 'turns');
+      assert.equal(j.store.searched, true);
+      assert.match(j.header, /this machine: turn index · store /);
+      if (ssh) assert.match(j.header, /scan \(node v\d+.* on the store host keeps no turn index there/);
+      const c = h.snippets[0].citation;
+      assert.equal(c.machine, 'beta');
+      assert.ok(h.snippets[0].text.toLowerCase().includes(PHRASE));
+
+      const md = t.runA(['show', BETA_SESSION, '--machine', 'beta']);
+      assert.equal(md.status, 0, md.stderr);
+      assert.match(md.stdout, /machine: beta/);
+      assert.ok(md.stdout.includes(PHRASE));
+      // Without --machine: not on this machine, so the store is asked.
+      const sj = json(t.runA(['show', BETA_SESSION.slice(0, 12), '--json', '--turns', '1..3']));
+      assert.equal(sj.session.machine, 'beta');
+
+      const v = t.runA(['cite', '--verify', JSON.stringify(c)]);
+      assert.equal(v.status, 0, v.stdout + v.stderr);
+      assert.match(v.stdout, ssh ? /^ok: brainstore:\/.*\/beta\/lake\/cc\// : /^ok: \/.*\/store\/beta\/lake\/cc\//);
+      const bad = t.runA(['cite', '--verify', JSON.stringify({ ...c, sha256: '0'.repeat(64) })]);
+      assert.equal(bad.status, 1, bad.stdout + bad.stderr);
+    });
+
+    test("this machine's hits and the other's, each naming its machine", () => {
+      const j = json(t.runA(['search', 'green and yellow', '--json']));
+      assert.equal(j.hits[0].machine, 'alpha');
+      assert.equal(j.hits[0].session, 'example-claude-code');
+      const both = json(t.runA(['search', 'colors', '--json', '--limit', '50']));
+      const machines = new Set(both.hits.map((h: { machine: string }) => h.machine));
+      assert.ok(machines.has('alpha') && machines.has('beta'), [...machines].join());
+      // --machine narrows to this machine alone: the store is not asked.
+      const mine = json(t.runA(['search', 'colors', '--json', '--machine', 'alpha']));
+      assert.equal(mine.store, undefined);
+    });
+  });
+}
+
+describe('an ssh store that cannot be reached', () => {
+  let t: TwoMachines;
+  before(async () => {
+    t = await twoMachines('every-down', { ssh: true });
+    await t.sshd!.stop();
+  });
+  after(() => t.cleanup());
+
+  test('this machine answers alone and says the store was not searched', () => {
+    const j = json(t.runA(['search', 'green and yellow', '--json']));
+    assert.equal(j.hits[0].machine, 'alpha');
+    assert.equal(j.store.searched, false);
+    assert.match(j.header, /other machines not searched: cannot reach .*; this machine only/);
+    const none = t.runA(['search', PHRASE]);
+    assert.equal(none.status, 1);
+    assert.match(none.stdout, /other machines not searched/);
+    const show = t.runA(['show', BETA_SESSION, '--machine', 'beta']);
+    assert.equal(show.status, 3, show.stdout + show.stderr);
+    assert.match(show.stderr, /session ".*" is on beta, and the store brainstore:.* could not be asked/);
+  });
+
+  test('ssh_mux_only without a master: the store is not asked', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    await t.sshd!.start();
+    const f = path.join(t.a.brain, 'config.toml');
+    fs.writeFileSync(f, `${fs.readFileSync(f, 'utf8')}ssh_mux_only = true\n`);
+    const j = json(t.runA(['search', 'green and yellow', '--json']));
+    assert.equal(j.store.searched, false);
+    assert.match(j.store.note, /no ssh master for brainstore/);
+    assert.equal(j.hits[0].machine, 'alpha');
+  });
+});
