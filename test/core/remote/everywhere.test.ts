@@ -5,6 +5,7 @@
 import { test, before, after, describe } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BETA_SESSION, PHRASE, twoMachines, type TwoMachines } from './machines';
+import { startMcp } from '../../mcp/helpers';
 
 function json(r: { status: number | null; stdout: string; stderr: string }, code = 0) {
   assert.equal(r.status, code, `${r.stdout}\n${r.stderr}`);
@@ -58,6 +59,22 @@ for (const ssh of [true, false]) {
       // --machine narrows to this machine alone: the store is not asked.
       const mine = json(t.runA(['search', 'colors', '--json', '--machine', 'alpha']));
       assert.equal(mine.store, undefined);
+    });
+
+    test('brain mcp: search, read_session and verify_citation reach the other machine', async () => {
+      const mcp = await startMcp(t.a.env);
+      try {
+        const s = await mcp.call('search', { term: PHRASE });
+        assert.equal(s.isError, false, s.text);
+        assert.equal(s.json.hits[0].machine, 'beta');
+        const c = s.json.hits[0].snippets[0].citation;
+        assert.equal((await mcp.call('verify_citation', { citation: c })).json.ok, true);
+        const r = await mcp.call('read_session', { session: BETA_SESSION, machine: 'beta', turns: '1..2' });
+        assert.equal(r.isError, false, r.text);
+        assert.equal(r.json.session.machine, 'beta');
+      } finally {
+        await mcp.close();
+      }
     });
   });
 }
