@@ -61,6 +61,27 @@ for (const ssh of [true, false]) {
       assert.equal(mine.store, undefined);
     });
 
+    test('doctor: node on the store host runs the search there', (c) => {
+      if (!ssh) return c.skip('a local store folder is searched in this process');
+      const d = JSON.parse(t.runA(['doctor', '--json']).stdout);
+      const check = d.checks.find((x: { name: string }) => x.name === 'store search');
+      assert.equal(check?.level, 'ok', JSON.stringify(check));
+      assert.match(check.detail, /^node v\d+\S* on brainstore searches the store's 1 other machine \(beta\) there; it reads the files/);
+      // A store host where node is not on the PATH: an ssh that runs the command without it.
+      const fsm = require('node:fs') as typeof import('node:fs');
+      const wrap = `${t.a.dir}/ssh-no-node`;
+      fsm.writeFileSync(wrap, `#!/bin/sh\nfor a; do shift; case "$a" in "node - "*) a="PATH=/nonexistent $a";; esac; set -- "$@" "$a"; done\nexec ${t.sshd!.sshCommand} "$@"\n`, { mode: 0o755 });
+      const env = { BRAIN_SSH_COMMAND: wrap };
+      const d2 = JSON.parse(t.runA(['doctor', '--json'], env).stdout);
+      const c2 = d2.checks.find((x: { name: string }) => x.name === 'store search');
+      assert.equal(c2?.level, 'warn', JSON.stringify(c2));
+      assert.match(c2.detail, /reach this machine only: node is not on the PATH of brainstore/);
+      assert.match(c2.fix, /install Node.js 20 or newer on brainstore/);
+      const j = json(t.runA(['search', 'green and yellow', '--json'], env));
+      assert.equal(j.store.searched, false);
+      assert.match(j.store.note, /node is not on the PATH of brainstore/);
+    });
+
     test('brain mcp: search, read_session and verify_citation reach the other machine', async () => {
       const mcp = await startMcp(t.a.env);
       try {
