@@ -69,7 +69,7 @@ async function storeSearchCheck(cfg: Config, env: Env): Promise<DoctorCheck> {
     return {
       name: 'store search',
       level: 'ok',
-      detail: `node ${p.node} on ${host} searches the store's ${others.length} other machine${others.length === 1 ? '' : 's'}${others.length ? ` (${others.join(', ')})` : ''} there${p.scan_because ? `; it reads the files (${p.scan_because})` : ''}`,
+      detail: `node ${p.node} on ${host} searches the store's ${others.length} other machine${others.length === 1 ? '' : 's'}${others.length ? ` (${others.join(', ')})` : ''} there${p.scan_because ? `; it reads the files (${p.scan_because})` : ", with the store's turn index kept there"}`,
     };
   }
   const f = a.kind === 'error' ? { message: a.error.message, hint: a.error.hint } : a.failure;

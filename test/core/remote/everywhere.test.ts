@@ -4,7 +4,10 @@
 // and says so, when the store cannot be reached.
 import { test, before, after, describe } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { BETA_SESSION, PHRASE, twoMachines, type TwoMachines } from './machines';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BETA_SESSION, PHRASE, sshWith, twoMachines, type TwoMachines } from './machines';
+import { REPO } from '../../helpers/env';
 import { startMcp } from '../../mcp/helpers';
 
 function json(r: { status: number | null; stdout: string; stderr: string }, code = 0) {
@@ -29,7 +32,7 @@ for (const ssh of [true, false]) {
       assert.equal(h.tier, 'turns');
       assert.equal(j.store.searched, true);
       assert.match(j.header, /this machine: turn index · store /);
-      if (ssh) assert.match(j.header, /scan \(node v\d+.* on the store host keeps no turn index there/);
+      if (ssh && !/^v(2[3-9]|22\.(1[3-9]|[2-9]\d))/.test(process.version)) assert.match(j.header, /scan \(node v\d+.* on the store host has no node:sqlite/);
       const c = h.snippets[0].citation;
       assert.equal(c.machine, 'beta');
       assert.ok(h.snippets[0].text.toLowerCase().includes(PHRASE));
@@ -68,10 +71,7 @@ for (const ssh of [true, false]) {
       assert.equal(check?.level, 'ok', JSON.stringify(check));
       assert.match(check.detail, /^node v\d+\S* on brainstore searches the store's 1 other machine \(beta\) there; it reads the files/);
       // A store host where node is not on the PATH: an ssh that runs the command without it.
-      const fsm = require('node:fs') as typeof import('node:fs');
-      const wrap = `${t.a.dir}/ssh-no-node`;
-      fsm.writeFileSync(wrap, `#!/bin/sh\nfor a; do shift; case "$a" in "node - "*) a="PATH=/nonexistent $a";; esac; set -- "$@" "$a"; done\nexec ${t.sshd!.sshCommand} "$@"\n`, { mode: 0o755 });
-      const env = { BRAIN_SSH_COMMAND: wrap };
+      const env = { BRAIN_SSH_COMMAND: sshWith(t, 'PATH=/nonexistent') };
       const d2 = JSON.parse(t.runA(['doctor', '--json'], env).stdout);
       const c2 = d2.checks.find((x: { name: string }) => x.name === 'store search');
       assert.equal(c2?.level, 'warn', JSON.stringify(c2));
@@ -80,6 +80,28 @@ for (const ssh of [true, false]) {
       const j = json(t.runA(['search', 'green and yellow', '--json'], env));
       assert.equal(j.store.searched, false);
       assert.match(j.store.note, /node is not on the PATH of brainstore/);
+    });
+
+    test('a store host whose node has node:sqlite keeps the turn index there', async (c) => {
+      if (!ssh) return c.skip('a local store folder is searched in this process');
+      // Node 24, as the e2e setup installs it (this machine's node is older).
+      const setup = (await import(path.join(REPO, 'scripts', 'setup', '50-e2e.mjs'))) as { runtime(): { node: string } };
+      const node24 = setup.runtime().node;
+      assert.ok(fs.existsSync(node24), `${node24} is missing: run node scripts/setup/50-e2e.mjs (it installs Node 24)`);
+      const env = { BRAIN_SSH_COMMAND: sshWith(t, `PATH=${path.dirname(node24)}:$PATH`) };
+      for (let i = 0; i < 2; i++) {
+        const j = json(t.runA(['search', PHRASE, '--json'], env));
+        assert.equal(j.hits[0].machine, 'beta');
+        assert.equal(j.hits[0].session, BETA_SESSION);
+        assert.equal(j.store.source, 'index', j.header);
+        assert.match(j.header, /store brainstore:.* \(beta\): turn index/);
+        // The citation from the index verifies like the scan's.
+        const v = t.runA(['cite', '--verify', JSON.stringify(j.hits[0].snippets[0].citation)], env);
+        assert.equal(v.status, 0, v.stdout + v.stderr);
+      }
+      assert.ok(fs.existsSync(path.join(t.store, 'turns.sqlite')), 'the index is on the store host, beside the machines');
+      const d = JSON.parse(t.runA(['doctor', '--json'], env).stdout).checks.find((x: { name: string }) => x.name === 'store search');
+      assert.match(d.detail, /with the store's turn index kept there$/);
     });
 
     test('brain mcp: search, read_session and verify_citation reach the other machine', async () => {

@@ -23,6 +23,14 @@ export interface TwoMachines {
   cleanup(): Promise<void>;
 }
 
+/** A BRAIN_SSH_COMMAND that runs the store side's `node - …` with `prefix` before it (e.g. a PATH
+ * without node, or with another node first), as a store host set up that way would. */
+export function sshWith(t: TwoMachines, prefix: string): string {
+  const wrap = path.join(t.a.dir, `ssh-${Math.random().toString(36).slice(2)}`);
+  fs.writeFileSync(wrap, `#!/bin/sh\nfor a; do shift; case "$a" in "node - "*) a="${prefix.replace(/[$"\\`]/g, '\\$&')} $a";; esac; set -- "$@" "$a"; done\nexec ${t.sshd!.sshCommand} "$@"\n`, { mode: 0o755 });
+  return wrap;
+}
+
 export async function twoMachines(name: string, opts: { ssh: boolean; storeExtra?: string }): Promise<TwoMachines> {
   requireRsync();
   const a = sandbox({ fixtures: true, name: `${name}-a` });
