@@ -1,6 +1,5 @@
-import { cite as citeCore, parseRange, type CiteInput } from '../core/recall';
-import { verifyEverywhere } from '../core/remote/everywhere';
-import { checkLine, citedFile } from '../core/recall/cite';
+import { parseRange, type CiteInput } from '../core/recall';
+import { checkLineEverywhere, citeEverywhere, verifyEverywhere } from '../core/remote/everywhere';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
@@ -57,7 +56,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
     const input: CiteInput = { lake_path: lakePath, line_from: a, line_to: b };
     if (o.machine !== undefined) input.machine = o.machine as string;
     if (o.store !== undefined) input.store = o.store as string;
-    const c = citeCore(input, ctx.env);
+    const c = await citeEverywhere(input, ctx.env);
     if (o.json) write(ctx.stdout, JSON.stringify(c));
     else {
       write(
@@ -68,7 +67,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
           ...(c.clamped ? [`note: ${c.clamped.message}`] : []),
           `sha256 ${c.sha256}`,
           // An absolute path: the line runs from any folder, not only from BRAIN_HOME.
-          `check: ${checkLine(c, citedFile(c, input.store, ctx.env))}`,
+          `check: ${checkLineEverywhere(c, input.store, ctx.env)}`,
         ].join('\n'),
       );
     }

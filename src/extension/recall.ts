@@ -3,14 +3,14 @@
 // model or the view gave it. All read-only; the inputs are the core's declared schemas, unchanged.
 import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
-import { SQL_INPUT_SCHEMA, cite, validateInput, TOOL_NAMES, type ToolName } from '../core/recall';
+import { SQL_INPUT_SCHEMA, validateInput, TOOL_NAMES, type ToolName } from '../core/recall';
 import type { SqlResult } from '../core/cache';
 import { rowsByColumn } from '../core/recall/types';
 import { sqlLimits } from '../core/sqllimits';
 import type { FloorView } from '../core/recall/floorview';
 import type { RecallResults } from './protocol';
 import { TEXT_TOOLS, maskAnswer } from '../core/secrets/redact';
-import { readEverywhere, searchEverywhere, verifyEverywhere } from '../core/remote/everywhere';
+import { citeEverywhere, readEverywhere, searchEverywhere, verifyEverywhere } from '../core/remote/everywhere';
 
 export interface RecallCtx {
   home: string;
@@ -81,7 +81,7 @@ async function answer(tool: ToolName, input: unknown, ctx: RecallCtx): Promise<R
     case 'read_session':
       return readEverywhere(i, ctx.env);
     case 'cite':
-      return cite(i, ctx.env);
+      return citeEverywhere(i, ctx.env);
     case 'verify_citation':
       return verifyEverywhere(i, ctx.env);
     case 'sql': {

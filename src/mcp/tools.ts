@@ -10,7 +10,6 @@ import {
   RECALL_TOOLS,
   SEARCH_INPUT_SCHEMA,
   VERIFY_INPUT_SCHEMA,
-  cite,
   validateInput,
   type CiteInput,
   type JsonSchema,
@@ -24,7 +23,7 @@ import {
 } from '../core/recall';
 import { SQL_INPUT_SCHEMA, rowsByColumn, type IndexUse } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
-import { readEverywhere, searchEverywhere, verifyEverywhere } from '../core/remote/everywhere';
+import { citeEverywhere, readEverywhere, searchEverywhere, verifyEverywhere } from '../core/remote/everywhere';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';
 import { sqlLimits } from '../core/sqllimits';
@@ -234,7 +233,7 @@ export const TOOLS: ToolDef[] = [
     name: 'cite',
     ...core('cite'),
     inputSchema: CITE_INPUT_SCHEMA,
-    run: async (input, ctx) => cite(withStore(validateInput<CiteInput>(input, CITE_INPUT_SCHEMA), ctx), ctx.env),
+    run: async (input, ctx) => citeEverywhere(withStore(validateInput<CiteInput>(input, CITE_INPUT_SCHEMA), ctx), ctx.env),
   },
   {
     name: 'verify_citation',

@@ -2,11 +2,15 @@
 // be reached, saying so), then the store answers for every other machine where its data is
 // (client.ts). A layer around the recall core: an input that names a store folder, or a machine
 // with no store configured, gets the core's answer unchanged.
+import * as path from 'node:path';
 import { readConfig, type Config } from '../config';
 import { BrainError } from '../errors';
 import { brainHome, type Env } from '../home';
-import { readSession, search, verify } from '../recall';
-import type { ReadInput, ReadOutput, RecallOptions, SearchHit, SearchInput, SearchOutput, SessionInfo, VerifyInput, VerifyOutput } from '../recall/types';
+import { cite, readSession, search, verify } from '../recall';
+import { checkLine, citedFile, shellQuote } from '../recall/cite';
+import type { Citation } from '../turns';
+import type { CiteInput, CiteOutput, ReadInput, ReadOutput, RecallOptions, SearchHit, SearchInput, SearchOutput, VerifyInput, VerifyOutput } from '../recall/types';
+import type { ListedSession } from '../recall/floorview';
 import { DEFAULT_LIMIT } from '../recall/search';
 import { storeLabel } from '../store/rsync';
 import { askStore } from './client';
@@ -111,12 +115,32 @@ export async function verifyEverywhere(input: VerifyInput, env: Env): Promise<Ve
   return cfg.store!.host ? { ...r, path: `${cfg.store!.host}:${r.path}` } : r;
 }
 
+/** A citation of another machine's lines, made at the store. */
+export async function citeEverywhere(input: CiteInput, env: Env): Promise<CiteOutput> {
+  const cfg = configuredStore(env);
+  if (input.store || !cfg || !input.machine || input.machine === cfg.machine) return cite(input, env);
+  const a = await askStore(cfg, env, { op: 'cite', input }, 'off');
+  if (a.kind === 'value') return a.value;
+  if (a.kind === 'error') throw a.error;
+  throw unreachable(`${input.lake_path} is on ${input.machine}`, cfg, a.failure.message, a.failure.hint);
+}
+
+/** The shell line that re-hashes a citation where its file is: here, in a local store folder, or
+ * on the ssh store host (run through ssh). */
+export function checkLineEverywhere(c: Citation, store: string | undefined, env: Env): string {
+  const cfg = store ? null : configuredStore(env);
+  if (!cfg || c.machine === cfg.machine) return checkLine(c, citedFile(c, store, env));
+  const file = path.posix.join(cfg.store!.path, c.machine, c.lake_path);
+  return cfg.store!.host ? `ssh ${cfg.store!.host} ${shellQuote(checkLine(c, file))}` : checkLine(c, file);
+}
+
 /** Every other machine's sessions at the store (the Sessions view), or why they could not be had. */
-export async function storeSessions(env: Env): Promise<{ ok: true; label: string; sessions: SessionInfo[] } | { ok: false; label: string; message: string }> {
+export async function storeSessions(env: Env): Promise<{ ok: true; label: string; sessions: ListedSession[] } | { ok: false; label: string; message: string }> {
   const cfg = configuredStore(env);
   if (!cfg) return { ok: false, label: '', message: 'no store configured' };
   const label = storeLabel(cfg);
   const a = await askStore(cfg, env, { op: 'sessions', except: [cfg.machine] }, 'off');
-  if (a.kind === 'value') return { ok: true, label, sessions: a.value };
+  // A session's root names the host too: the store host's folder is not a path here.
+  if (a.kind === 'value') return { ok: true, label, sessions: cfg.store!.host ? a.value.map((s) => ({ ...s, root: `${cfg.store!.host}:${s.root}` })) : a.value };
   return { ok: false, label, message: a.kind === 'error' ? a.error.message : a.failure.message };
 }

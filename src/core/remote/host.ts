@@ -6,10 +6,11 @@ import type { Env } from '../home';
 import { storeRoot } from '../index/roots';
 import { laneRel, readTurns } from '../index/read';
 import { lakeFile } from '../index/lakepath';
-import { readSession, search, verify } from '../recall';
+import { cite, readSession, search, verify } from '../recall';
 import { floorFiles } from '../recall/scan';
 import { infoFromFile } from '../recall/session';
-import { INDEX_OFF, type IndexUse, type SearchOutput, type SessionInfo } from '../recall/types';
+import { INDEX_OFF, type IndexUse, type SearchOutput } from '../recall/types';
+import { listed, type ListedSession } from '../recall/floorview';
 import type { StoreReplies, StoreReply, StoreRequest } from './protocol';
 
 export interface HostOptions {
@@ -51,6 +52,8 @@ function run(storePath: string, req: StoreRequest, env: Env, o: HostOptions): St
       return readSession({ ...req.input, store: storePath }, env, { index: o.index });
     case 'verify':
       return verify({ ...req.input, store: storePath }, env);
+    case 'cite':
+      return cite({ ...req.input, store: storePath }, env);
     case 'sessions':
       return sessions(storePath, req.except);
     case 'probe':
@@ -60,8 +63,9 @@ function run(storePath: string, req: StoreRequest, env: Env, o: HostOptions): St
   }
 }
 
-/** One entry per session (its newest generation), read by its dialect. */
-function sessions(storePath: string, except: string[]): SessionInfo[] {
+/** One entry per session (its newest generation), read by its dialect. `root` is the machine's
+ * folder on the store side. */
+function sessions(storePath: string, except: string[]): ListedSession[] {
   const root = storeRoot(storePath);
   root.machines = root.machines.filter((m) => !except.includes(m.machine));
   const newest = new Map<string, ReturnType<typeof floorFiles>[number]>();
@@ -70,11 +74,15 @@ function sessions(storePath: string, except: string[]): SessionInfo[] {
     const had = newest.get(k);
     if (!had || f.gen > had.gen) newest.set(k, f);
   }
-  const out: SessionInfo[] = [];
+  const out: ListedSession[] = [];
   for (const f of newest.values()) {
     try {
-      const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: false, to: f.to, tail: f.unterminated });
-      if (r) out.push(infoFromFile(f, r.facts, r.turns));
+      let lines = 0;
+      const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: false, to: f.to, tail: f.unterminated, onBad: () => undefined });
+      if (!r) continue;
+      lines = r.turns.reduce((n, t) => Math.max(n, t.span.line_to), 0);
+      const info = infoFromFile(f, r.facts, r.turns);
+      out.push(listed(info, { root: f.mf.dir, lakePath: f.lake_path, bytes: f.to ?? 0, lines, project: info.project, cwd: r.facts.cwd ?? undefined }));
     } catch {
       /* a file refused or gone is left out of the list; search and verify name it */
     }

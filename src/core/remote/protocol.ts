@@ -1,13 +1,15 @@
 // What this machine asks the store and what comes back: one request per connection, as JSON. The
 // store side (host.ts) runs next to the data, over a local store folder in this process or on an
 // ssh store host as `node -` reading the bundle dist/remote.js from stdin (client.ts).
-import type { ReadInput, ReadOutput, SearchInput, SearchOutput, SessionInfo, VerifyInput, VerifyOutput } from '../recall/types';
+import type { CiteInput, CiteOutput, ReadInput, ReadOutput, SearchInput, SearchOutput, VerifyInput, VerifyOutput } from '../recall/types';
+import type { ListedSession } from '../recall/floorview';
 
 export type StoreRequest =
   /** Search every machine folder of the store except `except` (this machine answers for itself). */
   | { op: 'search'; input: SearchInput; except: string[] }
   | { op: 'read'; input: ReadInput }
   | { op: 'verify'; input: VerifyInput }
+  | { op: 'cite'; input: CiteInput }
   /** Every session of the store's machines except `except`, as search lists them (no snippets). */
   | { op: 'sessions'; except: string[] }
   /** What the store side can do (doctor). */
@@ -24,7 +26,8 @@ export interface StoreReplies {
   search: SearchOutput;
   read: ReadOutput;
   verify: VerifyOutput;
-  sessions: SessionInfo[];
+  cite: CiteOutput;
+  sessions: ListedSession[];
   probe: Probe;
 }
 

@@ -4,6 +4,7 @@
 // and says so, when the store cannot be reached.
 import { test, before, after, describe } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BETA_SESSION, PHRASE, sshWith, twoMachines, type TwoMachines } from './machines';
@@ -50,6 +51,15 @@ for (const ssh of [true, false]) {
       assert.match(v.stdout, ssh ? /^ok: brainstore:\/.*\/beta\/lake\/cc\// : /^ok: \/.*\/store\/beta\/lake\/cc\//);
       const bad = t.runA(['cite', '--verify', JSON.stringify({ ...c, sha256: '0'.repeat(64) })]);
       assert.equal(bad.status, 1, bad.stdout + bad.stderr);
+      // The same lines cited anew from this machine: made where the file is, the same citation.
+      const again = json(t.runA(['cite', c.lake_path, `${c.line_from}..${c.line_to}`, '--machine', 'beta', '--json']));
+      assert.deepEqual(again, c);
+      const human = t.runA(['cite', c.lake_path, `${c.line_from}..${c.line_to}`, '--machine', 'beta']);
+      const check = /^check: (.*)$/m.exec(human.stdout)?.[1] ?? '';
+      assert.match(check, ssh ? /^ssh brainstore 'sed -n / : /^sed -n /);
+      // The check line runs as printed (ssh through the test's own client config).
+      const ran = execFileSync('sh', ['-c', ssh ? check.replace(/^ssh /, `${t.sshd!.sshCommand} `) : check], { encoding: 'utf8' });
+      assert.equal(ran.split(' ')[0], c.sha256);
     });
 
     test("this machine's hits and the other's, each naming its machine", () => {
