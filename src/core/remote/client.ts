@@ -41,7 +41,7 @@ export async function askStore<K extends StoreRequest['op']>(cfg: Config, env: E
   }
   const bundle = remoteBundle();
   if (!bundle) return { kind: 'unreachable', failure: { label: 'store search missing', message: 'dist/remote.js, the search sent to the store host, is not beside brain', hint: 'build brain again (node scripts/build.mjs) or reinstall it' } };
-  const r = await runSsh(cfg, env, encodeRequest(store.path, req), fs.readFileSync(bundle));
+  const r = await runSsh(cfg, env, encodeRequest(store.path, req, index === 'off'), fs.readFileSync(bundle));
   if (r.code === 0) {
     try {
       return fromReply(JSON.parse(r.stdout) as StoreReply<StoreReplies[K]>);

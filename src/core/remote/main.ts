@@ -21,11 +21,11 @@ let out: string;
 if (!arg) {
   out = JSON.stringify({ ok: false, error: { code: 'store-request', message: 'the store side got no request', hint: 'run it as brain does: ssh HOST node - REQUEST' } });
 } else {
-  const { store, req } = decodeRequest(arg);
-  const indexed = nodeSqlite();
+  const { store, req, scan } = decodeRequest(arg);
+  const indexed = !scan && nodeSqlite();
   // Without node:sqlite nothing stands in for better-sqlite3: the scan, said as such.
   if (!indexed) process.env.BRAIN_NO_SQLITE = '1';
-  const scanBecause = indexed ? null : `node ${process.version} on the store host has no node:sqlite (Node 22.13 or newer keeps a turn index there), so it read the files`;
+  const scanBecause = indexed || scan ? null : `node ${process.version} on the store host has no node:sqlite (Node 22.13 or newer keeps a turn index there), so it read the files`;
   out = JSON.stringify(answer(store, req, process.env, { index: indexed ? 'live' : 'off', scanBecause }));
 }
 // One write, then exit when it has drained: a large answer over a pipe must not be cut.

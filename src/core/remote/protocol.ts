@@ -34,11 +34,12 @@ export interface StoreReplies {
 /** One line of JSON on the store side's stdout. */
 export type StoreReply<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string; hint?: string } };
 
-/** The argument `node -` gets: the request and the store folder, base64 (one shell word). */
-export function encodeRequest(store: string, req: StoreRequest): string {
-  return Buffer.from(JSON.stringify({ store, req }), 'utf8').toString('base64');
+/** The argument `node -` gets: the request, the store folder and whether the caller turned the
+ * turn index off (--scan), base64 (one shell word). */
+export function encodeRequest(store: string, req: StoreRequest, scan = false): string {
+  return Buffer.from(JSON.stringify({ store, req, scan }), 'utf8').toString('base64');
 }
 
-export function decodeRequest(arg: string): { store: string; req: StoreRequest } {
-  return JSON.parse(Buffer.from(arg, 'base64').toString('utf8')) as { store: string; req: StoreRequest };
+export function decodeRequest(arg: string): { store: string; req: StoreRequest; scan?: boolean } {
+  return JSON.parse(Buffer.from(arg, 'base64').toString('utf8')) as { store: string; req: StoreRequest; scan?: boolean };
 }

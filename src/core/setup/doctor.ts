@@ -62,7 +62,7 @@ function ownerCheck(home: string, cfg: Config, recorded: string): DoctorCheck {
 /** Can the store host run the search over every machine (node there, the store side answering)? */
 async function storeSearchCheck(cfg: Config, env: Env): Promise<DoctorCheck> {
   const host = cfg.store!.host!;
-  const a = await askStore(cfg, env, { op: 'probe' }, 'off');
+  const a = await askStore(cfg, env, { op: 'probe' }, 'live');
   if (a.kind === 'value') {
     const p = a.value;
     const others = p.machines.filter((m) => m !== cfg.machine);

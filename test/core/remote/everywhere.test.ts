@@ -110,6 +110,10 @@ for (const ssh of [true, false]) {
         assert.equal(v.status, 0, v.stdout + v.stderr);
       }
       assert.ok(fs.existsSync(path.join(t.store, 'turns.sqlite')), 'the index is on the store host, beside the machines');
+      // --scan holds for the store host too.
+      const scan = json(t.runA(['search', PHRASE, '--json', '--scan'], env));
+      assert.equal(scan.store.source, 'scan');
+      assert.equal(scan.hits[0].session, BETA_SESSION);
       const d = JSON.parse(t.runA(['doctor', '--json'], env).stdout).checks.find((x: { name: string }) => x.name === 'store search');
       assert.match(d.detail, /with the store's turn index kept there$/);
     });
