@@ -43,13 +43,15 @@ function sourceText(r: SearchOutput): string {
 
 export async function searchEverywhere(input: SearchInput, env: Env, opts: RecallOptions = {}): Promise<SearchOutput> {
   if (input.store) return search(input, env, opts);
-  const local = search(input, env, opts);
   const cfg = configuredStore(env);
-  if (!cfg) return local;
   const wanted = machineList(input.machine);
-  if (wanted && wanted.every((m) => m === cfg.machine)) return local;
+  // The store host starts on its part first and works while this machine searches its own floor
+  // (an ssh store: the connection and the remote search overlap the local one).
+  const asking = cfg && !(wanted && wanted.every((m) => m === cfg.machine)) ? askStore(cfg, env, { op: 'search', input, except: [cfg.machine] }, opts.index) : null;
+  const local = search(input, env, opts);
+  if (!cfg || !asking) return local;
   const label = storeLabel(cfg);
-  const a = await askStore(cfg, env, { op: 'search', input, except: [cfg.machine] }, opts.index);
+  const a = await asking;
   if (a.kind !== 'value') {
     const why = a.kind === 'error' ? a.error.message : a.failure.message;
     const hint = a.kind === 'error' ? a.error.hint : a.failure.hint;
