@@ -1,6 +1,7 @@
 // Bundles the CLI (brain, brain mcp), the capture worker and the VS Code extension with esbuild.
 // Native modules stay external: they are loaded from node_modules at run time.
 import { build } from 'esbuild';
+import { resolve as resolvePath } from 'node:path';
 
 const common = {
   bundle: true,
@@ -20,7 +21,24 @@ const entries = [
   { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
   { entryPoints: ['src/core/index/parse-worker.ts'], outfile: 'dist/index-worker.js' },
+  // The store side, sent to an ssh store host on stdin (`ssh HOST node - ...`): one file, no native
+  // module: better-sqlite3 is node:sqlite behind its API there (src/core/remote/nodesqlite.ts), the
+  // others fail to load as a missing module would.
+  { entryPoints: ['src/core/remote/main.ts'], outfile: 'dist/remote.js', sourcemap: false, minify: true, plugins: [noNative()] },
 ];
+
+/** Native modules become a module that fails to load, as a missing one would. */
+function noNative() {
+  return {
+    name: 'no-native',
+    setup(b) {
+      b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: resolvePath('src/core/remote/nodesqlite.ts') }));
+      b.onResolve({ filter: /^node:sqlite$/ }, (a) => ({ path: a.path, external: true }));
+      b.onResolve({ filter: /^(@duckdb\/node-api|fsevents|vscode)$/ }, (a) => ({ path: a.path, namespace: 'no-native' }));
+      b.onLoad({ filter: /.*/, namespace: 'no-native' }, (a) => ({ contents: `throw new Error(${JSON.stringify(`${a.path} is not sent to the store host`)});`, loader: 'js' }));
+    },
+  };
+}
 
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 await Promise.all(

@@ -1,5 +1,5 @@
-import { cite as citeCore, verify as verifyCore, parseRange, type CiteInput } from '../core/recall';
-import { checkLine, citedFile } from '../core/recall/cite';
+import { parseRange, type CiteInput } from '../core/recall';
+import { checkLineEverywhere, citeEverywhere, verifyEverywhere } from '../core/remote/everywhere';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
@@ -31,7 +31,8 @@ machine, path, generation, line and byte range and sha256, and anyone can check 
 (the check line printed names the file by its absolute path). A range past the file's end is cut to
 its last line, and the answer says so (a note; "clamped" in --json).
 --verify re-hashes a citation (JSON as an argument or on stdin) where the floor keeps it, or at
-<store>/<machine>/ with --store (it works after the origin, or the whole machine, is gone).
+<store>/<machine>/ with --store (it works after the origin, or the whole machine, is gone). With a
+store configured, another machine's citation is verified at the store (over ssh, on the store host).
 ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
   options: [
     { name: 'machine', type: 'string', help: 'the machine whose floor the path is in (default: this one)' },
@@ -43,7 +44,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
     const o = args.opts;
     if (o.verify) {
       const c = await readCitation(args.positionals[0], ctx.stdin);
-      const r = verifyCore({ citation: c, ...(o.store ? { store: o.store as string } : {}) }, ctx.env);
+      const r = await verifyEverywhere({ citation: c, ...(o.store ? { store: o.store as string } : {}) }, ctx.env);
       if (o.json) write(ctx.stdout, JSON.stringify(r));
       else write(ctx.stdout, r.ok ? `ok: ${r.path} lines ${c.line_from}-${c.line_to} hash to ${r.sha256}` : `does not verify: ${r.problem}`);
       return r.ok ? 0 : 1;
@@ -55,7 +56,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
     const input: CiteInput = { lake_path: lakePath, line_from: a, line_to: b };
     if (o.machine !== undefined) input.machine = o.machine as string;
     if (o.store !== undefined) input.store = o.store as string;
-    const c = citeCore(input, ctx.env);
+    const c = await citeEverywhere(input, ctx.env);
     if (o.json) write(ctx.stdout, JSON.stringify(c));
     else {
       write(
@@ -66,7 +67,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
           ...(c.clamped ? [`note: ${c.clamped.message}`] : []),
           `sha256 ${c.sha256}`,
           // An absolute path: the line runs from any folder, not only from BRAIN_HOME.
-          `check: ${checkLine(c, citedFile(c, input.store, ctx.env))}`,
+          `check: ${checkLineEverywhere(c, input.store, ctx.env)}`,
         ].join('\n'),
       );
     }

@@ -1,4 +1,5 @@
-import { search as searchCore, DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
+import { DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
+import { searchEverywhere } from '../core/remote/everywhere';
 import { columns, snippetText } from '../core/recall/snippet';
 import { BrainError } from '../core/errors';
 import { callerSession, SESSION_ENV } from '../core/harness/caller';
@@ -54,6 +55,9 @@ where only tool output, thinking or tool arguments hold it (read from the files)
 recorded instructions (system prompt, AGENTS.md) mention it are left out. Terms under 3 characters,
 or no usable index, fall back to reading the files, and the header says so; --scan reads the files
 without opening the index.
+With a store configured (brain init --store), the other machines in it are searched too, where the
+store is (over ssh, on the store host); this machine's own floor answers for itself and alone when
+the store cannot be reached, and the header says so. Each hit names its machine.
 Each hit: session, agent, project, machine, start, title (first prompt), matching turns, and up to 3
 snippets with their citations ([#turn Lfrom-to sha256], with "gen N" when the file was rewritten and
 the snippet is in generation N > 1, and "(rewritten away)" when only an older generation holds it);
@@ -70,7 +74,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     { name: 'skip', type: 'string', help: `leave out this session (default: the calling agent session, from ${SESSION_ENV.join(', ')}; "" for none)` },
     { name: 'newest', type: 'bool', help: 'newest first within each tier' },
     { name: 'scan', type: 'bool', help: 'read the files, not the turn index (slower; the header says so)' },
-    { name: 'store', type: 'string', help: 'search a store folder (every machine) instead of BRAIN_HOME' },
+    { name: 'store', type: 'string', help: 'search only this store folder (every machine in it), not BRAIN_HOME and the configured store' },
     { name: 'json', type: 'bool', help: 'machine-readable result (the MCP and LM tools\' shape)' },
     REVEAL_OPTION,
   ],
@@ -90,7 +94,7 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     if (skip) input.skip = skip;
     if (o.newest) input.newest = true;
     if (o.store !== undefined) input.store = o.store as string;
-    const { value: r, masked } = await maskedAnswer('search', args, ctx, searchCore(input, ctx.env, { index: o.scan ? 'off' : 'live' }));
+    const { value: r, masked } = await maskedAnswer('search', args, ctx, await searchEverywhere(input, ctx.env, { index: o.scan ? 'off' : 'live' }));
     for (const x of r.refused) write(ctx.stderr, `brain search: refused ${x.machine}:${x.lake_path} — it ${x.problem}; not read (remove or fix that entry)`);
     if (o.json) {
       write(ctx.stdout, JSON.stringify({ ...r, masked }));
@@ -98,6 +102,8 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     }
     const w = width(ctx.stdout);
     const lines = [fit(r.header, w)];
+    // The header is cut to the terminal: a store left out is said whole on a line of its own.
+    if (r.store && !r.store.searched && r.store.note) lines.push(`note: ${r.store.note}`);
     r.hits.forEach((h, i) => {
       if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking, arguments or injected instructions:');
       lines.push(...formatHit(h, i, w, r.term));

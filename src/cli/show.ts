@@ -1,4 +1,5 @@
-import { readSession, type ReadInput, type ReadOutput, type TurnView } from '../core/recall';
+import { type ReadInput, type ReadOutput, type TurnView } from '../core/recall';
+import { readEverywhere } from '../core/remote/everywhere';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
@@ -77,6 +78,8 @@ an edit) shows one timeline: the newest generation, and in place what only older
 "only in generation N (rewritten away)"; --gen N shows generation N alone, as it was. Thinking and each tool's arguments and output are cut at 2000 characters unless --full.
 Secrets the guard knows or finds are masked as \`brain secrets\` shows them (--json: "masked": N);
 --reveal prints them in clear, only to a terminal.
+With a store configured, another machine's session (--machine M, or an id not on this machine) is
+read from the store, where it is (over ssh, on the store host).
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'turns', type: 'string', help: 'only turns A..B (1-based)' },
@@ -98,7 +101,7 @@ ${COMMON_EXIT_CODES}`,
     if (o.gen !== undefined) input.gen = o.gen as number;
     if (o.store !== undefined) input.store = o.store as string;
     if (o.full) input.max_chars = 0;
-    const m = await maskedAnswer('show', args, ctx, readSession(input, ctx.env, { index: args.opts.scan ? 'off' : 'live' }));
+    const m = await maskedAnswer('show', args, ctx, await readEverywhere(input, ctx.env, { index: args.opts.scan ? 'off' : 'live' }));
     if (o.json) write(ctx.stdout, JSON.stringify({ ...m.value, masked: m.masked }));
     else write(ctx.stdout, toMarkdown(m.value) + (m.masked ? `\n${revealNote('show', m.masked)}\n` : ''));
     return 0;

@@ -30,5 +30,6 @@ export const VERBS: Record<string, () => Verb> = {
   show: () => require('./show').show,
   cite: () => require('./cite').cite,
   secrets: () => require('./secrets').secrets,
+  export: () => require('./export').exportVerb,
   mcp: () => (typeof __BRAIN_SPLIT__ !== 'undefined' ? require(path.join(__dirname, 'cli-mcp.js')) : require('./mcp')).mcp,
 };

@@ -3,13 +3,14 @@
 // model or the view gave it. All read-only; the inputs are the core's declared schemas, unchanged.
 import { BrainError } from '../core/errors';
 import type { Env } from '../core/home';
-import { SQL_INPUT_SCHEMA, cite, readSession, search, validateInput, verify, TOOL_NAMES, type ToolName } from '../core/recall';
+import { SQL_INPUT_SCHEMA, validateInput, TOOL_NAMES, type ToolName } from '../core/recall';
 import type { SqlResult } from '../core/cache';
 import { rowsByColumn } from '../core/recall/types';
 import { sqlLimits } from '../core/sqllimits';
 import type { FloorView } from '../core/recall/floorview';
 import type { RecallResults } from './protocol';
 import { TEXT_TOOLS, maskAnswer } from '../core/secrets/redact';
+import { citeEverywhere, readEverywhere, searchEverywhere, verifyEverywhere } from '../core/remote/everywhere';
 
 export interface RecallCtx {
   home: string;
@@ -76,13 +77,13 @@ async function answer(tool: ToolName, input: unknown, ctx: RecallCtx): Promise<R
   }
   switch (tool) {
     case 'search':
-      return search(i, ctx.env);
+      return searchEverywhere(i, ctx.env);
     case 'read_session':
-      return readSession(i, ctx.env);
+      return readEverywhere(i, ctx.env);
     case 'cite':
-      return cite(i, ctx.env);
+      return citeEverywhere(i, ctx.env);
     case 'verify_citation':
-      return verify(i, ctx.env);
+      return verifyEverywhere(i, ctx.env);
     case 'sql': {
       const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
       const r = await ctx.sql(q.query, q.limit ?? 100);

@@ -10,11 +10,7 @@ import {
   RECALL_TOOLS,
   SEARCH_INPUT_SCHEMA,
   VERIFY_INPUT_SCHEMA,
-  cite,
-  readSession,
-  search,
   validateInput,
-  verify,
   type CiteInput,
   type JsonSchema,
   type ReadInput,
@@ -27,6 +23,7 @@ import {
 } from '../core/recall';
 import { SQL_INPUT_SCHEMA, rowsByColumn, type IndexUse } from '../core/recall/types';
 import { callerSession } from '../core/harness/caller';
+import { citeEverywhere, readEverywhere, searchEverywhere, verifyEverywhere } from '../core/remote/everywhere';
 import type * as CacheModule from '../core/cache';
 import type * as ReadonlyModule from '../core/cache/readonly';
 import { sqlLimits } from '../core/sqllimits';
@@ -101,7 +98,7 @@ async function runSearch(input: unknown, ctx: ToolContext): Promise<McpSearchOut
       skipped = c;
     }
   }
-  const r: McpSearchOutput = { ...search(q, ctx.env, { index: ctx.index }), skipped };
+  const r: McpSearchOutput = { ...(await searchEverywhere(q, ctx.env, { index: ctx.index })), skipped };
   if (size(r) > ctx.budget) {
     // Keep the best hits whole; a model asks again with filters or a narrower term.
     const all = r.hits.length;
@@ -128,7 +125,7 @@ function cutText(t: TurnView, keep: number): TurnView {
 
 async function runRead(input: unknown, ctx: ToolContext): Promise<McpReadOutput> {
   const i = validateInput<ReadInput>(input, READ_INPUT_SCHEMA);
-  const r = readSession(withStore(i, ctx), ctx.env, { index: ctx.index });
+  const r = await readEverywhere(withStore(i, ctx), ctx.env, { index: ctx.index });
   const asked = r.turns;
   const out: McpReadOutput = { ...r, turns: [], range: null, next: null };
   // Whole turns, in order, while they fit; the first one always goes in (cut if it alone is too big).
@@ -238,13 +235,13 @@ export const TOOLS: ToolDef[] = [
     name: 'cite',
     ...core('cite'),
     inputSchema: CITE_INPUT_SCHEMA,
-    run: async (input, ctx) => cite(withStore(validateInput<CiteInput>(input, CITE_INPUT_SCHEMA), ctx), ctx.env),
+    run: async (input, ctx) => citeEverywhere(withStore(validateInput<CiteInput>(input, CITE_INPUT_SCHEMA), ctx), ctx.env),
   },
   {
     name: 'verify_citation',
     ...core('verify_citation'),
     inputSchema: VERIFY_INPUT_SCHEMA,
-    run: async (input, ctx) => verify(withStore(validateInput<VerifyInput>(input, VERIFY_INPUT_SCHEMA), ctx), ctx.env),
+    run: async (input, ctx) => verifyEverywhere(withStore(validateInput<VerifyInput>(input, VERIFY_INPUT_SCHEMA), ctx), ctx.env),
   },
   {
     name: 'sql',

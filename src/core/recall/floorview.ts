@@ -74,7 +74,7 @@ interface Acc {
 }
 
 /** A session as the list shows it, from its SessionInfo and where its newest file lies. */
-function listed(info: SessionInfo, where: { root: string; lakePath: string; bytes: number; lines: number; project: string | null; cwd?: string; branch?: string }): ListedSession {
+export function listed(info: SessionInfo, where: { root: string; lakePath: string; bytes: number; lines: number; project: string | null; cwd?: string; branch?: string }): ListedSession {
   return {
     ...info,
     project: info.project ?? where.project ?? '(unknown)',

@@ -123,6 +123,18 @@ export interface SearchOutput {
   hits: SearchHit[];
   /** Floor files left unread because their path is not safe to follow (empty when none). */
   refused: RefusedFile[];
+  /** With a store configured: whether the other machines were searched there, and how. */
+  store?: StoreSearched;
+}
+
+export interface StoreSearched {
+  /** `host:path` or the store folder. */
+  label: string;
+  searched: boolean;
+  /** Why the other machines were not searched (this machine's hits alone are listed). */
+  note: string | null;
+  source?: 'index' | 'scan';
+  fallback?: string | null;
 }
 
 // ---------------------------------------------------------------- read

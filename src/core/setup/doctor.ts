@@ -23,6 +23,7 @@ import { ownerFailure, storeLabel } from '../store/rsync';
 import { openTransport } from '../store/transport';
 import { readFloorId } from '../store/floorid';
 import { setting } from '../settings';
+import { askStore } from '../remote/client';
 
 export interface DoctorCheck {
   name: string;
@@ -56,6 +57,23 @@ function ownerCheck(home: string, cfg: Config, recorded: string): DoctorCheck {
   if (recorded === ours) return { name: 'machine name', level: 'ok', detail: `${where} is this floor's (${ours.slice(0, 8)}…)` };
   const f = ownerFailure(cfg, recorded);
   return { name: 'machine name', level: 'fail', detail: `${f.label}: ${f.message.replace(/, so nothing was synced$/, '')}`, fix: f.hint };
+}
+
+/** Can the store host run the search over every machine (node there, the store side answering)? */
+async function storeSearchCheck(cfg: Config, env: Env): Promise<DoctorCheck> {
+  const host = cfg.store!.host!;
+  const a = await askStore(cfg, env, { op: 'probe' }, 'live');
+  if (a.kind === 'value') {
+    const p = a.value;
+    const others = p.machines.filter((m) => m !== cfg.machine);
+    return {
+      name: 'store search',
+      level: 'ok',
+      detail: `node ${p.node} on ${host} searches the store's ${others.length} other machine${others.length === 1 ? '' : 's'}${others.length ? ` (${others.join(', ')})` : ''} there${p.scan_because ? `; it reads the files (${p.scan_because})` : ", with the store's turn index kept there"}`,
+    };
+  }
+  const f = a.kind === 'error' ? { message: a.error.message, hint: a.error.hint } : a.failure;
+  return { name: 'store search', level: 'warn', detail: `search, show and cite --verify reach this machine only: ${f.message}`, fix: f.hint };
 }
 
 export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorCheck[]> {
@@ -105,6 +123,7 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
     } else if (s.ssh_mux_only) {
       const up = await openTransport(cfg, env).ready();
       out.push(up ? { name: 'store', level: 'ok', detail: `an ssh master to ${s.host} is open` } : { name: 'store', level: 'warn', detail: `no ssh master for ${s.host}: syncs are skipped until one is open`, fix: `ssh -fN ${s.host}   (with ControlMaster/ControlPath in ~/.ssh/config)` });
+      if (up) out.push(await storeSearchCheck(cfg, env));
     } else if (opts.offline) {
       out.push({ name: 'store', level: 'info', detail: `${storeLabel(cfg)} not checked (--offline)` });
     } else {
@@ -114,6 +133,7 @@ export async function doctor(home: string, opts: DoctorOptions): Promise<DoctorC
       if (rr.ok) {
         out.push({ name: 'store', level: 'ok', detail: `${s.host} answers and ${s.path} exists` });
         out.push(ownerCheck(home, cfg, (rr.value ?? '').trim()));
+        out.push(await storeSearchCheck(cfg, env));
       } else if (rr.failure.label === 'store folder missing') out.push({ name: 'store', level: 'fail', detail: `${s.host} answers but ${s.path} does not exist there`, fix: `ssh ${s.host} mkdir -p ${s.path}` });
       else out.push({ name: 'store', level: 'fail', detail: rr.failure.message, fix: rr.failure.hint });
     }

@@ -17,6 +17,7 @@ import { DuckdbFollower } from './duckdb';
 import { Recorder } from './recorder';
 import { emitter, serve, type Log } from './rpc';
 import { StorePoller } from './storepoll';
+import { StoreSessions } from './storesessions';
 
 const port = parentPort;
 if (!port) throw new Error('worker/main.ts runs as a worker thread');
@@ -40,6 +41,8 @@ interface Parts {
   store: StorePoller;
   duck: DuckdbFollower;
   recorder: Recorder;
+  /** Other machines' sessions at an ssh store. */
+  far: StoreSessions;
 }
 let parts: Parts | undefined;
 let closing = false;
@@ -83,9 +86,21 @@ const handlers: Handlers = {
     const store = new StorePoller(ctx);
     const duck = new DuckdbFollower(ctx);
     const recorder = new Recorder(ctx, duck, () => store.poll());
-    parts = { ctx, store, duck, recorder };
+    const far = new StoreSessions(home, p.env, (n) => emit('sessions', { changed: n }));
+    parts = { ctx, store, duck, recorder, far };
     view.refresh();
     store.poll();
+    const askFar = (force = false) => void far.refresh(force).then(() => far.problem && log('info', `other machines' sessions: ${far.problem}`));
+    askFar(true);
+    // A sync by the timer (brain tick) is seen in state.json: the other machines may have synced too.
+    let lastOk = store.info().lastOk;
+    timers.push(
+      setInterval(() => {
+        const now = store.info().lastOk;
+        askFar(now !== lastOk);
+        lastOk = now;
+      }, 60_000),
+    );
     // The manifest is the one file every writer appends to: watching its folder makes followers
     // (and the writer's own views) live without a second walk of the agents' folders.
     try {
@@ -100,8 +115,11 @@ const handlers: Handlers = {
     recorder.start();
     return { home, machine: view.machine, role: recorder.role };
   },
-  sessions: () => need().ctx.view.sessions(),
-  session: (p) => need().ctx.view.view(p.session, p.machine) ?? null,
+  sessions: () => [...need().ctx.view.sessions(), ...need().far.sessions()],
+  async session(p) {
+    const { ctx, far } = need();
+    return ctx.view.view(p.session, p.machine) ?? (await far.view(p.session, p.machine)) ?? null;
+  },
   async backup() {
     const { store } = need();
     await store.refresh(true);
@@ -124,6 +142,7 @@ const handlers: Handlers = {
     try {
       const r = await runSync(ctx.home, { now: true, env: ctx.params.env });
       await store.refresh(true);
+      void need().far.refresh(true);
       store.poll();
       if (r.kind === 'done') return { ok: r.state.status === 'ok' && !r.state.warning, message: r.state.message, warning: r.state.warning, hint: r.state.hint };
       if (r.kind === 'busy') return { ok: true, message: 'another sync is running; it will sync again when it finishes' };
