@@ -1,7 +1,9 @@
 // One file's new bytes parsed for the index: what a parse worker thread does, and what the index
 // does itself when no worker is used. The result is plain data (it crosses threads).
+import * as fs from 'node:fs';
 import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid } from '../turns';
+import { READ_NOFOLLOW } from '../safepath';
 import { readTurns } from './read';
 
 export interface ParseJob {
@@ -11,7 +13,19 @@ export interface ParseJob {
   resume?: Checkpoint;
   to: number;
   tail: boolean;
+  /** Where the raw lines not yet in raw_fts start (none: they are not read). */
+  raw_from?: number;
 }
+
+/** The complete lines after raw_from, lowercased, in chunks of about RAW_CHUNK bytes, each as
+ * its distinct trigrams (trigramWords); `to` is
+ * where the last complete line ends (a line still being written is left for a later read). */
+export interface RawChunks {
+  to: number;
+  chunks: string[];
+}
+
+const RAW_CHUNK = 4 << 20;
 
 /** Lowercasing is the index's and the scan's one definition of "case-insensitive". */
 export function fold(s: string): string {
@@ -44,11 +58,82 @@ export type ParseResult =
       counts: DialectCounts;
       checkpoint: Checkpoint;
       end: { byte: number; line: number; tail: number };
+      raw: RawChunks | null;
     }
   /** No dialect reads this file (a sub-agent's .meta.json). */
   | { kind: 'none' }
   /** The file is not there (a store mid-sync). */
   | { kind: 'missing' };
+
+/** The distinct trigrams (three code points) of a lowercased text, each as one ASCII word, so
+ * raw_fts (tokenize 'ascii', no positions) is handed each once per chunk instead of tokenizing
+ * every byte: a chunk of code or logs repeats most of its trigrams. Search asks for the same words. */
+export function trigramWords(s: string, out: string[] = []): string[] {
+  const stamp = ++trigramStamp;
+  if (stamp === 0xffffffff) {
+    asciiSeen.fill(0);
+    trigramStamp = 0;
+  }
+  let wide: Set<string> | null = null;
+  let a = -1;
+  let b = -1;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d < 0xe000) {
+        c = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
+        i++;
+      }
+    }
+    if (a >= 0) {
+      if ((a | b | c) < 128) {
+        const k = (a << 14) | (b << 7) | c;
+        if (asciiSeen[k] !== stamp) {
+          asciiSeen[k] = stamp;
+          out.push(`t${k.toString(36)}`);
+        }
+      } else (wide ??= new Set()).add(`u${a.toString(36)}x${b.toString(36)}x${c.toString(36)}`);
+    }
+    a = b;
+    b = c;
+  }
+  if (wide) for (const w of wide) out.push(w);
+  return out;
+}
+
+let trigramStamp = 0;
+const asciiSeen = new Uint32Array(1 << 21);
+
+/** Reads the complete lines between `from` and `to` (a chunk never splits a line, so a term
+ * within a line is within one chunk). */
+export function readRaw(file: string, from: number, to: number): RawChunks {
+  const out: RawChunks = { to: from, chunks: [] };
+  if (to <= from) return out;
+  const fd = fs.openSync(file, READ_NOFOLLOW);
+  try {
+    let pos = from;
+    let carry: Buffer | null = null;
+    while (pos < to) {
+      const b = Buffer.allocUnsafe(Math.min(RAW_CHUNK, to - pos));
+      const n = fs.readSync(fd, b, 0, b.length, pos);
+      if (n <= 0) break;
+      pos += n;
+      const got: Buffer = carry ? Buffer.concat([carry, b.subarray(0, n)]) : b.subarray(0, n);
+      const nl = got.lastIndexOf(10);
+      if (nl < 0) {
+        carry = got;
+        continue;
+      }
+      out.chunks.push(trigramWords(fold(got.toString('utf8', 0, nl + 1))).join(' '));
+      out.to += nl + 1;
+      carry = nl + 1 < got.length ? Buffer.from(got.subarray(nl + 1)) : null;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return out;
+}
 
 export function runParseJob(j: ParseJob): ParseResult {
   let r;
@@ -72,5 +157,12 @@ export function runParseJob(j: ParseJob): ParseResult {
     const side = t.sidechain ? 1 : 0;
     if (t.role === 'user' && (!title || side < title.side)) title = { n: t.n, side, text: t.text };
   }
-  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end };
+  let raw: RawChunks | null = null;
+  try {
+    if (j.raw_from !== undefined) raw = readRaw(j.file, j.raw_from, j.to);
+  } catch (e) {
+    // Gone or a symlink since it was parsed: its raw lines are read on a later update.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
+  }
+  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw };
 }

@@ -4,9 +4,9 @@
 // notices and session names show lists among them), ranked by how many turns do (a session that
 // discussed a thing beats one that mentioned it once). The turn index answers it.
 // Tier 2, tools: sessions where only tool output, thinking, tool arguments, instructions the harness
-// injected (system prompt, AGENTS.md, environment context) or an unparsed line hold it. Those are
-// read from the files, so only while tier 1 leaves room in the listing; otherwise the header says
-// tool output was not searched.
+// injected (system prompt, AGENTS.md, environment context) or an unparsed line hold it. The turn
+// index's raw trigrams pick the files that may hold it, which are then read to verify, so only
+// while tier 1 leaves room in the listing; otherwise the header says tool output was not searched.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registry } from '../agents';
@@ -16,7 +16,7 @@ import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { roleOfIndex } from '../index/parse-job';
 import { citeSpan } from './cite';
-import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
+import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
 import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
@@ -247,13 +247,19 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   rank(tier1, newest);
   if (all) fullInfo(idx, tier1.slice(0, limit));
   if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit, refused);
-  // Room left: the tool tier, over the files of sessions tier 1 did not list.
-  const files: { file: FloorFile; sess: SessionKeys }[] = [];
+  // Room left: the tool tier, over the files of sessions tier 1 did not list. The raw index names
+  // the files whose complete lines may hold the term; lines it does not hold yet (one still being
+  // written, a file it could not read) are read here. Only those files are parsed, as rg's are.
+  const forms = rawPatterns(term);
+  const hit = forms ? idx.rawFiles(forms) : null;
+  const files: { file: FloorFile; sess: SessionKeys; tailFrom: number | null }[] = [];
   // One read of the sessions (without titles) for every file's filter; titles after ranking.
   const keys = all ?? new Map(idx.sessionKeys().map((r) => [r.id, r]));
   const passed = new Map<number, boolean>();
   for (const fr of idx.liveFiles()) {
     if (inTier1.has(fr.sess_id)) continue;
+    const tail = fr.raw_done < fr.claimed;
+    if (hit && !hit.has(fr.id) && !tail) continue;
     const s = keys.get(fr.sess_id);
     const mf = root.machines.find((x) => x.machine === fr.machine);
     if (!s || !mf) continue;
@@ -267,16 +273,19 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     }
     files.push({
       sess: s,
+      tailFrom: hit && !hit.has(fr.id) ? fr.raw_done : null,
       file: { mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen },
     });
   }
   const bySess = new Map<number, { sess: SessionKeys; scans: FileScan[] }>();
-  const pre = prefilter(
-    files.map((x) => x.file),
-    term,
-  );
+  const candidates = hit
+    ? files.filter((x) => x.tailFrom === null || nodeHas(path.join(x.file.mf.dir, x.file.lake_path), forms!, x.file.to, x.tailFrom)).map((x) => x.file)
+    : prefilter(
+        files.map((x) => x.file),
+        term,
+      ).files;
   const sessOfFile = new Map(files.map((x) => [x.file, x.sess]));
-  for (const file of pre.files) {
+  for (const file of candidates) {
     const sc = scanFile(file, term, SNIPPETS);
     if (!sc || sc.toolCount === 0) continue;
     const s = sessOfFile.get(file)!;

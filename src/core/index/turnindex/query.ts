@@ -3,7 +3,7 @@
 // update it, brain mcp, uses it only then).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fold } from '../parse-job';
+import { fold, trigramWords } from '../parse-job';
 import type { MachineFloor } from '../roots';
 import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
 import { TURN_ROLES } from '../turncount';
@@ -18,6 +18,18 @@ export function indexable(term: string): boolean {
 
 function phrase(term: string): string {
   return `"${fold(term).replace(/"/g, '""')}"`;
+}
+
+/** An FTS5 query for raw_fts: any of the forms, each as all of its trigrams (trigramWords). Null
+ * when a form is too short to have a trigram. */
+export function trigramQuery(forms: string[]): string | null {
+  const alts: string[] = [];
+  for (const f of forms) {
+    const words = trigramWords(f);
+    if (words.length === 0) return null;
+    alts.push(`(${words.join(' AND ')})`);
+  }
+  return alts.length ? alts.join(' OR ') : null;
 }
 
 export class IndexQueries extends IndexBase {
@@ -51,6 +63,13 @@ export class IndexQueries extends IndexBase {
     return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',', 3).map(Number) }));
   }
 
+  /** The files (ids) with a raw chunk holding every trigram of one of `forms` (lowercased raw
+   * forms of a term): a superset of the files whose indexed lines hold it. Null: no trigram to ask. */
+  rawFiles(forms: string[]): Set<number> | null {
+    const q = trigramQuery(forms);
+    return q === null ? null : new Set(this.st.rawMatch.all(q) as number[]);
+  }
+
   turn(id: number): TurnRow | undefined {
     return this.st.turnById.get(id) as TurnRow | undefined;
   }
@@ -75,7 +94,7 @@ export class IndexQueries extends IndexBase {
   /** Every live file, with where it is and what the manifest claims (not its parse state). */
   liveFiles(): LiveFile[] {
     return this.db
-      .prepare(`SELECT id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen FROM files WHERE live = 1`)
+      .prepare(`SELECT id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen, raw_done FROM files WHERE live = 1`)
       .all() as LiveFile[];
   }
 

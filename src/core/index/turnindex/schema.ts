@@ -13,12 +13,19 @@ export type DB = BetterSqlite3.Database;
 // 4: files whose lake_path the guard refuses are no longer read; an index built before may hold
 // text such a file pointed at, so it is built again.
 // 5: summaries, notices and session names are indexed too (role 's', not counted as turns).
-export const SCHEMA_VERSION = '5';
+// 6: the raw lines of every file are indexed too (raw_fts), so the tool tier reads only the files
+// that may hold a term instead of running rg over the whole lake.
+export const SCHEMA_VERSION = '6';
 
 /** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
  * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
 export const SPAN_BITS = 24;
 export const SPAN = 2 ** SPAN_BITS;
+
+/** A raw chunk's rowid is its file's id times RAW_SPAN plus the chunk's number, so a match names
+ * its file without a join, and a file's chunks can be deleted by rowid (the table keeps no text). */
+export const RAW_BITS = 24;
+export const RAW_SPAN = 2 ** RAW_BITS;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -58,6 +65,8 @@ CREATE TABLE IF NOT EXISTS files (
   lines INTEGER NOT NULL DEFAULT 0,
   bad INTEGER NOT NULL DEFAULT 0,
   live INTEGER NOT NULL DEFAULT 1,
+  raw_done INTEGER NOT NULL DEFAULT 0,
+  raw_chunks INTEGER NOT NULL DEFAULT 0,
   UNIQUE (machine, lake_path)
 );
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
@@ -79,6 +88,11 @@ CREATE TABLE IF NOT EXISTS turns (
 );
 CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+-- Every complete line of every file, lowercased, in chunks (one per update that read new lines),
+-- each chunk as its distinct trigrams spelled as words, without positions: it answers which chunks
+-- hold all of a term's trigrams, and the scan then reads those files to verify (a prefilter, like
+-- rg, not an answer).
+CREATE VIRTUAL TABLE IF NOT EXISTS raw_fts USING fts5 (text, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none);
 `;
 
 export interface SessionRow {
@@ -100,7 +114,7 @@ export interface SessionRow {
 
 export type SessionKeys = Omit<SessionRow, 'title' | 'title_hint'>;
 
-export type LiveFile = Pick<FileRow, 'id' | 'machine' | 'lake_path' | 'base' | 'gen' | 'lane' | 'sess_id' | 'claimed' | 'unterminated' | 'first_seen' | 'last_seen'>;
+export type LiveFile = Pick<FileRow, 'id' | 'machine' | 'lake_path' | 'base' | 'gen' | 'lane' | 'sess_id' | 'claimed' | 'unterminated' | 'first_seen' | 'last_seen' | 'raw_done'>;
 
 export interface FileRow {
   id: number;
@@ -120,6 +134,9 @@ export interface FileRow {
   lines: number;
   bad: number;
   live: number;
+  /** Bytes of complete lines in raw_fts (from 0), and how many chunks hold them. */
+  raw_done: number;
+  raw_chunks: number;
 }
 
 export interface TurnRow {
@@ -194,7 +211,7 @@ export class IndexBase {
     }
     if (v !== undefined && v !== SCHEMA_VERSION) {
       // Another layout: it is a cache, so start again.
-      this.db.exec(`DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -202,6 +219,7 @@ export class IndexBase {
       if (this.db.prepare(`INSERT OR IGNORE INTO meta (k, v) VALUES ('schema', ?)`).run(SCHEMA_VERSION).changes > 0) {
         // A bigger in-memory term hash before each flush halves the build's FTS work.
         this.db.exec(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('hashsize', ${32 << 20})`);
+        this.db.exec(`INSERT INTO raw_fts (raw_fts, rank) VALUES ('hashsize', ${32 << 20})`);
       }
       if (fresh) this.db.exec(`INSERT INTO meta (k, v) VALUES ('building', '1') ON CONFLICT (k) DO UPDATE SET v = '1'`);
       this.db.exec('COMMIT');
@@ -265,6 +283,10 @@ export class IndexBase {
         `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
+      insRaw: d.prepare(`INSERT INTO raw_fts (rowid, text) VALUES (?, ?)`),
+      delRaw: d.prepare(`DELETE FROM raw_fts WHERE rowid = ?`),
+      setRaw: d.prepare(`UPDATE files SET raw_done = ?, raw_chunks = ? WHERE id = ?`),
+      rawMatch: d.prepare(`SELECT DISTINCT rowid >> ${RAW_BITS} FROM raw_fts WHERE raw_fts MATCH ?`).pluck(),
       countTurns: d.prepare(`SELECT count(*) FROM turns WHERE ${TURN_ROLES} AND file_id = ${shownFile('?')}`).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
