@@ -5,6 +5,7 @@ import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid } from '../turns';
 import { READ_NOFOLLOW } from '../safepath';
 import { readTurns } from './read';
+import { fold, rawTrigramWords } from './trigrams';
 
 export interface ParseJob {
   file: string;
@@ -18,7 +19,7 @@ export interface ParseJob {
 }
 
 /** The complete lines after raw_from, lowercased, in chunks of about RAW_CHUNK bytes, each as
- * its distinct trigrams (trigramWords); `to` is
+ * its distinct trigrams (rawTrigramWords); `to` is
  * where the last complete line ends (a line still being written is left for a later read). */
 export interface RawChunks {
   to: number;
@@ -27,10 +28,7 @@ export interface RawChunks {
 
 const RAW_CHUNK = 4 << 20;
 
-/** Lowercasing is the index's and the scan's one definition of "case-insensitive". */
-export function fold(s: string): string {
-  return s.toLowerCase();
-}
+export { fold };
 
 /** What the index stores of an entry whose text the turn tier finds (see isSaid):
  * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts,
@@ -65,46 +63,6 @@ export type ParseResult =
   /** The file is not there (a store mid-sync). */
   | { kind: 'missing' };
 
-/** The distinct trigrams (three code points) of a lowercased text, each as one ASCII word, so
- * raw_fts (tokenize 'ascii', no positions) is handed each once per chunk instead of tokenizing
- * every byte: a chunk of code or logs repeats most of its trigrams. Search asks for the same words. */
-export function trigramWords(s: string, out: string[] = []): string[] {
-  const stamp = ++trigramStamp;
-  if (stamp === 0xffffffff) {
-    asciiSeen.fill(0);
-    trigramStamp = 0;
-  }
-  let wide: Set<string> | null = null;
-  let a = -1;
-  let b = -1;
-  for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d < 0xe000) {
-        c = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
-        i++;
-      }
-    }
-    if (a >= 0) {
-      if ((a | b | c) < 128) {
-        const k = (a << 14) | (b << 7) | c;
-        if (asciiSeen[k] !== stamp) {
-          asciiSeen[k] = stamp;
-          out.push(`t${k.toString(36)}`);
-        }
-      } else (wide ??= new Set()).add(`u${a.toString(36)}x${b.toString(36)}x${c.toString(36)}`);
-    }
-    a = b;
-    b = c;
-  }
-  if (wide) for (const w of wide) out.push(w);
-  return out;
-}
-
-let trigramStamp = 0;
-const asciiSeen = new Uint32Array(1 << 21);
-
 /** Reads the complete lines between `from` and `to` (a chunk never splits a line, so a term
  * within a line is within one chunk). */
 export function readRaw(file: string, from: number, to: number): RawChunks {
@@ -125,7 +83,7 @@ export function readRaw(file: string, from: number, to: number): RawChunks {
         carry = got;
         continue;
       }
-      out.chunks.push(trigramWords(fold(got.toString('utf8', 0, nl + 1))).join(' '));
+      out.chunks.push(rawTrigramWords(got, 0, nl + 1).join(' '));
       out.to += nl + 1;
       carry = nl + 1 < got.length ? Buffer.from(got.subarray(nl + 1)) : null;
     }

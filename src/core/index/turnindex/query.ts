@@ -3,7 +3,8 @@
 // update it, brain mcp, uses it only then).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fold, trigramWords } from '../parse-job';
+import { fold } from '../parse-job';
+import { trigramWords } from '../trigrams';
 import type { MachineFloor } from '../roots';
 import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
 import { TURN_ROLES } from '../turncount';
