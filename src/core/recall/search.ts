@@ -253,14 +253,15 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const forms = rawPatterns(term);
   const hit = forms ? idx.rawFiles(forms) : null;
   const files: { file: FloorFile; sess: SessionKeys; tailFrom: number | null }[] = [];
-  // One read of the sessions (without titles) for every file's filter; titles after ranking.
-  const keys = all ?? new Map(idx.sessionKeys().map((r) => [r.id, r]));
+  const live = hit ? idx.liveFilesAmong(hit) : idx.liveFiles();
+  // The sessions' keys (without titles) for each file's filter: one read of the table for many
+  // files, a lookup each for a few; titles after ranking.
+  const keys = all ?? (live.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null);
+  const keyOf = (id: number): SessionKeys | undefined => (keys ? keys.get(id) : idx.session(id));
   const passed = new Map<number, boolean>();
-  for (const fr of idx.liveFiles()) {
+  for (const fr of live) {
     if (inTier1.has(fr.sess_id)) continue;
-    const tail = fr.raw_done < fr.claimed;
-    if (hit && !hit.has(fr.id) && !tail) continue;
-    const s = keys.get(fr.sess_id);
+    const s = keyOf(fr.sess_id);
     const mf = root.machines.find((x) => x.machine === fr.machine);
     if (!s || !mf) continue;
     let ok = passed.get(s.id);

@@ -33,6 +33,8 @@ export function trigramQuery(forms: string[]): string | null {
   return alts.length ? alts.join(' OR ') : null;
 }
 
+const LIVE_COLS = 'id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen, raw_done';
+
 export class IndexQueries extends IndexBase {
   /** How far into a machine's manifest this index has read, and how long it is now (null: none). */
   protected manifestProgress(mf: MachineFloor): { key: string; from: number; size: number; mfile: string } | null {
@@ -94,9 +96,19 @@ export class IndexQueries extends IndexBase {
 
   /** Every live file, with where it is and what the manifest claims (not its parse state). */
   liveFiles(): LiveFile[] {
-    return this.db
-      .prepare(`SELECT id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen, raw_done FROM files WHERE live = 1`)
-      .all() as LiveFile[];
+    return this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE live = 1`).all() as LiveFile[];
+  }
+
+  /** The live files among `ids`, and those with lines raw_fts does not hold yet (a line still
+   * being written, a file not read): what the tool tier reads for a term raw_fts answered. */
+  liveFilesAmong(ids: Set<number>): LiveFile[] {
+    const out = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE live = 1 AND raw_done < claimed`).all() as LiveFile[];
+    const one = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE id = ? AND live = 1 AND raw_done >= claimed`);
+    for (const id of ids) {
+      const f = one.get(id) as LiveFile | undefined;
+      if (f) out.push(f);
+    }
+    return out;
   }
 
   filesOf(sessId: number): FileRow[] {

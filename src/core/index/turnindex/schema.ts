@@ -72,6 +72,7 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
 CREATE INDEX IF NOT EXISTS files_sess ON files (sess_id);
 CREATE INDEX IF NOT EXISTS files_behind ON files (id) WHERE live = 1 AND done < claimed;
+CREATE INDEX IF NOT EXISTS files_raw_behind ON files (id) WHERE live = 1 AND raw_done < claimed;
 CREATE TABLE IF NOT EXISTS turns (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
