@@ -23,7 +23,7 @@ if (mode === 'build') {
   // The raw trigram table's share of the file (dbstat counts its pages).
   let raw_bytes: number | null = null;
   try {
-    raw_bytes = Number(idx.db.prepare(`SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'raw_fts%'`).pluck().get());
+    raw_bytes = Number(idx.db.prepare(`SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'raw\_%' ESCAPE '\\'`).pluck().get());
   } catch {
     /* SQLite built without dbstat */
   }

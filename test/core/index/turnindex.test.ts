@@ -454,7 +454,8 @@ test('the raw index names every file whose complete lines hold a term, grown in 
       const c = gens[0];
       floor.append(c.lane, c.rel, `${JSON.stringify({ type: 'user', sessionId: c.session, cwd: '/w', timestamp: '2026-05-01T00:00:00Z', message: { role: 'user', content: 'only in g2' } })}\n`, { gen: 2, session: c.session });
       idx.update();
-      assert.equal(idx.db.prepare(`SELECT count(*) FROM files WHERE live = 0 AND (raw_done > 0 OR raw_chunks > 0)`).pluck().get(), 0);
+      assert.equal(idx.db.prepare(`SELECT count(*) FROM files WHERE live = 0 AND raw_done > 0`).pluck().get(), 0);
+      assert.equal(idx.db.prepare(`SELECT count(*) FROM raw_chunks c JOIN files f ON f.id = c.file_id WHERE f.live = 0`).pluck().get(), 0);
       const old = idx.db.prepare(`SELECT id FROM files WHERE live = 0`).pluck().all() as number[];
       assert.ok(old.length > 0);
       const everything = idx.rawFiles(rawPatterns('"type"')!)!;

@@ -22,10 +22,6 @@ export const SCHEMA_VERSION = '6';
 export const SPAN_BITS = 24;
 export const SPAN = 2 ** SPAN_BITS;
 
-/** A raw chunk's rowid is its file's id times RAW_SPAN plus the chunk's number, so a match names
- * its file without a join, and a file's chunks can be deleted by rowid (the table keeps no text). */
-export const RAW_BITS = 24;
-export const RAW_SPAN = 2 ** RAW_BITS;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -66,7 +62,6 @@ CREATE TABLE IF NOT EXISTS files (
   bad INTEGER NOT NULL DEFAULT 0,
   live INTEGER NOT NULL DEFAULT 1,
   raw_done INTEGER NOT NULL DEFAULT 0,
-  raw_chunks INTEGER NOT NULL DEFAULT 0,
   UNIQUE (machine, lake_path)
 );
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
@@ -94,6 +89,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigr
 -- hold all of a term's trigrams, and the scan then reads those files to verify (a prefilter, like
 -- rg, not an answer).
 CREATE VIRTUAL TABLE IF NOT EXISTS raw_fts USING fts5 (text, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none);
+-- Whose a raw chunk is. Its rowid is the next number, not derived from the file's, so a trigram's
+-- list of chunks grows by a byte or two a chunk (consecutive ids), and its file is one lookup away.
+CREATE TABLE IF NOT EXISTS raw_chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS raw_chunks_file ON raw_chunks (file_id);
 `;
 
 export interface SessionRow {
@@ -135,9 +134,8 @@ export interface FileRow {
   lines: number;
   bad: number;
   live: number;
-  /** Bytes of complete lines in raw_fts (from 0), and how many chunks hold them. */
+  /** Bytes of complete lines in raw_fts (from 0). */
   raw_done: number;
-  raw_chunks: number;
 }
 
 export interface TurnRow {
@@ -212,7 +210,7 @@ export class IndexBase {
     }
     if (v !== undefined && v !== SCHEMA_VERSION) {
       // Another layout: it is a cache, so start again.
-      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -284,10 +282,13 @@ export class IndexBase {
         `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
+      insChunk: d.prepare(`INSERT INTO raw_chunks (file_id) VALUES (?)`),
+      chunksOf: d.prepare(`SELECT id FROM raw_chunks WHERE file_id = ?`).pluck(),
+      delChunks: d.prepare(`DELETE FROM raw_chunks WHERE file_id = ?`),
       insRaw: d.prepare(`INSERT INTO raw_fts (rowid, text) VALUES (?, ?)`),
       delRaw: d.prepare(`DELETE FROM raw_fts WHERE rowid = ?`),
-      setRaw: d.prepare(`UPDATE files SET raw_done = ?, raw_chunks = ? WHERE id = ?`),
-      rawMatch: d.prepare(`SELECT DISTINCT rowid >> ${RAW_BITS} FROM raw_fts WHERE raw_fts MATCH ?`).pluck(),
+      setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
+      rawMatch: d.prepare(`SELECT DISTINCT c.file_id FROM raw_fts JOIN raw_chunks c ON c.id = raw_fts.rowid WHERE raw_fts MATCH ?`).pluck(),
       countTurns: d.prepare(`SELECT count(*) FROM turns WHERE ${TURN_ROLES} AND file_id = ${shownFile('?')}`).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),

@@ -15,7 +15,7 @@ import { baseOfGen, projectFromPath, readMeta, type MachineFloor } from '../root
 import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
-import { fileBytes, RAW_SPAN, SPAN, type FileRow, type SessionRow, type UpdateReport } from './schema';
+import { fileBytes, SPAN, type FileRow, type SessionRow, type UpdateReport } from './schema';
 import { setting } from '../../settings';
 
 /** What a parse was based on: a result parsed ahead is stale once this changes. */
@@ -186,7 +186,7 @@ export class TurnIndex extends IndexQueries {
     this.tx(() => {
       this.db.exec(`DELETE FROM turns; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-      this.db.exec(`INSERT INTO raw_fts (raw_fts) VALUES ('delete-all')`);
+      this.db.exec(`INSERT INTO raw_fts (raw_fts) VALUES ('delete-all'); DELETE FROM raw_chunks;`);
     });
   }
 
@@ -221,9 +221,9 @@ export class TurnIndex extends IndexQueries {
     this.st.delTurnsFrom.run(fileId, 0);
     this.st.setDead.run(fileId);
     this.st.progress.run(0, null, null, 0, 0, fileId);
-    const chunks = this.db.prepare(`SELECT raw_chunks FROM files WHERE id = ?`).pluck().get(fileId) as number;
-    for (let k = 0; k < chunks; k++) this.st.delRaw.run(fileId * RAW_SPAN + k);
-    this.st.setRaw.run(0, 0, fileId);
+    for (const c of this.st.chunksOf.all(fileId) as number[]) this.st.delRaw.run(c);
+    this.st.delChunks.run(fileId);
+    this.st.setRaw.run(0, fileId);
     const f = this.db.prepare(`SELECT sess_id FROM files WHERE id = ?`).pluck().get(fileId) as number;
     this.refreshSession(f);
   }
@@ -245,9 +245,7 @@ export class TurnIndex extends IndexQueries {
       resume: row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined,
       to: row.claimed,
       tail: !!row.unterminated,
-      // A file appended to more times than a file's rowid range holds keeps its later lines out of
-      // raw_fts: the search reads them itself (as it does a line still being written).
-      raw_from: row.raw_chunks < RAW_SPAN - 1 ? row.raw_done : undefined,
+      raw_from: row.raw_done,
     };
   }
 
@@ -265,7 +263,7 @@ export class TurnIndex extends IndexQueries {
       // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
       this.st.progress.run(row.claimed, null, null, 0, 0, row.id);
       // Nor does the scan: nothing to find in its raw lines either.
-      this.st.setRaw.run(row.claimed, row.raw_chunks, row.id);
+      this.st.setRaw.run(row.claimed, row.id);
       return { bytes: 0, turns: 0, text: 0 };
     }
     const resume = job.resume;
@@ -285,10 +283,9 @@ export class TurnIndex extends IndexQueries {
       this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0);
       if (folded) this.st.insFts.run(id, folded);
     }
-    if (r.raw && r.raw.to > row.raw_done && row.raw_chunks + r.raw.chunks.length < RAW_SPAN) {
-      let k = row.raw_chunks;
-      for (const c of r.raw.chunks) this.st.insRaw.run(row.id * RAW_SPAN + k++, c);
-      this.st.setRaw.run(r.raw.to, k, row.id);
+    if (r.raw && r.raw.to > row.raw_done) {
+      for (const c of r.raw.chunks) this.st.insRaw.run(this.st.insChunk.run(row.id).lastInsertRowid, c);
+      this.st.setRaw.run(r.raw.to, row.id);
     }
     // The title is the first prompt (the main conversation's before a sub-agent's).
     if (r.title) {
