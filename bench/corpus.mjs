@@ -2,7 +2,9 @@
 // Generates a corpus shaped like the backup notes' store: many sessions of Claude Code, Codex and Pi
 // (agent home folders), most bytes in tool output, then thinking and tool arguments, a thin layer
 // of user/assistant text (~2%). Seeded: the same size and seed give the same bytes.
-//   node bench/corpus.mjs --size 1G --out bench/out/corpus-1G [--seed 1]
+// --shape short: the other end, very short turns with little tool output (~1 KB a turn, so a
+// million turns at 1 GB), which is what the turn index's per-turn costs grow with.
+//   node bench/corpus.mjs --size 1G --out bench/out/corpus-1G [--seed 1] [--shape short]
 // Writes <out>/home/{.claude,.codex,.pi} and <out>/corpus.json (counts, planted terms).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -31,7 +33,11 @@ export const GENERATOR_VERSION = 2;
 const SYL = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'po', 'ven', 'dar', 'eth', 'qua', 'zo', 'bri', 'gul', 'fen', 'tor', 'ix', 'ul', 'sa'];
 const NONASCII = ['naïve', 'Zürich', 'façade', '東京', 'データ', 'Ελλάδα', 'smörgåsbord', 'jalapeño', 'Łódź', 'число'];
 
-export function generate({ size, out, seed = 1, sessions }) {
+export const SHAPES = ['mixed', 'short'];
+
+export function generate({ size, out, seed = 1, sessions, shape = 'mixed' }) {
+  if (!SHAPES.includes(shape)) throw new Error(`bad shape "${shape}" (${SHAPES.join(', ')})`);
+  const short = shape === 'short';
   const r = rng(seed);
   const pick = (a) => a[Math.floor(r() * a.length)];
   const words = Array.from({ length: 3000 }, () => Array.from({ length: 1 + Math.floor(r() * 3) }, () => pick(SYL)).join(''));
@@ -59,11 +65,11 @@ export function generate({ size, out, seed = 1, sessions }) {
   };
   const home = path.join(out, 'home');
   fs.rmSync(out, { recursive: true, force: true });
-  const nSessions = sessions ?? Math.max(20, Math.round(size / (600 * 1024)));
+  const nSessions = sessions ?? Math.max(20, Math.round(size / ((short ? 200 : 600) * 1024)));
   const per = size / nSessions;
   const planted = { rare_turn: 'quixotic-zebra-lantern', rare_tool: 'obsidian-walrus-ledger', sessions_turn: [], sessions_tool: [] };
   let written = 0;
-  const counts = { cc: 0, codex: 0, pi: 0, bytes: 0, sessions: nSessions };
+  const counts = { cc: 0, codex: 0, pi: 0, bytes: 0, sessions: nSessions, turns: 0 };
   const big = { path: null };
   const t0 = Date.now();
   for (let si = 0; si < nSessions; si++) {
@@ -105,11 +111,12 @@ export function generate({ size, out, seed = 1, sessions }) {
     let parent = null;
     while (bytes < target) {
       turn++;
-      const prompt = sentence(4 + Math.floor(r() * 14)) + (plantTurn && turn === 2 ? ` ${planted.rare_turn}` : '');
-      const reply = sentence(8 + Math.floor(r() * 28));
-      const thinking = sentence(60 + Math.floor(r() * 200));
-      const toolArgs = { command: `${pick(words)} --${pick(words)} ${pick(idents)}`, description: sentence(6), content: code(300 + Math.floor(r() * 1500)) };
-      const toolOut = code(2000 + Math.floor(r() * 12000)) + (plantTool && turn === 1 ? `\n${planted.rare_tool}\n` : '');
+      counts.turns += 2;
+      const prompt = sentence(short ? 1 + Math.floor(r() * 5) : 4 + Math.floor(r() * 14)) + (plantTurn && turn === 2 ? ` ${planted.rare_turn}` : '');
+      const reply = sentence(short ? 1 + Math.floor(r() * 8) : 8 + Math.floor(r() * 28));
+      const thinking = sentence(short ? 3 + Math.floor(r() * 10) : 60 + Math.floor(r() * 200));
+      const toolArgs = { command: `${pick(words)} --${pick(words)} ${pick(idents)}`, description: sentence(6), content: code(short ? 20 + Math.floor(r() * 80) : 300 + Math.floor(r() * 1500)) };
+      const toolOut = code(short ? 40 + Math.floor(r() * 200) : 2000 + Math.floor(r() * 12000)) + (plantTool && turn === 1 ? `\n${planted.rare_tool}\n` : '');
       const callId = `call_${hex(r, 16)}`;
       if (agent === 'cc') {
         const u = hex(r, 8);
@@ -145,7 +152,7 @@ export function generate({ size, out, seed = 1, sessions }) {
     written += bytes;
   }
   counts.bytes = written;
-  const info = { size, seed, version: GENERATOR_VERSION, ...counts, planted, generated_ms: Date.now() - t0 };
+  const info = { size, seed, shape, version: GENERATOR_VERSION, ...counts, planted, generated_ms: Date.now() - t0 };
   fs.writeFileSync(path.join(out, 'corpus.json'), JSON.stringify(info, null, 1));
   return info;
 }
@@ -156,16 +163,19 @@ function hex(r, n) {
   return s;
 }
 
-/** Reuses a corpus generated with the same size and seed. */
-export function ensureCorpus(size, seed, outRoot) {
-  const out = path.join(outRoot, `corpus-${size}-${seed}`);
+/** The folder name's part for a corpus (the default shape keeps the names it always had). */
+export const shapeTag = (shape) => (shape && shape !== 'mixed' ? `-${shape}` : '');
+
+/** Reuses a corpus generated with the same size, seed and shape. */
+export function ensureCorpus(size, seed, outRoot, shape = 'mixed') {
+  const out = path.join(outRoot, `corpus-${size}-${seed}${shapeTag(shape)}`);
   try {
     const info = JSON.parse(fs.readFileSync(path.join(out, 'corpus.json'), 'utf8'));
-    if (info.size === size && info.seed === seed && info.version === GENERATOR_VERSION) return { out, info, reused: true };
+    if (info.size === size && info.seed === seed && (info.shape ?? 'mixed') === shape && info.version === GENERATOR_VERSION) return { out, info, reused: true };
   } catch {
     /* generate */
   }
-  return { out, info: generate({ size, out, seed }), reused: false };
+  return { out, info: generate({ size, out, seed, shape }), reused: false };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -174,6 +184,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const i = a.indexOf(k);
     return i >= 0 ? a[i + 1] : d;
   };
-  const info = generate({ size: parseSize(get('--size', '100M')), out: get('--out', 'bench/out/corpus'), seed: Number(get('--seed', '1')) });
+  const info = generate({ size: parseSize(get('--size', '100M')), out: get('--out', 'bench/out/corpus'), seed: Number(get('--seed', '1')), shape: get('--shape', 'mixed') });
   console.log(JSON.stringify(info));
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// npm run bench -- [--size 1G] [--seed 1] [--only floor,search,store] (remote: search over an ssh store, only when asked)
+// npm run bench -- [--size 1G] [--seed 1] [--shape mixed|short] [--only floor,search,store] (remote: search over an ssh store, only when asked)
 // Generates (or reuses) a store-shaped corpus at the given size, then measures each section against
 // a baseline taken in the same run (cp -r for capture, rg for search), printed as ratios.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensureCorpus, parseSize } from './corpus.mjs';
+import { ensureCorpus, parseSize, shapeTag } from './corpus.mjs';
 
 const root = path.resolve(new URL('..', import.meta.url).pathname);
 const args = process.argv.slice(2);
@@ -15,6 +15,7 @@ const get = (k, d) => {
 };
 const size = parseSize(get('--size', '1G'));
 const seed = Number(get('--seed', '1'));
+const shape = get('--shape', 'mixed');
 const only = get('--only', 'floor,search,store,secrets,cache').split(',');
 const outRoot = path.resolve(get('--out', path.join(root, 'bench', 'out')));
 const CLI = path.join(root, 'dist', 'cli.js');
@@ -52,10 +53,10 @@ const results = { size, seed };
 
 console.log(`# Agent Brain bench — corpus ${(size / 2 ** 30).toFixed(2)} GiB, seed ${seed}`);
 const t0 = Date.now();
-const { out: corpus, info, reused } = ensureCorpus(size, seed, outRoot);
-console.log(`corpus: ${info.sessions} sessions (${info.cc} Claude Code, ${info.codex} Codex, ${info.pi} Pi), ${mb(info.bytes)} ${reused ? '(reused)' : `(generated in ${fmt(Date.now() - t0)})`}`);
+const { out: corpus, info, reused } = ensureCorpus(size, seed, outRoot, shape);
+console.log(`corpus${shapeTag(shape)}: ${info.sessions} sessions (${info.cc} Claude Code, ${info.codex} Codex, ${info.pi} Pi), ${mb(info.bytes)} ${reused ? '(reused)' : `(generated in ${fmt(Date.now() - t0)})`}`);
 const home = path.join(corpus, 'home');
-const brainHome = path.join(outRoot, `brain-${size}-${seed}`);
+const brainHome = path.join(outRoot, `brain-${size}-${seed}${shapeTag(shape)}`);
 const env = { ...process.env, HOME: home, BRAIN_HOME: brainHome, BRAIN_MACHINE: 'bench', TZ: 'UTC' };
 
 if (only.includes('floor')) {
@@ -146,4 +147,4 @@ for (const section of ['search', 'store', 'secrets', 'cache', 'coalesce', 'remot
   const mod = await import(file);
   results[section] = await mod.run({ root, corpus, info, home, brainHome, env, outRoot, measure, CLI });
 }
-fs.writeFileSync(path.join(outRoot, `results-${size}-${seed}.json`), JSON.stringify(results, null, 1));
+fs.writeFileSync(path.join(outRoot, `results-${size}-${seed}${shapeTag(shape)}.json`), JSON.stringify(results, null, 1));

@@ -20,8 +20,15 @@ if (mode === 'build') {
   const r = idx.update();
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const stats = idx.stats();
+  // The raw trigram table's share of the file (dbstat counts its pages).
+  let raw_bytes: number | null = null;
+  try {
+    raw_bytes = Number(idx.db.prepare(`SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'raw\_%' ESCAPE '\\'`).pluck().get());
+  } catch {
+    /* SQLite built without dbstat */
+  }
   idx.close();
-  console.log(JSON.stringify({ ...r, ...stats, ms }));
+  console.log(JSON.stringify({ ...r, ...stats, ms, raw_bytes }));
 } else if (mode === 'terms') {
   // A common word and a middling one, from a sample of indexed turns (the corpus is random).
   const idx = open();

@@ -10,7 +10,17 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then(
+// stdin is made on first use: building the stream costs every command (a search) that never reads it.
+const io = {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  get stdin(): NodeJS.ReadableStream {
+    return process.stdin;
+  },
+};
+
+main(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
   },

@@ -1,8 +1,11 @@
 // One file's new bytes parsed for the index: what a parse worker thread does, and what the index
 // does itself when no worker is used. The result is plain data (it crosses threads).
+import * as fs from 'node:fs';
 import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
+import { READ_NOFOLLOW } from '../safepath';
 import { readTurns } from './read';
+import { fold, rawTrigramWords } from './trigrams';
 
 export interface ParseJob {
   file: string;
@@ -11,12 +14,21 @@ export interface ParseJob {
   resume?: Checkpoint;
   to: number;
   tail: boolean;
+  /** Where the raw lines not yet in raw_fts start (none: they are not read). */
+  raw_from?: number;
 }
 
-/** Lowercasing is the index's and the scan's one definition of "case-insensitive". */
-export function fold(s: string): string {
-  return s.toLowerCase();
+/** The complete lines after raw_from, lowercased, in chunks of about RAW_CHUNK bytes, each as
+ * its distinct trigrams (rawTrigramWords); `to` is
+ * where the last complete line ends (a line still being written is left for a later read). */
+export interface RawChunks {
+  to: number;
+  chunks: string[];
 }
+
+const RAW_CHUNK = 4 << 20;
+
+export { fold };
 
 /** What the index stores of an entry whose text the turn tier finds (see isSaid):
  * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts,
@@ -45,11 +57,42 @@ export type ParseResult =
       counts: DialectCounts;
       checkpoint: Checkpoint;
       end: { byte: number; line: number; tail: number };
+      raw: RawChunks | null;
     }
   /** No dialect reads this file (a sub-agent's .meta.json). */
   | { kind: 'none' }
   /** The file is not there (a store mid-sync). */
   | { kind: 'missing' };
+
+/** Reads the complete lines between `from` and `to` (a chunk never splits a line, so a term
+ * within a line is within one chunk). */
+export function readRaw(file: string, from: number, to: number): RawChunks {
+  const out: RawChunks = { to: from, chunks: [] };
+  if (to <= from) return out;
+  const fd = fs.openSync(file, READ_NOFOLLOW);
+  try {
+    let pos = from;
+    let carry: Buffer | null = null;
+    while (pos < to) {
+      const b = Buffer.allocUnsafe(Math.min(RAW_CHUNK, to - pos));
+      const n = fs.readSync(fd, b, 0, b.length, pos);
+      if (n <= 0) break;
+      pos += n;
+      const got: Buffer = carry ? Buffer.concat([carry, b.subarray(0, n)]) : b.subarray(0, n);
+      const nl = got.lastIndexOf(10);
+      if (nl < 0) {
+        carry = got;
+        continue;
+      }
+      out.chunks.push(rawTrigramWords(got, 0, nl + 1).join(' '));
+      out.to += nl + 1;
+      carry = nl + 1 < got.length ? Buffer.from(got.subarray(nl + 1)) : null;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return out;
+}
 
 export function runParseJob(j: ParseJob): ParseResult {
   let r;
@@ -73,5 +116,12 @@ export function runParseJob(j: ParseJob): ParseResult {
     const side = t.sidechain ? 1 : 0;
     if (t.role === 'user' && (!title || side < title.side)) title = { n: t.n, side, text: t.text };
   }
-  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end };
+  let raw: RawChunks | null = null;
+  try {
+    if (j.raw_from !== undefined) raw = readRaw(j.file, j.raw_from, j.to);
+  } catch (e) {
+    // Gone or a symlink since it was parsed: its raw lines are read on a later update.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
+  }
+  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw };
 }

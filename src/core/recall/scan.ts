@@ -160,7 +160,8 @@ function rgFiles(files: FloorFile[], pats: string[]): Set<string> | null {
   return new Set(r.stdout.split('\n').filter(Boolean).map((p) => path.resolve(p)));
 }
 
-function nodeHas(file: string, pats: string[], to: number | null): boolean {
+/** Whether bytes `from`..`to` of a file (lowercased) hold one of the patterns. */
+export function nodeHas(file: string, pats: string[], to: number | null, from = 0): boolean {
   let fd: number;
   try {
     fd = fs.openSync(file, READ_NOFOLLOW);
@@ -170,8 +171,8 @@ function nodeHas(file: string, pats: string[], to: number | null): boolean {
   try {
     const keep = Math.max(...pats.map((p) => p.length)) - 1;
     const dec = new StringDecoder('utf8');
-    const buf = Buffer.allocUnsafe(4 << 20);
-    let pos = 0;
+    const buf = Buffer.allocUnsafe(Math.min(4 << 20, Math.max(1, (to ?? Infinity) - from)));
+    let pos = from;
     let carry = '';
     const end = to ?? Infinity;
     for (;;) {

@@ -4,9 +4,9 @@
 // notices and session names show lists among them), ranked by how many turns do (a session that
 // discussed a thing beats one that mentioned it once). The turn index answers it.
 // Tier 2, tools: sessions where only tool output, thinking, tool arguments, instructions the harness
-// injected (system prompt, AGENTS.md, environment context) or an unparsed line hold it. Those are
-// read from the files, so only while tier 1 leaves room in the listing; otherwise the header says
-// tool output was not searched.
+// injected (system prompt, AGENTS.md, environment context) or an unparsed line hold it. The turn
+// index's raw trigrams pick the files that may hold it, which are then read to verify, so only
+// while tier 1 leaves room in the listing; otherwise the header says tool output was not searched.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registry } from '../agents';
@@ -16,7 +16,7 @@ import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { roleOfIndex } from '../index/parse-job';
 import { citeSpan } from './cite';
-import { floorFiles, prefilter, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
+import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
@@ -288,16 +288,23 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   rank(tier1, newest);
   if (all) fullInfo(idx, tier1.slice(0, limit));
   if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit, refused);
-  // Room left: the tool tier, over the files of sessions tier 1 did not list.
-  const files: { file: FloorFile; sess: SessionKeys }[] = [];
-  // One read of the sessions (without titles) for every file's filter; titles after ranking.
-  const keys = all ?? new Map(idx.sessionKeys().map((r) => [r.id, r]));
+  // Room left: the tool tier, over the files of sessions tier 1 did not list. The raw index names
+  // the files whose complete lines may hold the term; lines it does not hold yet (one still being
+  // written, a file it could not read) are read here. Only those files are parsed, as rg's are.
+  const forms = rawPatterns(term);
+  const hit = forms ? idx.rawFiles(forms) : null;
+  const files: { file: FloorFile; sess: SessionKeys; tailFrom: number | null }[] = [];
+  const live = hit ? idx.liveFilesAmong(hit) : idx.liveFiles();
+  // The sessions' keys (without titles) for each file's filter: one read of the table for many
+  // files, a lookup each for a few; titles after ranking.
+  const keys = all ?? (live.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null);
+  const keyOf = (id: number): SessionKeys | undefined => (keys ? keys.get(id) : idx.session(id));
   const passed = new Map<number, boolean>();
   const gens = idx.newestGens();
   const newestOf = (fr: { machine: string; base: string; gen: number }) => gens.get(`${fr.machine}\0${fr.base}`) ?? fr.gen;
-  for (const fr of idx.liveFiles()) {
+  for (const fr of live) {
     if (inTier1.has(fr.sess_id)) continue;
-    const s = keys.get(fr.sess_id);
+    const s = keyOf(fr.sess_id);
     const mf = root.machines.find((x) => x.machine === fr.machine);
     if (!s || !mf) continue;
     let ok = passed.get(s.id);
@@ -310,6 +317,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     }
     files.push({
       sess: s,
+      tailFrom: hit && !hit.has(fr.id) ? fr.raw_done : null,
       file: {
         mf,
         lake_path: fr.lake_path,
@@ -326,12 +334,14 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     });
   }
   const bySess = new Map<number, { sess: SessionKeys; scans: FileScan[] }>();
-  const pre = prefilter(
-    files.map((x) => x.file),
-    term,
-  );
+  const candidates = hit
+    ? files.filter((x) => x.tailFrom === null || nodeHas(path.join(x.file.mf.dir, x.file.lake_path), forms!, x.file.to, x.tailFrom)).map((x) => x.file)
+    : prefilter(
+        files.map((x) => x.file),
+        term,
+      ).files;
   const sessOfFile = new Map(files.map((x) => [x.file, x.sess]));
-  for (const file of pre.files) {
+  for (const file of candidates) {
     const sc = scanFile(file, term, SNIPPETS);
     if (!sc || sc.toolCount === 0) continue;
     const s = sessOfFile.get(file)!;

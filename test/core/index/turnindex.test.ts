@@ -14,6 +14,7 @@ import { homeRoot, type Root } from '../../../src/core/index/roots';
 import { readTurns, laneRel } from '../../../src/core/index/read';
 import { readManifest } from '../../../src/core/floor/manifest';
 import { isSaid } from '../../../src/core/turns';
+import { rawPatterns } from '../../../src/core/recall/scan';
 import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines } from './floor';
 import { genClaude, genCodex, genPi, rng, type GenSession } from './gen';
 
@@ -391,5 +392,91 @@ test('a first build with the parse thread gives the same index as one in this th
     }
     fs.rmSync(a, { recursive: true, force: true });
     fs.rmSync(b, { recursive: true, force: true });
+  }
+});
+
+test('the raw index names every file whose complete lines hold a term, grown in chunks, with a tail and a new generation', () => {
+  const dir = tmp('raw');
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(41);
+    const gens = [genClaude(r, 5), genPi(r, 5), genCodex(r, 4)];
+    const parts = [
+      ...fixtureTranscripts().map((f) => {
+        const { lane, rel } = fixtureLane(f);
+        return { lane, rel, parts: chunkLines(fs.readFileSync(path.join(FIXTURES, f)), 40 + Math.floor(r() * 40)) };
+      }),
+      ...gens.map((g) => ({ lane: g.lane, rel: g.rel, parts: chunkLines(Buffer.from(g.lines.join('\n') + '\n'), 3) })),
+    ];
+    const idx = open(rootOf(dir));
+    try {
+      const check = (label: string) => {
+        const live = idx.liveFiles();
+        const raw = new Map(live.map((f) => [f.id, fs.readFileSync(path.join(dir, f.lake_path))]));
+        for (const f of live) {
+          const b = raw.get(f.id)!;
+          // Complete lines only: where the last newline before the claim ends.
+          const end = b.subarray(0, f.claimed).lastIndexOf(10) + 1;
+          assert.equal(f.raw_done, end, `${label}: ${f.lake_path}`);
+        }
+        // Terms: pieces of the raw lines (JSON and all, escapes included), and strings no file holds.
+        const pool = [...raw.values()].map((b) => b.toString('utf8'));
+        const ts = new Set(['zzqxjvwkq', '"type":"user"', 'ファイル', '\\n\\n', 'tool_use_id']);
+        while (ts.size < 80) {
+          const s = [...pool[Math.floor(r() * pool.length)]];
+          const len = 3 + Math.floor(r() * 14);
+          const at = Math.floor(r() * Math.max(1, s.length - len));
+          const x = s.slice(at, at + len).join('');
+          if (!x.includes('\n')) ts.add(r() < 0.3 ? x.toUpperCase() : x);
+        }
+        const texts = live.map((f) => ({ f, text: fold(raw.get(f.id)!.subarray(0, f.raw_done).toString('utf8')) }));
+        for (const t of ts) {
+          if (!indexable(t)) continue;
+          const forms = rawPatterns(t)!;
+          const got = idx.rawFiles(forms)!;
+          for (const { f, text } of texts) {
+            if (forms.some((p) => text.includes(p))) assert.ok(got.has(f.id), `${label}: ${JSON.stringify(t)} is in ${f.lake_path}`);
+          }
+          if (t === 'zzqxjvwkq') assert.equal(got.size, 0);
+        }
+      };
+      let rounds = 0;
+      while (parts.some((p) => p.parts.length > 0)) {
+        for (const p of parts) {
+          const part = p.parts.shift();
+          if (part) floor.append(p.lane, p.rel, part);
+        }
+        idx.update();
+        if (rounds++ % 5 === 1) check(`round ${rounds}`);
+      }
+      check('all');
+      // A line still being written is left out until it is complete.
+      const g = gens[1];
+      floor.append(g.lane, g.rel, '{"type":"message","message":{"role":"user","content":"half a line with walrusquill');
+      idx.update();
+      const tailFile = idx.liveFiles().find((f) => f.lake_path === floor.lakePath(g.lane, g.rel))!;
+      assert.ok(tailFile.raw_done < tailFile.claimed);
+      assert.equal(idx.rawFiles(rawPatterns('walrusquill')!)!.size, 0);
+      floor.append(g.lane, g.rel, ' done"}}\n');
+      idx.update();
+      assert.deepEqual([...idx.rawFiles(rawPatterns('WalrusQuill')!)!], [tailFile.id]);
+      check('tail');
+      // A new generation: both generations stay in the raw index (every generation is searched),
+      // each named for what it holds.
+      const c = gens[0];
+      const g1 = idx.liveFiles().find((f) => f.lake_path === floor.lakePath(c.lane, c.rel))!;
+      floor.append(c.lane, c.rel, `${JSON.stringify({ type: 'user', sessionId: c.session, cwd: '/w', timestamp: '2026-05-01T00:00:00Z', message: { role: 'user', content: 'only in g2 marmotquill' } })}\n`, { gen: 2, session: c.session });
+      idx.update();
+      const g2 = idx.liveFiles().find((f) => f.base === g1.base && f.gen === 2);
+      assert.ok(g2, 'generation 2 is indexed');
+      assert.deepEqual([...idx.rawFiles(rawPatterns('MarmotQuill')!)!], [g2.id]);
+      const everything = idx.rawFiles(rawPatterns('"type"')!)!;
+      assert.ok(everything.has(g1.id) && everything.has(g2.id), 'both generations are named');
+      check('generation');
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -250,6 +250,44 @@ test('each search brings the index up to date first', () => {
   }
 });
 
+test('the tool tier reads the files the raw index names, and lines it does not hold yet, without running rg', () => {
+  const dir = tmp('rawtier');
+  // An rg that notes each search it is asked for (and fails it, so a caller would read the files).
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin);
+  const calls = path.join(dir, 'rg-calls');
+  fs.writeFileSync(path.join(bin, 'rg'), `#!/bin/sh\n[ "$1" = "--version" ] && exit 0\necho "$@" >> ${JSON.stringify(calls)}\nexit 2\n`, { mode: 0o755 });
+  const was = { PATH: process.env.PATH, NO_RG: process.env.BRAIN_NO_RG };
+  process.env.PATH = `${bin}:${process.env.PATH}`;
+  delete process.env.BRAIN_NO_RG;
+  try {
+    const f = constructed(dir);
+    const env = envOf(dir, { BRAIN_NO_RG: undefined });
+    const r = search({ term: TERM }, env);
+    assert.deepEqual(ids(r), ['s-many', 's-one-new', 's-one-old', 's-bad', 's-args', 's-think', 's-tool']);
+    // A tool result still being written (no newline yet), then one more complete line.
+    const rel = `--w-tail--/s-tail.jsonl`;
+    const head = [
+      JSON.stringify({ type: 'session', version: 3, id: 's-tail', timestamp: '2026-03-11T10:00:00Z', cwd: '/w/tail' }),
+      JSON.stringify({ type: 'message', message: { role: 'user', content: [{ type: 'text', text: 'run' }] } }),
+      JSON.stringify({ type: 'message', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'c9', name: 'bash', arguments: { command: 'ls' } }] } }),
+    ].join('\n');
+    f.append('pi', rel, `${head}\n${JSON.stringify({ type: 'message', message: { role: 'toolResult', toolCallId: 'c9', toolName: 'bash', content: [{ type: 'text', text: 'tail says Glimmerquartz' }] } })}`, { session: 's-tail' });
+    const t = search({ term: 'glimmerquartz' }, env);
+    assert.deepEqual(t.hits.map((h) => [h.session, h.tier, h.snippets[0]?.field]), [['s-tail', 'tools', 'tool_output']]);
+    const call = JSON.stringify({ type: 'message', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'c10', name: 'bash', arguments: { command: 'ls' } }] } });
+    f.append('pi', rel, `\n${call}\n${JSON.stringify({ type: 'message', message: { role: 'toolResult', toolCallId: 'c10', toolName: 'bash', content: [{ type: 'text', text: 'and then Quartzglimmer' }] } })}\n`, { session: 's-tail' });
+    assert.deepEqual(ids(search({ term: 'QUARTZGLIMMER' }, env)), ['s-tail']);
+    assert.deepEqual(ids(search({ term: 'glimmerquartz' }, env)), ['s-tail']);
+    assert.equal(search({ term: 'nowhere-at-all' }, env).total, 0);
+    assert.ok(!fs.existsSync(calls), `rg ran: ${fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8') : ''}`);
+  } finally {
+    process.env.PATH = was.PATH;
+    if (was.NO_RG !== undefined) process.env.BRAIN_NO_RG = was.NO_RG;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a store: every machine is searched, and citations verify there after the origin is gone', () => {
   const store = tmp('store');
   try {

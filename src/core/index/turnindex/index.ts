@@ -1,8 +1,9 @@
 // The turn index (turns.sqlite): one row per user or assistant turn with where it sits in the
 // floor, and an FTS5 trigram index over its lowercased text. A trigram phrase query matches any
 // substring of three or more characters, so on lowercased text it is the same literal match a scan
-// does. Only conversation text is indexed: tool output, thinking and tool arguments would make it
-// larger than the floor, so those stay with the scan tier.
+// does. Only conversation text is indexed so: tool output, thinking and tool arguments would make it
+// larger than the floor. Those are in raw_fts instead, every file's raw lines as trigrams without
+// positions (trigrams.ts), which names the files the scan tier then reads to verify.
 //
 // schema.ts holds its tables and the connection's base, query.ts what it answers, update.ts how
 // it is kept current from the floor, open.ts opening and rebuilding it, snapshot.ts the in-memory

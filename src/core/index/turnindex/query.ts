@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fold } from '../parse-job';
+import { trigramWords } from '../trigrams';
 import type { MachineFloor } from '../roots';
 import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
 
@@ -18,6 +19,20 @@ export function indexable(term: string): boolean {
 function phrase(term: string): string {
   return `"${fold(term).replace(/"/g, '""')}"`;
 }
+
+/** An FTS5 query for raw_fts: any of the forms, each as all of its trigrams (trigramWords). Null
+ * when a form is too short to have a trigram. */
+export function trigramQuery(forms: string[]): string | null {
+  const alts: string[] = [];
+  for (const f of forms) {
+    const words = trigramWords(f);
+    if (words.length === 0) return null;
+    alts.push(`(${words.join(' AND ')})`);
+  }
+  return alts.length ? alts.join(' OR ') : null;
+}
+
+const LIVE_COLS = 'id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen, raw_done';
 
 export class IndexQueries extends IndexBase {
   /** How far into a machine's manifest this index has read, and how long it is now (null: none). */
@@ -74,6 +89,13 @@ export class IndexQueries extends IndexBase {
     return new Map(rows.map((r) => [`${r.machine}\0${r.base}`, r.g]));
   }
 
+  /** The files (ids) with a raw chunk holding every trigram of one of `forms` (lowercased raw
+   * forms of a term): a superset of the files whose indexed lines hold it. Null: no trigram to ask. */
+  rawFiles(forms: string[]): Set<number> | null {
+    const q = trigramQuery(forms);
+    return q === null ? null : new Set(this.st.rawMatch.all(q) as number[]);
+  }
+
   turn(id: number): TurnRow | undefined {
     return this.st.turnById.get(id) as TurnRow | undefined;
   }
@@ -97,9 +119,19 @@ export class IndexQueries extends IndexBase {
 
   /** Every live file, with where it is and what the manifest claims (not its parse state). */
   liveFiles(): LiveFile[] {
-    return this.db
-      .prepare(`SELECT id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen FROM files WHERE live = 1`)
-      .all() as LiveFile[];
+    return this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE live = 1`).all() as LiveFile[];
+  }
+
+  /** The live files among `ids`, and those with lines raw_fts does not hold yet (a line still
+   * being written, a file not read): what the tool tier reads for a term raw_fts answered. */
+  liveFilesAmong(ids: Set<number>): LiveFile[] {
+    const out = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE live = 1 AND raw_done < claimed`).all() as LiveFile[];
+    const one = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE id = ? AND live = 1 AND raw_done >= claimed`);
+    for (const id of ids) {
+      const f = one.get(id) as LiveFile | undefined;
+      if (f) out.push(f);
+    }
+    return out;
   }
 
   filesOf(sessId: number): FileRow[] {

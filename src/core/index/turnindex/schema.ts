@@ -15,12 +15,15 @@ export type DB = BetterSqlite3.Database;
 // 5: summaries, notices and session names are indexed too (role 's', not counted as turns).
 // 6: every generation of a file stays in the index (older ones were dropped), each turn with its
 // key (turnKey), so a turn several generations hold counts once.
-export const SCHEMA_VERSION = '6';
+// 7: the raw lines of every file are indexed too (raw_fts), so the tool tier reads only the files
+// that may hold a term instead of running rg over the whole lake.
+export const SCHEMA_VERSION = '7';
 
 /** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
  * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
 export const SPAN_BITS = 24;
 export const SPAN = 2 ** SPAN_BITS;
+
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -60,11 +63,13 @@ CREATE TABLE IF NOT EXISTS files (
   lines INTEGER NOT NULL DEFAULT 0,
   bad INTEGER NOT NULL DEFAULT 0,
   live INTEGER NOT NULL DEFAULT 1,
+  raw_done INTEGER NOT NULL DEFAULT 0,
   UNIQUE (machine, lake_path)
 );
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
 CREATE INDEX IF NOT EXISTS files_sess ON files (sess_id);
 CREATE INDEX IF NOT EXISTS files_behind ON files (id) WHERE live = 1 AND done < claimed;
+CREATE INDEX IF NOT EXISTS files_raw_behind ON files (id) WHERE live = 1 AND raw_done < claimed;
 CREATE TABLE IF NOT EXISTS turns (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
@@ -82,6 +87,15 @@ CREATE TABLE IF NOT EXISTS turns (
 );
 CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+-- Every complete line of every file, lowercased, in chunks (one per update that read new lines),
+-- each chunk as its distinct trigrams spelled as words, without positions: it answers which chunks
+-- hold all of a term's trigrams, and the scan then reads those files to verify (a prefilter, like
+-- rg, not an answer).
+CREATE VIRTUAL TABLE IF NOT EXISTS raw_fts USING fts5 (text, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none);
+-- Whose a raw chunk is. Its rowid is the next number, not derived from the file's, so a trigram's
+-- list of chunks grows by a byte or two a chunk (consecutive ids), and its file is one lookup away.
+CREATE TABLE IF NOT EXISTS raw_chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS raw_chunks_file ON raw_chunks (file_id);
 `;
 
 /** Turns of older generations of a file (@machine, @base, @gen) that the lines of generation
@@ -109,7 +123,7 @@ export interface SessionRow {
 
 export type SessionKeys = Omit<SessionRow, 'title' | 'title_hint'>;
 
-export type LiveFile = Pick<FileRow, 'id' | 'machine' | 'lake_path' | 'base' | 'gen' | 'lane' | 'sess_id' | 'claimed' | 'unterminated' | 'first_seen' | 'last_seen'>;
+export type LiveFile = Pick<FileRow, 'id' | 'machine' | 'lake_path' | 'base' | 'gen' | 'lane' | 'sess_id' | 'claimed' | 'unterminated' | 'first_seen' | 'last_seen' | 'raw_done'>;
 
 export interface FileRow {
   id: number;
@@ -129,6 +143,8 @@ export interface FileRow {
   lines: number;
   bad: number;
   live: number;
+  /** Bytes of complete lines in raw_fts (from 0). */
+  raw_done: number;
 }
 
 export interface TurnRow {
@@ -206,7 +222,7 @@ export class IndexBase {
     }
     if (v !== undefined && v !== SCHEMA_VERSION) {
       // Another layout: it is a cache, so start again.
-      this.db.exec(`DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -214,6 +230,7 @@ export class IndexBase {
       if (this.db.prepare(`INSERT OR IGNORE INTO meta (k, v) VALUES ('schema', ?)`).run(SCHEMA_VERSION).changes > 0) {
         // A bigger in-memory term hash before each flush halves the build's FTS work.
         this.db.exec(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('hashsize', ${32 << 20})`);
+        this.db.exec(`INSERT INTO raw_fts (raw_fts, rank) VALUES ('hashsize', ${32 << 20})`);
       }
       if (fresh) this.db.exec(`INSERT INTO meta (k, v) VALUES ('building', '1') ON CONFLICT (k) DO UPDATE SET v = '1'`);
       this.db.exec('COMMIT');
@@ -277,6 +294,10 @@ export class IndexBase {
       unsayFts: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${OLDER_COPIES})`),
       unsayRows: d.prepare(`UPDATE turns SET said = 0 WHERE id IN (${OLDER_COPIES})`),
       countTurns: d.prepare(sessionTurns('@sess')).pluck(),
+      insChunk: d.prepare(`INSERT INTO raw_chunks (file_id) VALUES (?)`),
+      insRaw: d.prepare(`INSERT INTO raw_fts (rowid, text) VALUES (?, ?)`),
+      setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
+      rawMatch: d.prepare(`SELECT DISTINCT c.file_id FROM raw_fts JOIN raw_chunks c ON c.id = raw_fts.rowid WHERE raw_fts MATCH ?`).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 

@@ -20,7 +20,7 @@ import { setting } from '../../settings';
 
 /** What a parse was based on: a result parsed ahead is stale once this changes. */
 function progressKey(r: FileRow): string {
-  return `${r.ck ?? ''}|${r.done}|${r.claimed}|${r.unterminated}`;
+  return `${r.ck ?? ''}|${r.done}|${r.claimed}|${r.unterminated}|${r.raw_done}`;
 }
 
 interface Claim {
@@ -186,6 +186,7 @@ export class TurnIndex extends IndexQueries {
     this.tx(() => {
       this.db.exec(`DELETE FROM turns; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
+      this.db.exec(`INSERT INTO raw_fts (raw_fts) VALUES ('delete-all'); DELETE FROM raw_chunks;`);
     });
   }
 
@@ -228,6 +229,7 @@ export class TurnIndex extends IndexQueries {
       resume: row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined,
       to: row.claimed,
       tail: !!row.unterminated,
+      raw_from: row.raw_done,
     };
   }
 
@@ -244,6 +246,8 @@ export class TurnIndex extends IndexQueries {
     if (r.kind === 'none') {
       // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
       this.st.progress.run(row.claimed, null, null, 0, 0, row.id);
+      // Nor does the scan: nothing to find in its raw lines either.
+      this.st.setRaw.run(row.claimed, row.id);
       return { bytes: 0, turns: 0, text: 0 };
     }
     const resume = job.resume;
@@ -270,6 +274,10 @@ export class TurnIndex extends IndexQueries {
       const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, from: resume?.line ?? 0 };
       this.st.unsayFts.run(o);
       this.st.unsayRows.run(o);
+    }
+    if (r.raw && r.raw.to > row.raw_done) {
+      for (const c of r.raw.chunks) this.st.insRaw.run(this.st.insChunk.run(row.id).lastInsertRowid, c);
+      this.st.setRaw.run(r.raw.to, row.id);
     }
     // The title is the first prompt (the main conversation's before a sub-agent's).
     if (r.title) {
