@@ -177,9 +177,12 @@ for (const c of CASES) {
     });
 
     test('show is one timeline with it in place, marked; --gen 1 shows it, --gen 2 does not', () => {
-      const md = run(sb, ['show', c.session]);
-      assert.ok(md.includes(w.gone) && md.includes(w.fresh), 'the timeline holds both generations');
-      assert.match(md, /only in generation 1 \(rewritten away\)/);
+      for (const how of [[], ['--scan']]) {
+        const md = run(sb, ['show', c.session, ...how]);
+        assert.ok(md.includes(w.gone) && md.includes(w.fresh), `${how.join('')}: the timeline holds both generations`);
+        assert.match(md, /only in generation 1 \(rewritten away\)/);
+        assert.ok(run(sb, ['show', c.session, '--gen', '1', ...how]).includes(w.gone));
+      }
       const all = json<Read>(sb, ['show', c.session]);
       assert.deepEqual(all.generations, [1, 2]);
       const old = all.turns.find((t) => t.text.includes(w.gone));
