@@ -63,6 +63,8 @@ type ChunkTimes = { from: number[]; us: bigint[] };
 const STAGE_FLUSH_ROWS = 50_000;
 // read_text holds a whole file as one value; bigger files go through the program's line reader.
 const BULK_MAX_FILE = 256 << 20;
+// Lake bytes per bulk statement and per derive: what DuckDB holds of a batch at once.
+const BULK_BATCH = 32 << 20;
 
 export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
   const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');
@@ -241,7 +243,7 @@ export async function ingest(
   const unbulked: Bulk[] = [];
   if (bulk.length > 0) {
     const times = await chunkTimes(conn, from.offset);
-    const batchBytes = opts.bulkBatchBytes ?? 64 << 20;
+    const batchBytes = opts.bulkBatchBytes ?? BULK_BATCH;
     const bulkSql = loadSql('ops', 'ingest_bulk');
     for (let i = 0; i < bulk.length; ) {
       let size = 0;
@@ -308,7 +310,7 @@ export async function ingest(
 
   // 4. Derived tables of the other touched files, in batches of about the same size.
   const rest = ordered.filter((g) => !refreshed.has(g.fileId));
-  const batchBytesRest = opts.bulkBatchBytes ?? 64 << 20;
+  const batchBytesRest = opts.bulkBatchBytes ?? BULK_BATCH;
   for (let i = 0; i < rest.length; ) {
     const ids = new Set<string>();
     let size = 0;
