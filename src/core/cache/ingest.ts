@@ -64,7 +64,7 @@ const STAGE_FLUSH_ROWS = 50_000;
 // read_text holds a whole file as one value; bigger files go through the program's line reader.
 const BULK_MAX_FILE = 256 << 20;
 // Lake bytes per bulk statement and per derive: what DuckDB holds of a batch at once.
-const BULK_BATCH = 32 << 20;
+const BULK_BATCH = 64 << 20;
 
 export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
   const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');
