@@ -36,23 +36,26 @@ CREATE TABLE IF NOT EXISTS floor.witnesses (
 );
 
 -- per-line rows. Duplicates preserved; dedup is derived-layer business (C3 resolution).
+-- (Storage, not meaning, departs from the document here: the lines are zstd-compressed, as DuckDB
+-- keeps long strings uncompressed otherwise (the cache was 1.4x the lake), and there is no
+-- primary key or index: no query used them (DuckDB scans by zone maps, and the loader writes
+-- rows in file order), while building them cost most of the rebuild's memory and a third of the
+-- file. (file_id, witness_gen, byte_offset) is still unique: the loader deletes from a restart
+-- offset before it writes again, see ops/ingest_lines.sql.)
 CREATE TABLE IF NOT EXISTS floor.raw_lines (
   file_id       TEXT NOT NULL,
   witness_gen   SMALLINT NOT NULL DEFAULT 1,   -- bumped on rewrite; OLD GENERATIONS KEPT
   byte_offset   BIGINT NOT NULL,
   line_no       INTEGER NOT NULL,              -- 1-based within (file, gen) — the citation line number
-  raw_line      TEXT NOT NULL,                 -- utf-8; lake object is byte-exact if this was replaced
-  line_sha256   TEXT NOT NULL,                 -- sha256 of ORIGINAL line bytes (no trailing newline)
+  raw_line      TEXT NOT NULL USING COMPRESSION zstd, -- utf-8; lake object is byte-exact if this was replaced
+  line_sha256   TEXT NOT NULL USING COMPRESSION zstd, -- sha256 of ORIGINAL line bytes (no trailing newline)
   n_bytes       INTEGER NOT NULL,              -- original byte length incl. newline
   utf8_replaced BOOLEAN NOT NULL DEFAULT false,
   lane          TEXT NOT NULL,
   agent         TEXT NOT NULL,
   event_time    TIMESTAMPTZ,                   -- the line's OWN clock; nullable (not every line has one)
-  captured_at   TIMESTAMPTZ NOT NULL,          -- NEVER null (the 89/89 lesson)
-  PRIMARY KEY (file_id, witness_gen, byte_offset)
+  captured_at   TIMESTAMPTZ NOT NULL           -- NEVER null (the 89/89 lesson)
 );
-CREATE INDEX IF NOT EXISTS rl_evt  ON floor.raw_lines(event_time);
-CREATE INDEX IF NOT EXISTS rl_lane ON floor.raw_lines(lane);
 
 -- the sync-state v1 defined and never used, made real
 CREATE TABLE IF NOT EXISTS floor.ingest_state (

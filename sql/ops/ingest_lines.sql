@@ -1,9 +1,15 @@
 -- Staged lines (read by the program from the lake, the path for incremental updates and for
 -- files that are not valid UTF-8) into floor.raw_lines. line_sha256 is the program's hash of the
 -- original bytes (raw_line may hold U+FFFD where they were not UTF-8). A line's captured_at is
--- that of the manifest chunk holding its last byte. OR REPLACE: a line captured before its
--- newline arrived is re-read.
-INSERT OR REPLACE INTO floor.raw_lines
+-- that of the manifest chunk holding its last byte. A (file, generation) is read again from a
+-- line already stored (a line captured before its newline arrived, a late chunk of an older
+-- generation): its rows from that offset on are replaced, which keeps (file_id, witness_gen,
+-- byte_offset) unique without an index.
+DELETE FROM floor.raw_lines r
+USING (SELECT file_id, witness_gen, min(byte_offset) AS restart FROM stage_lines GROUP BY ALL) s
+WHERE r.file_id = s.file_id AND r.witness_gen = s.witness_gen AND r.byte_offset >= s.restart;
+
+INSERT INTO floor.raw_lines
 SELECT l.file_id, l.witness_gen, l.byte_offset, l.line_no, l.raw_line,
        l.line_sha256, l.n_bytes, l.utf8_replaced, l.lane, l.agent,
        floor.event_time_of(l.raw_line), c.captured_at

@@ -30,6 +30,8 @@ export interface OpenOptions {
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
+const STORAGE_VERSION = 'v1.2.0';
+
 const LOCK_RE = /Could not set lock on file|Conflicting lock is held/i;
 
 export function isLockError(e: unknown): boolean {
@@ -58,6 +60,11 @@ export async function openDb(file: string, opts: OpenOptions): Promise<Db> {
     // No file reads or writes from SQL (read_text, COPY TO, ATTACH, INSTALL): the recall surface
     // must not be a way to read or write anything but the cache.
     config.enable_external_access = 'false';
+  } else {
+    // DuckDB's storage format of version 1.2: the default (0.10) format cannot compress long
+    // strings (the floor's lines, see sql/00_floor.sql), and only the DuckDB bundled here reads
+    // this file. Pinned rather than 'latest', so a DuckDB upgrade does not change it unasked.
+    config.storage_compatibility_version = STORAGE_VERSION;
   }
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
   if (opts.threads) config.threads = String(opts.threads);

@@ -4,11 +4,12 @@
 // bytes of a capture that died before its manifest line). Re-applying is harmless: every insert
 // is keyed (chunks by manifest offset, lines by file, generation and byte offset).
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIGINT, BOOLEAN, INTEGER, SMALLINT, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { hashRange } from '../floor/ranges';
 import { ChunkAppender } from './append';
-import { readLines, scanFile, scanManifest, type ManifestEntry } from './lake';
+import { readLines, scanFile, scanManifest, type FileScan, type ManifestEntry } from './lake';
 import { loadSql } from './sqlfiles';
 
 export interface IngestStats {
@@ -41,6 +42,13 @@ export function fileIdOf(machine: string, lane: string, originPath: string): str
   return createHash('sha256').update(`${machine}:${lane}:${originPath}`).digest('hex').slice(0, 32);
 }
 
+interface Bulk {
+  g: Gen;
+  abs: string;
+  size: number;
+  isLatest: boolean;
+}
+
 interface Gen {
   fileId: string;
   gen: number;
@@ -55,6 +63,8 @@ type ChunkTimes = { from: number[]; us: bigint[] };
 const STAGE_FLUSH_ROWS = 50_000;
 // read_text holds a whole file as one value; bigger files go through the program's line reader.
 const BULK_MAX_FILE = 256 << 20;
+// Lake bytes per bulk statement and per derive: what DuckDB holds of a batch at once.
+const BULK_BATCH = 64 << 20;
 
 export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
   const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');
@@ -129,7 +139,7 @@ export async function ingest(
   const stateApp = await ChunkAppender.temp(conn, 'stage_state', [VARCHAR, SMALLINT, BIGINT, BIGINT, INTEGER, VARCHAR]);
   const latest = new Map<string, number>();
   for (const g of gens.values()) latest.set(g.fileId, Math.max(latest.get(g.fileId) ?? 0, g.gen));
-  const bulk: { g: Gen; abs: string; size: number }[] = [];
+  const bulk: Bulk[] = [];
   const flushLines = async () => {
     lineApp.flush();
     if (lineApp.rows > 0) {
@@ -137,6 +147,34 @@ export async function ingest(
       await conn.run('DELETE FROM stage_lines');
     }
     lineApp.rows = 0;
+  };
+  const flushState = async () => {
+    stateApp.flush();
+    if (stateApp.rows > 0) {
+      await conn.run(loadSql('ops', 'ingest_state'));
+      await conn.run('DELETE FROM stage_state');
+    }
+    stateApp.rows = 0;
+  };
+  /** The program's line reader: bytes [start, claimedEnd) of a generation, staged line by line. */
+  const stageRange = async (g: Gen, abs: string, start: number, lineNo: number, isLatest: boolean) => {
+    let lastOffset = start;
+    let lastLine = lineNo - 1;
+    for (const l of readLines(abs, start, g.claimedEnd, lineNo)) {
+      lineApp.push([
+        g.fileId, g.gen, BigInt(l.byteOffset), l.lineNo, l.text, l.sha256, l.nBytes, l.utf8Replaced,
+        g.lane, g.lane,
+      ]);
+      stats.stagedLines++;
+      if (l.terminated) {
+        lastOffset = l.byteOffset + l.nBytes;
+        lastLine = l.lineNo;
+      }
+      if (lineApp.rows >= STAGE_FLUSH_ROWS) await flushLines();
+    }
+    if (isLatest) {
+      stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(lastOffset), lastLine, hashRange(abs, 0, lastOffset)]);
+    }
   };
 
   // In file_id order: rows of neighbouring file_ids then sit in the same row groups, so the
@@ -166,42 +204,24 @@ export async function ingest(
     const isLatest = latest.get(g.fileId) === g.gen && (!st || st.gen <= g.gen);
     try {
       if (opts.fromScratch && start === 0) {
-        const sc = scanFile(abs, g.claimedEnd);
-        if (sc.size < g.claimedEnd) throw new Error(`${abs} has ${sc.size} bytes, the manifest claims ${g.claimedEnd}`);
-        if (isLatest) stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(sc.lastOffset), sc.lines, sc.prefixSha256]);
+        const size = fs.statSync(abs).size;
+        if (size < g.claimedEnd) throw new Error(`${abs} has ${size} bytes, the manifest claims ${g.claimedEnd}`);
         stats.bytes += g.claimedEnd;
-        if (opts.bulk !== false && sc.utf8 && !sc.cutTail && sc.size <= BULK_MAX_FILE) {
-          bulk.push({ g, abs, size: sc.size });
+        if (opts.bulk !== false && size <= BULK_MAX_FILE) {
+          bulk.push({ g, abs, size, isLatest });
           continue;
         }
+      } else {
+        stats.bytes += g.claimedEnd - start;
       }
-      let lastOffset = start;
-      let lastLine = lineNo - 1;
-      for (const l of readLines(abs, start, g.claimedEnd, lineNo)) {
-        lineApp.push([
-          g.fileId, g.gen, BigInt(l.byteOffset), l.lineNo, l.text, l.sha256, l.nBytes, l.utf8Replaced,
-          g.lane, g.lane,
-        ]);
-        stats.stagedLines++;
-        if (l.terminated) {
-          lastOffset = l.byteOffset + l.nBytes;
-          lastLine = l.lineNo;
-        }
-        if (lineApp.rows >= STAGE_FLUSH_ROWS) await flushLines();
-      }
-      if (!opts.fromScratch) stats.bytes += g.claimedEnd - start;
-      if (isLatest && !(opts.fromScratch && start === 0)) {
-        stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(lastOffset), lastLine, hashRange(abs, 0, lastOffset)]);
-      }
+      await stageRange(g, abs, start, lineNo, isLatest);
     } catch (e) {
       stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${(e as Error).message}`);
     }
   }
   await flushLines();
-  lineApp.close();
-  stateApp.close();
   // The state first: the views (v_live) read a file's generation from it.
-  await conn.run(loadSql('ops', 'ingest_state'));
+  await flushState();
   lap(`scan + staged lines (${stats.stagedLines})`);
 
   const refreshSql = loadSql('ops', 'refresh_derived');
@@ -217,50 +237,80 @@ export async function ingest(
   };
 
   // Bulk: DuckDB reads and splits whole files, a batch at a time; the program gives each line's
-  // offset, length, sha256 (Node's is several times faster than DuckDB's) and captured_at, in a
-  // second pass over files the page cache just read.
+  // offset, length, sha256 (Node's is several times faster than DuckDB's) and captured_at, and
+  // checks the file is UTF-8 (read_text refuses it otherwise), in one pass over each file. A file
+  // that is not UTF-8, or whose claim ends inside a line, goes through the line reader after.
+  const unbulked: Bulk[] = [];
   if (bulk.length > 0) {
     const times = await chunkTimes(conn, from.offset);
-    const batchBytes = opts.bulkBatchBytes ?? 64 << 20;
+    const batchBytes = opts.bulkBatchBytes ?? BULK_BATCH;
     const bulkSql = loadSql('ops', 'ingest_bulk');
     for (let i = 0; i < bulk.length; ) {
       let size = 0;
-      const batch: typeof bulk = [];
+      const batch: Bulk[] = [];
       while (i < bulk.length && (batch.length === 0 || size + bulk[i].size <= batchBytes)) {
         size += bulk[i].size;
         batch.push(bulk[i++]);
       }
       const files = await ChunkAppender.temp(conn, 'bulk_files', [INTEGER, VARCHAR, VARCHAR, SMALLINT, VARCHAR, VARCHAR]);
       const lines = await ChunkAppender.temp(conn, 'bulk_lines', [INTEGER, INTEGER, BIGINT, INTEGER, BIGINT, VARCHAR]);
+      const taken: Bulk[] = [];
       batch.forEach((b, idx) => {
-        files.push([idx, b.abs, b.g.fileId, b.g.gen, b.g.lane, b.g.lane]);
         const t = times.get(`${b.g.fileId}\0${b.g.gen}`) ?? { from: [0], us: [0n] };
         let k = 0;
-        scanFile(b.abs, b.g.claimedEnd, (lineNo, off, n, sha) => {
-          // The chunk holding the line's last byte.
-          const last = off + n - 1;
-          while (k + 1 < t.from.length && t.from[k + 1] <= last) k++;
-          lines.push([idx, lineNo, BigInt(off), n, t.us[k], sha]);
-        });
+        let sc: FileScan;
+        try {
+          sc = scanFile(b.abs, b.g.claimedEnd, (lineNo, off, n, sha) => {
+            // The chunk holding the line's last byte.
+            const last = off + n - 1;
+            while (k + 1 < t.from.length && t.from[k + 1] <= last) k++;
+            lines.push([idx, lineNo, BigInt(off), n, t.us[k], sha]);
+          });
+        } catch (e) {
+          stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
+          return;
+        }
+        // Rows of a file left out stay in bulk_lines without a bulk_files row: the join drops them.
+        if (!sc.utf8 || sc.cutTail) {
+          unbulked.push(b);
+          return;
+        }
+        files.push([idx, b.abs, b.g.fileId, b.g.gen, b.g.lane, b.g.lane]);
+        if (b.isLatest) stateApp.push([b.g.fileId, b.g.gen, BigInt(b.g.claimedEnd), BigInt(sc.lastOffset), sc.lines, sc.prefixSha256]);
+        taken.push(b);
       });
       files.close();
       lines.close();
-      lap(`bulk batch ${batch.length} files, ${size} bytes: read`);
-      await conn.run(bulkSql, { paths: listValue(batch.map((b) => b.abs)) });
+      await flushState();
+      lap(`bulk batch ${taken.length} files, ${size} bytes: read`);
+      if (taken.length > 0) await conn.run(bulkSql, { paths: listValue(taken.map((b) => b.abs)) });
       lap('bulk batch: sql');
       await conn.run('DELETE FROM bulk_files; DELETE FROM bulk_lines;');
-      stats.bulkFiles += batch.length;
+      stats.bulkFiles += taken.length;
       // Derive while the batch's rows are still in memory; a file whose newest generation comes
       // in a later batch is derived again then.
-      await refresh([...new Set(batch.map((b) => b.g.fileId))]);
+      await refresh([...new Set(taken.map((b) => b.g.fileId))]);
       lap('bulk batch: derived');
     }
   }
   lap(`bulk (${bulk.length} files)`);
+  for (const b of unbulked) {
+    try {
+      await stageRange(b.g, b.abs, 0, 1, b.isLatest);
+    } catch (e) {
+      stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
+    }
+    refreshed.delete(b.g.fileId);
+  }
+  await flushLines();
+  lineApp.close();
+  await flushState();
+  stateApp.close();
+  if (unbulked.length > 0) lap(`line reader after bulk (${unbulked.length} files)`);
 
   // 4. Derived tables of the other touched files, in batches of about the same size.
   const rest = ordered.filter((g) => !refreshed.has(g.fileId));
-  const batchBytesRest = opts.bulkBatchBytes ?? 64 << 20;
+  const batchBytesRest = opts.bulkBatchBytes ?? BULK_BATCH;
   for (let i = 0; i < rest.length; ) {
     const ids = new Set<string>();
     let size = 0;

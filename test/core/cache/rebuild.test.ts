@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { rebuildCache, runReadOnlySql } from '../../../src/core/cache';
+import { openDb } from '../../../src/core/cache/db';
 import { all, capturedSandbox, digest, manifestLines, sha256 } from './helpers';
 
 const BAD = Buffer.concat([
@@ -209,6 +210,26 @@ test('leftovers of a rebuild whose process died are removed by the next rebuild'
     await rebuildCache(sb.brain);
     assert.equal(fs.existsSync(dead), false);
     assert.equal(fs.existsSync(`${dead}.tmp`), false);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('the lines are stored zstd-compressed, without an index or key constraint to build', async () => {
+  const sb = await capturedSandbox('cache-storage');
+  try {
+    await rebuildCache(sb.brain);
+    const db = await openDb(path.join(sb.brain, 'brain.duckdb'), { readOnly: true });
+    try {
+      const q = async (sql: string) => (await db.conn.runAndReadAll(sql)).getRows();
+      const comp = await q(`SELECT DISTINCT compression FROM pragma_storage_info('floor.raw_lines')
+                            WHERE column_name = 'raw_line' AND segment_type = 'VARCHAR'`);
+      assert.deepEqual(comp.map((r) => r[0]), ['ZSTD']);
+      assert.deepEqual(await q(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'raw_lines'`), []);
+      assert.deepEqual(await q(`SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'raw_lines' AND constraint_type <> 'NOT NULL'`), []);
+    } finally {
+      db.close();
+    }
   } finally {
     sb.cleanup();
   }
