@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 const common = {
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'cjs',
   sourcemap: 'linked',
   external: ['vscode', 'better-sqlite3', '@duckdb/node-api', 'fsevents'],

@@ -5,6 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureNode22 } from './node22.mjs';
+
+ensureNode22();
 
 const root = new URL('..', import.meta.url).pathname;
 const cli = join(root, 'dist', 'cli.js');

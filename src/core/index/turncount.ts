@@ -2,7 +2,7 @@
 // tree and search report. A session's turns are those of the file show reads, its largest live
 // one: an archived copy of a rollout, or the second form a session is written in, holds the
 // same conversation and is not counted twice.
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase } from '../sqlite';
 
 /** isTurn in the index's SQL: the rows that count as turns (a prompt 'u' or a reply 'a'). */
 export const TURN_ROLES = `role IN ('u', 'a')`;
@@ -24,7 +24,7 @@ export interface TurnFilter {
 }
 
 /** Turns per key ('all' gives one key, 'total'). `agentOf` names a lane as the report does. */
-export function turnsBy(db: BetterSqlite3.Database, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
+export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
   const rows = db
     .prepare(
       `SELECT s.lane, s.machine, s.project, coalesce(t.ts, fl.first_seen) AS at, count(*) AS n
