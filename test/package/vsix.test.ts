@@ -72,6 +72,7 @@ test('one VSIX per platform target, each with only its own platform binaries', (
         assert.ok(f.slice(16).split('+').includes(want.format.slice(6)), `${target}: ${e.name} is ${f}, without ${want.format}`);
       } else assert.equal(f, want.format, `${target}: ${e.name} is ${f}, wanted ${want.format}`);
     }
+    assert.ok(entries.some((e) => e.name === 'extension/media/walkthrough/store.md'), `${target}: the walkthrough's pages are packaged`);
     const nm = 'extension/node_modules/';
     assert.deepEqual(
       binaries.filter((n) => n.endsWith('.node')).sort(),
