@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { AGENT_CLIS } from './setup/40-agents.mjs';
 
 const root = path.resolve(new URL('..', import.meta.url).pathname);
 process.chdir(root);
@@ -203,11 +204,10 @@ function diffShapes(before, after) {
 // ---- main -----------------------------------------------------------------------------------
 
 const o = args(process.argv.slice(2));
-const pkgJson = JSON.parse(fs.readFileSync('package.json', 'utf8'));
 const rows = [];
 for (const lane of o.only) {
   const a = AGENTS[lane];
-  const pinned = pkgJson.devDependencies?.[a.pkg] ?? '(not pinned)';
+  const pinned = AGENT_CLIS[a.pkg] ?? '(not pinned)';
   let latest;
   try {
     latest = npmVersion(a.pkg);

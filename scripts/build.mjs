@@ -6,7 +6,7 @@ import { resolve as resolvePath } from 'node:path';
 const common = {
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'cjs',
   sourcemap: 'linked',
   external: ['vscode', 'better-sqlite3', '@duckdb/node-api', 'fsevents'],

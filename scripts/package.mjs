@@ -1,24 +1,47 @@
 #!/usr/bin/env node
-// `npm run package`: builds the .vsix with vsce. The bundles (dist/) carry all JavaScript; the two
-// native modules are shipped beside them in node_modules/: @duckdb/node-api is N-API (one binary
-// for every Node and Electron), better-sqlite3 is not, so it is compiled for a named runtime:
+// `npm run package`: one .vsix per VS Code platform target, each carrying exactly that platform's
+// native binaries and nothing of any other. Both native modules are Node-API, so one binary per
+// platform loads in every Node ≥ 22 and every Electron (desktop VS Code, code-server):
+//   - better-sqlite3 13 ships a prebuilt binary per platform inside its npm package
+//     (prebuilds/<platform>.node); the target's one is kept, the others are left out;
+//   - @duckdb/node-api loads @duckdb/node-bindings-<platform>, one npm package per platform; the
+//     target's is fetched from the npm registry with `npm pack` (cached) when it is not the one
+//     npm installed here.
+// Nothing is compiled and nothing is fetched from anywhere but the npm registry.
 //
-//   node scripts/package.mjs                          Node of the e2e VS Code (code-server 4.139)
-//   node scripts/package.mjs --target node@24.22.3    any Node, headers from the npm registry
-//   node scripts/package.mjs --target electron@37.7.0 desktop VS Code (headers from Electron's site)
-//   node scripts/package.mjs --nodedir DIR --target node@X   headers you already have
-//   node scripts/package.mjs --out file.vsix
+//   node scripts/package.mjs                          every target, into ./vsix/
+//   node scripts/package.mjs --target linux-x64       one target (repeat --target for more)
+//   node scripts/package.mjs --target linux-x64 --out file.vsix
+//   node scripts/package.mjs --out-dir DIR --no-build
 //
-// If the runtime's better-sqlite3 cannot be built or loaded, the extension still works: search
-// falls back to a scan and the status tooltip says so (docs/extension.md).
+// Install the one for your editor's platform: `code --install-extension vsix/agent-brain-<target>-<version>.vsix`.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { REPO, NODE_VERSION, runtime, install as installE2E, buildBetterSqlite3, nodeGyp } from './setup/50-e2e.mjs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** VS Code's target names → better-sqlite3's prebuild and DuckDB's binding package suffix. */
+export const TARGETS = {
+  'linux-x64': { sqlite: 'linux-x64', duckdb: 'linux-x64' },
+  'linux-arm64': { sqlite: 'linux-arm64', duckdb: 'linux-arm64' },
+  'alpine-x64': { sqlite: 'linuxmusl-x64', duckdb: 'linux-x64-musl' },
+  'alpine-arm64': { sqlite: 'linuxmusl-arm64', duckdb: 'linux-arm64-musl' },
+  'darwin-x64': { sqlite: 'darwin-x64', duckdb: 'darwin-x64' },
+  'darwin-arm64': { sqlite: 'darwin-arm64', duckdb: 'darwin-arm64' },
+  'win32-x64': { sqlite: 'win32-x64', duckdb: 'win32-x64' },
+  'win32-arm64': { sqlite: 'win32-arm64', duckdb: 'win32-arm64' },
+};
+
+/** The VS Code target of the machine this runs on (glibc Linux assumed for linux). */
+export function hostTarget() {
+  return `${process.platform}-${process.arch}`;
+}
 
 function parseArgs(argv) {
-  const o = { target: `node@${NODE_VERSION}`, out: undefined, nodedir: undefined, build: true };
+  const o = { targets: [], out: undefined, outDir: path.join(REPO, 'vsix'), build: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -26,61 +49,25 @@ function parseArgs(argv) {
       if (v === undefined) throw new Error(`${a} needs a value`);
       return v;
     };
-    if (a === '--target') o.target = val();
+    if (a === '--target') o.targets.push(...val().split(','));
     else if (a === '--out' || a === '-o') o.out = val();
-    else if (a === '--nodedir') o.nodedir = val();
+    else if (a === '--out-dir') o.outDir = path.resolve(val());
     else if (a === '--no-build') o.build = false;
     else if (a === '-h' || a === '--help') {
-      console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n'));
+      console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('// ')).map((l) => l.slice(3)).join('\n'));
       process.exit(0);
     } else throw new Error(`unknown option ${a} (see --help)`);
   }
-  const m = /^(node|electron)@(\d+\.\d+\.\d+)$/.exec(o.target);
-  if (!m) throw new Error(`--target must be node@X.Y.Z or electron@X.Y.Z, got "${o.target}"`);
-  o.runtime = m[1];
-  o.version = m[2];
+  if (o.targets.length === 0) o.targets = Object.keys(TARGETS);
+  for (const t of o.targets) if (!TARGETS[t]) throw new Error(`unknown --target ${t}; one of ${Object.keys(TARGETS).join(', ')}`);
+  if (o.out && o.targets.length !== 1) throw new Error('--out needs exactly one --target');
   return o;
 }
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}`);
-}
-
-/** better-sqlite3 compiled for the target, as a folder holding package.json, lib/ and build/Release. */
-function nativeFor(o) {
-  const rt = runtime();
-  if (o.runtime === 'node') {
-    let nodeDir = o.nodedir;
-    if (!nodeDir && o.version === NODE_VERSION) {
-      installE2E();
-      nodeDir = rt.nodeDir;
-    }
-    if (!nodeDir) {
-      // Headers for another Node come from the npm registry's node-<platform>-<arch> package.
-      const prefix = path.join(rt.cache, `node-${o.version}`);
-      nodeDir = path.join(prefix, 'node_modules', rt.nodePkg);
-      if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) {
-        fs.mkdirSync(prefix, { recursive: true });
-        if (!fs.existsSync(path.join(prefix, 'package.json'))) fs.writeFileSync(path.join(prefix, 'package.json'), '{"private":true}\n');
-        run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `${rt.nodePkg}@${o.version}`]);
-      }
-    }
-    return buildBetterSqlite3({ nodeDir, version: o.version, cache: rt.cache });
-  }
-  // Electron: node-gyp fetches Electron's headers (needs that site; not reachable on CI here).
-  const src = path.join(REPO, 'node_modules', 'better-sqlite3');
-  const out = path.join(rt.cache, `better-sqlite3-electron-${o.version}`);
-  if (!fs.existsSync(path.join(out, '.built'))) {
-    fs.rmSync(out, { recursive: true, force: true });
-    fs.mkdirSync(out, { recursive: true });
-    for (const n of ['package.json', 'binding.gyp', 'lib', 'src', 'deps', 'LICENSE']) fs.cpSync(path.join(src, n), path.join(out, n), { recursive: true });
-    const args = [nodeGyp(), 'rebuild', '--release', `--target=${o.version}`, '--runtime=electron', '--dist-url=https://electronjs.org/headers'];
-    if (o.nodedir) args.push(`--nodedir=${o.nodedir}`);
-    run(process.execPath, args, { cwd: out });
-    fs.writeFileSync(path.join(out, '.built'), new Date().toISOString() + '\n');
-  }
-  return out;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}${r.stderr ? `\n${r.stderr}` : ''}`);
+  return r;
 }
 
 function copy(from, to) {
@@ -92,57 +79,84 @@ function pkgJson(dir) {
   return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
 }
 
-export function packageVsix(argv = []) {
-  const o = parseArgs(argv);
-  const t0 = Date.now();
-  if (o.build) run(process.execPath, [path.join(REPO, 'scripts', 'build.mjs')], { cwd: REPO });
-  for (const f of ['dist/extension.js']) {
-    if (!fs.existsSync(path.join(REPO, f))) throw new Error(`${f} is missing after the build`);
-  }
-  const bsq = nativeFor(o);
+/** Where fetched platform packages are kept between runs. */
+export function packageCache(env = process.env) {
+  if (env.BRAIN_PACKAGE_CACHE) return path.resolve(env.BRAIN_PACKAGE_CACHE);
+  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'agent-brain-package');
+}
 
-  const root = pkgJson(REPO);
-  const stage = path.join(REPO, '.test-work', 'vsix-stage');
+/** @duckdb/node-bindings-<suffix> at `version`: the installed one if it matches, else `npm pack`ed. */
+function duckdbBinding(suffix, version) {
+  const name = `@duckdb/node-bindings-${suffix}`;
+  const local = path.join(REPO, 'node_modules', name);
+  if (fs.existsSync(local) && pkgJson(local).version === version) return local;
+  const dir = path.join(packageCache(), `duckdb-node-bindings-${suffix}-${version}`);
+  if (fs.existsSync(path.join(dir, '.ok'))) return path.join(dir, 'package');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  run('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--loglevel=error'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', cwd: dir });
+  const tgz = fs.readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  if (!tgz) throw new Error(`npm pack ${name}@${version} wrote no .tgz into ${dir}`);
+  run('tar', ['xzf', path.join(dir, tgz), '-C', dir]);
+  fs.rmSync(path.join(dir, tgz));
+  fs.writeFileSync(path.join(dir, '.ok'), `${name}@${version}\n`);
+  return path.join(dir, 'package');
+}
+
+/** Everything but the native modules, shared by every target. */
+function stageCommon(stage) {
   fs.rmSync(stage, { recursive: true, force: true });
   fs.mkdirSync(stage, { recursive: true });
-
   for (const f of fs.readdirSync(path.join(REPO, 'dist'))) {
     if (/\.(js|js\.map)$/.test(f)) copy(path.join(REPO, 'dist', f), path.join(stage, 'dist', f));
   }
   // Each agent's SQL views (src/core/cache/sqlfiles.ts reads them beside the bundles).
   copy(path.join(REPO, 'dist', 'agents'), path.join(stage, 'dist', 'agents'));
   for (const d of ['media', 'sql', 'skills']) if (fs.existsSync(path.join(REPO, d))) copy(path.join(REPO, d), path.join(stage, d));
-  for (const f of ['CHANGELOG.md', 'LICENSE']) if (fs.existsSync(path.join(REPO, f))) copy(path.join(REPO, f), path.join(stage, f));
-  const readme = ['README.md'].map((f) => path.join(REPO, f)).find((f) => fs.existsSync(f));
-  fs.writeFileSync(path.join(stage, 'README.md'), readme ? fs.readFileSync(readme) : `# ${root.displayName}\n\n${root.description}\n`);
-
-  // Runtime node_modules: exactly the externals of the bundles and what they require.
+  for (const f of ['CHANGELOG.md', 'LICENSE', 'README.md']) if (fs.existsSync(path.join(REPO, f))) copy(path.join(REPO, f), path.join(stage, f));
   const nm = path.join(stage, 'node_modules');
-  const bsqPkg = pkgJson(bsq);
-  copy(path.join(bsq, 'package.json'), path.join(nm, 'better-sqlite3', 'package.json'));
-  copy(path.join(bsq, 'lib'), path.join(nm, 'better-sqlite3', 'lib'));
-  copy(path.join(bsq, 'build', 'Release', 'better_sqlite3.node'), path.join(nm, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
-  if (fs.existsSync(path.join(bsq, 'LICENSE'))) copy(path.join(bsq, 'LICENSE'), path.join(nm, 'better-sqlite3', 'LICENSE'));
-  // The staged copy is already built: no install script, no prebuild download at install time.
-  delete bsqPkg.scripts;
-  delete bsqPkg.devDependencies;
-  bsqPkg.dependencies = { bindings: bsqPkg.dependencies.bindings };
-  fs.writeFileSync(path.join(nm, 'better-sqlite3', 'package.json'), JSON.stringify(bsqPkg, null, 2));
-  const plain = ['bindings', 'file-uri-to-path', 'detect-libc', '@duckdb/node-api', '@duckdb/node-bindings', `@duckdb/node-bindings-${process.platform}-${process.arch}`];
-  for (const p of plain) {
+  for (const p of ['detect-libc', '@duckdb/node-api', '@duckdb/node-bindings']) {
     const src = path.join(REPO, 'node_modules', p);
     if (!fs.existsSync(src)) throw new Error(`node_modules/${p} is missing: run npm ci`);
     copy(src, path.join(nm, p));
   }
-  // npm list (which vsce runs) must see every optional platform binding it does not find as
-  // absent-and-optional, so the staged node-bindings keeps only the one present.
-  const nb = pkgJson(path.join(nm, '@duckdb/node-bindings'));
-  if (nb.optionalDependencies) {
-    nb.optionalDependencies = Object.fromEntries(Object.entries(nb.optionalDependencies).filter(([k]) => fs.existsSync(path.join(nm, k))));
-    fs.writeFileSync(path.join(nm, '@duckdb/node-bindings', 'package.json'), JSON.stringify(nb, null, 2));
+  // better-sqlite3's JavaScript, without any binary and without its build inputs.
+  const bsqSrc = path.join(REPO, 'node_modules', 'better-sqlite3');
+  const bsq = pkgJson(bsqSrc);
+  if (!fs.existsSync(path.join(bsqSrc, 'prebuilds'))) throw new Error(`better-sqlite3 ${bsq.version} has no prebuilds/: the extension needs better-sqlite3 ≥ 13 (npm ci)`);
+  copy(path.join(bsqSrc, 'lib'), path.join(nm, 'better-sqlite3', 'lib'));
+  for (const f of fs.readdirSync(path.join(nm, 'better-sqlite3', 'lib'))) {
+    // lib/<platform>.js entry points each require one platform's binary: none is used by index.js.
+    if (/^(linux|linuxmusl|darwin|win32)-/.test(f)) fs.rmSync(path.join(nm, 'better-sqlite3', 'lib', f));
   }
+  copy(path.join(bsqSrc, 'LICENSE'), path.join(nm, 'better-sqlite3', 'LICENSE'));
+  const slim = { name: bsq.name, version: bsq.version, description: bsq.description, license: bsq.license, main: bsq.main, engines: bsq.engines };
+  fs.writeFileSync(path.join(nm, 'better-sqlite3', 'package.json'), JSON.stringify(slim, null, 2) + '\n');
+  return { bsqVersion: bsq.version, duckdbVersion: pkgJson(path.join(nm, '@duckdb/node-bindings')).version };
+}
 
-  const manifest = {
+/** The target's binaries into the stage, after removing the previous target's. */
+function stageNative(stage, target, versions) {
+  const nm = path.join(stage, 'node_modules');
+  const t = TARGETS[target];
+  const prebuilds = path.join(nm, 'better-sqlite3', 'prebuilds');
+  fs.rmSync(prebuilds, { recursive: true, force: true });
+  copy(path.join(REPO, 'node_modules', 'better-sqlite3', 'prebuilds', `${t.sqlite}.node`), path.join(prebuilds, `${t.sqlite}.node`));
+  for (const d of fs.readdirSync(path.join(nm, '@duckdb'))) {
+    if (d.startsWith('node-bindings-')) fs.rmSync(path.join(nm, '@duckdb', d), { recursive: true, force: true });
+  }
+  const binding = duckdbBinding(t.duckdb, versions.duckdbVersion);
+  copy(binding, path.join(nm, '@duckdb', `node-bindings-${t.duckdb}`));
+  // npm list (which vsce runs) must see every other platform's binding as absent and optional: the
+  // staged node-bindings names only the target's.
+  const nbDir = path.join(nm, '@duckdb', 'node-bindings');
+  const nb = pkgJson(path.join(REPO, 'node_modules', '@duckdb', 'node-bindings'));
+  nb.optionalDependencies = { [`@duckdb/node-bindings-${t.duckdb}`]: versions.duckdbVersion };
+  fs.writeFileSync(path.join(nbDir, 'package.json'), JSON.stringify(nb, null, 2));
+}
+
+function manifest(root, versions) {
+  return {
     name: root.name,
     displayName: root.displayName,
     description: root.description,
@@ -156,21 +170,42 @@ export function packageVsix(argv = []) {
     contributes: root.contributes,
     icon: root.icon,
     repository: root.repository,
-    dependencies: {
-      'better-sqlite3': bsqPkg.version,
-      '@duckdb/node-api': pkgJson(path.join(nm, '@duckdb/node-api')).version,
-    },
+    dependencies: { 'better-sqlite3': versions.bsqVersion, '@duckdb/node-api': pkgJson(path.join(REPO, 'node_modules', '@duckdb', 'node-api')).version },
   };
-  fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-  fs.writeFileSync(path.join(stage, '.vscodeignore'), ['**/*.map', 'node_modules/**/*.md', 'node_modules/**/*.d.ts', 'node_modules/better-sqlite3/deps/**', 'node_modules/better-sqlite3/src/**'].join('\n') + '\n');
+}
 
-  const out = path.resolve(o.out ?? path.join(REPO, `${root.name}-${root.version}.vsix`));
-  fs.mkdirSync(path.dirname(out), { recursive: true });
+/** Builds (unless --no-build) and packages; returns the .vsix paths, one per target. */
+export function packageVsix(argv = []) {
+  const o = parseArgs(argv);
+  if (o.build) run(process.execPath, [path.join(REPO, 'scripts', 'build.mjs')], { cwd: REPO });
+  if (!fs.existsSync(path.join(REPO, 'dist', 'extension.js'))) throw new Error('dist/extension.js is missing after the build');
+  const root = pkgJson(REPO);
+  // A stage of its own: two packagings at once (tests run in parallel) must not share one.
+  fs.mkdirSync(path.join(REPO, '.test-work'), { recursive: true });
+  const stage = fs.mkdtempSync(path.join(REPO, '.test-work', 'vsix-stage-'));
+  try {
+    return packageStaged(o, root, stage);
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+function packageStaged(o, root, stage) {
+  const versions = stageCommon(stage);
+  fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest(root, versions), null, 2) + '\n');
+  fs.writeFileSync(path.join(stage, '.vscodeignore'), ['**/*.map', 'node_modules/**/*.md', 'node_modules/**/*.d.ts'].join('\n') + '\n');
   const vsce = path.join(REPO, 'node_modules', '@vscode', 'vsce', 'vsce');
-  run(process.execPath, [vsce, 'package', '--allow-missing-repository', '--skip-license', '--allow-star-activation', '-o', out], { cwd: stage, stdio: ['ignore', 'pipe', 'inherit'] });
-  const size = fs.statSync(out).size;
-  console.log(`packaged ${path.relative(process.cwd(), out)} for ${o.target}: ${(size / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return out;
+  const outs = [];
+  for (const target of o.targets) {
+    const t0 = Date.now();
+    stageNative(stage, target, versions);
+    const out = path.resolve(o.out ?? path.join(o.outDir, `${root.name}-${target}-${root.version}.vsix`));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    run(process.execPath, [vsce, 'package', '--target', target, '--allow-missing-repository', '--skip-license', '--allow-star-activation', '-o', out], { cwd: stage, stdio: ['ignore', 'pipe', 'inherit'] });
+    console.log(`packaged ${path.relative(process.cwd(), out)} (${target}): ${(fs.statSync(out).size / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    outs.push(out);
+  }
+  return outs;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

@@ -5,6 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureNode22 } from './node22.mjs';
+
+ensureNode22();
 
 const root = new URL('..', import.meta.url).pathname;
 const cli = join(root, 'dist', 'cli.js');
@@ -23,5 +26,5 @@ Next:
   node dist/cli.js verify            re-hash every chunk against the manifest
   node dist/cli.js search "<words>"  find a session again, with citations
   node dist/cli.js init --store DIR  back up to a store shared by all your machines
-  npm run package && code --install-extension ${pkg.name}-${pkg.version}.vsix    the VS Code extension`);
+  npm run package -- --target ${process.platform}-${process.arch} && code --install-extension vsix/${pkg.name}-${process.platform}-${process.arch}-${pkg.version}.vsix    the VS Code extension`);
 process.exit(code);

@@ -2,10 +2,14 @@
 // The README's test command. On a fresh machine of this kind it first installs what the tests need
 // (apt packages, the e2e VS Code, native modules for it) idempotently, through scripts/setup/*.mjs
 // in name order; where it cannot, a setup script says what to install and the run fails.
-// Then it builds, type-checks and runs every test/**/*.test.ts with node:test.
+// Run by a Node older than 22, it first runs itself again under the Node 22 that `npm ci` installed
+// (scripts/node22.mjs). Then it builds, type-checks and runs every test/**/*.test.ts with node:test.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureNode22 } from './node22.mjs';
+
+ensureNode22();
 
 const root = new URL('..', import.meta.url).pathname;
 process.chdir(root);

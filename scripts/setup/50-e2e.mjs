@@ -1,5 +1,7 @@
-// The end-to-end VS Code: code-server (a real VS Code served to a browser) on its own Node 24, and
-// better-sqlite3 compiled for that Node so the packaged extension can load it. Installed once into
+// The end-to-end VS Code: code-server (a real VS Code served to a browser) on its own Node 24; the
+// packaged extension's native modules are Node-API prebuilds, so nothing is compiled for it. The
+// same code-server also runs on the Node 22 that the `node` devDependency installed (the oldest
+// Node an editor may run the extension on): test/e2e starts it there too. Installed once into
 // a cache folder outside the repo and reused: every step leaves a stamp and is skipped when the
 // stamp is there, so a second run costs a few stats. `@vscode/test-electron` cannot run here (no
 // downloads but the npm registry), hence code-server from npm driven by Chromium from apt.
@@ -39,53 +41,6 @@ export function runtime(env = process.env) {
     nodePrefix,
     nodePkg,
   };
-}
-
-/** A copy of better-sqlite3 compiled for `nodeDir`'s headers, cached per (package version, Node). */
-export function buildBetterSqlite3({ nodeDir, version, cache, log = console.log }) {
-  const src = path.join(REPO, 'node_modules', 'better-sqlite3');
-  const pkgVersion = JSON.parse(fs.readFileSync(path.join(src, 'package.json'), 'utf8')).version;
-  const out = path.join(cache, `better-sqlite3-${pkgVersion}-node-${version}`);
-  const stamp = path.join(out, '.built');
-  if (fs.existsSync(stamp)) return out;
-  fs.rmSync(out, { recursive: true, force: true });
-  fs.mkdirSync(out, { recursive: true });
-  for (const name of ['package.json', 'binding.gyp', 'lib', 'src', 'deps', 'LICENSE']) {
-    if (fs.existsSync(path.join(src, name))) fs.cpSync(path.join(src, name), path.join(out, name), { recursive: true });
-  }
-  log(`building better-sqlite3 ${pkgVersion} for Node ${version} (about a minute)`);
-  const t0 = Date.now();
-  const gyp = nodeGyp();
-  const r = spawnSync(process.execPath, [gyp, 'rebuild', '--release', `--nodedir=${nodeDir}`, `--target=${version}`, `--jobs=${os.cpus().length}`], {
-    cwd: out,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
-    env: { ...process.env, npm_config_nodedir: nodeDir },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.status !== 0) {
-    process.stderr.write(r.stdout + r.stderr);
-    throw new Error(`node-gyp rebuild of better-sqlite3 for Node ${version} failed (exit ${r.status}); it needs python3, make and g++ (apt-get install -y python3 make g++)`);
-  }
-  // Only the loadable module is needed at run time; the object files are 100+ MB.
-  for (const d of ['build/Release/obj', 'build/Release/obj.target', 'build/Release/.deps', 'build/deps']) {
-    fs.rmSync(path.join(out, d), { recursive: true, force: true });
-  }
-  fs.writeFileSync(stamp, `${new Date().toISOString()} ${Date.now() - t0}ms\n`);
-  log(`  built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return out;
-}
-
-/** npm's own node-gyp: always there where npm is, so no extra package is needed. */
-export function nodeGyp() {
-  const npmRoot = spawnSync('npm', ['root', '-g'], { encoding: 'utf8' }).stdout.trim();
-  const candidates = [
-    path.join(npmRoot, 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
-    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
-  ];
-  const found = candidates.find((c) => fs.existsSync(c));
-  if (!found) throw new Error(`node-gyp not found (looked in ${candidates.join(', ')}); install npm with its bundled node-gyp`);
-  return found;
 }
 
 function npmInstall(prefix, spec, env) {
@@ -143,14 +98,8 @@ export function install({ log = console.log } = {}) {
     timings.codeServer = Date.now() - t;
   }
 
-  const t = Date.now();
-  const bsq = buildBetterSqlite3({ nodeDir: rt.nodeDir, version: NODE_VERSION, cache: rt.cache, log });
-  if (Date.now() - t > 1000) timings.betterSqlite3 = Date.now() - t;
-  // Proof that the copy loads in the Node that code-server's extension host runs on.
-  const probe = spawnSync(rt.node, ['-e', `const D=require(${JSON.stringify(bsq)});const d=new D(':memory:',{nativeBinding:${JSON.stringify(path.join(bsq, 'build', 'Release', 'better_sqlite3.node'))}});d.exec("create virtual table t using fts5(x, tokenize='trigram')");console.log(d.prepare('select sqlite_version() v').get().v)`], { encoding: 'utf8' });
-  if (probe.status !== 0) throw new Error(`better-sqlite3 built for Node ${NODE_VERSION} does not load: ${probe.stderr}`);
   timings.total = Date.now() - t0;
-  return { rt, bsq, timings };
+  return { rt, timings };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

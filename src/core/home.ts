@@ -27,6 +27,13 @@ export function homeDir(env: Env = process.env): string {
   return env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir();
 }
 
+/** The path flavour of the platform the agents' folders are on: Windows paths (C:\\Users\\…, `\\`)
+ * on win32, POSIX elsewhere. It follows BRAIN_PLATFORM (default: this machine's), so the folders a
+ * Windows machine uses can be worked out and tested anywhere. */
+export function pathFor(env: Env = process.env): path.PlatformPath {
+  return setting(env, 'BRAIN_PLATFORM') === 'win32' ? path.win32 : path.posix;
+}
+
 export function brainHome(env: Env = process.env): string {
   return setting(env, 'BRAIN_HOME');
 }

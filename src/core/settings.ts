@@ -172,8 +172,8 @@ export const SETTINGS = {
   }),
   // Agents' folders.
   BRAIN_PLATFORM: spec<string>({
-    type: 'text', shown: "node's `process.platform`", for: 'tests', what: '`darwin` looks for editor folders where macOS keeps them',
-    dflt: () => process.platform, parse: text, form: 'a platform name (darwin, linux)', bad: 'warn',
+    type: 'text', shown: "node's `process.platform`", for: 'tests', what: '`darwin` or `win32` looks for agent and editor folders where macOS or Windows keeps them',
+    dflt: () => process.platform, parse: text, form: 'a platform name (darwin, linux, win32)', bad: 'warn',
   }),
   BRAIN_EDITOR_USER_DIR: spec<string | undefined>({
     type: 'path', shown: 'none', for: 'tests', what: "the running editor's user folder, read for Copilot chats first",

@@ -1,6 +1,6 @@
 // The parts of package.json's `contributes` that name agents or restate the core: every LM tool's
 // input schema (the core's declared inputs), the descriptions that list agents or dialect views,
-// and the Sessions view's welcome text. package.json is static JSON, so scripts/sync-manifest.mjs
+// the Sessions view's welcome text and the Getting Started walkthrough. package.json is static JSON, so scripts/sync-manifest.mjs
 // writes these into it (the build runs it) and a test fails when the two differ. No vscode here.
 import { registry, type AgentRegistry } from '../core/agents';
 import { INPUT_SCHEMAS, TOOL_NAMES, lmToolName } from '../core/recall/types';
@@ -11,9 +11,61 @@ export interface ToolTexts {
   modelDescription?: string;
 }
 
+export interface WalkthroughStep {
+  id: string;
+  title: string;
+  description: string;
+  media: { markdown: string };
+  completionEvents: string[];
+}
+
+export interface Walkthrough {
+  id: string;
+  title: string;
+  description: string;
+  steps: WalkthroughStep[];
+}
+
 export interface ContributedTexts {
   languageModelTools: Record<string, ToolTexts>;
   viewsWelcome: Record<string, string>;
+  walkthroughs: Walkthrough[];
+}
+
+/** Getting Started: the three things a new user does, each step a link to the command that does it. */
+function gettingStarted(agents: string): Walkthrough {
+  const md = (n: string) => ({ markdown: `media/walkthrough/${n}.md` });
+  return {
+    id: 'agentBrain.gettingStarted',
+    title: 'Get Started with Agent Brain',
+    description: `Record every ${agents} session on this machine, back it up to one store, and find it again with checkable citations.`,
+    steps: [
+      {
+        id: 'store',
+        title: 'Set up the store',
+        description:
+          `Agent Brain is already recording ${agents} sessions into BRAIN_HOME (~/.brain). To back them up, name a store folder (a mounted disk, or server:/path over ssh) in config.toml under [store], then sync.\n` +
+          '[Open Config](command:agentBrain.openConfig)\n[Sync Now](command:agentBrain.syncNow)\nOr copy once to any folder: [Back Up To Folder…](command:agentBrain.backupToFolder)',
+        media: md('store'),
+        completionEvents: ['onCommand:agentBrain.openConfig', 'onCommand:agentBrain.syncNow', 'onCommand:agentBrain.backupToFolder'],
+      },
+      {
+        id: 'search',
+        title: 'Find a session again',
+        description: 'Search every recorded session as you type (a code identifier, a path, a phrase); Enter opens the session at the matching turn, each turn with a citation you can check.\n[Search Sessions](command:agentBrain.searchSessions)',
+        media: md('search'),
+        completionEvents: ['onCommand:agentBrain.searchSessions', 'onCommand:agentBrain.openSession'],
+      },
+      {
+        id: 'chat',
+        title: 'Let chat use your sessions',
+        description:
+          'In chat, reference #brainSearch, #brainRead, #brainCite, #brainVerify or #brainSql (or let the model pick them): it searches your sessions, reads the turns it found and cites them.\n[Open Chat](command:workbench.action.chat.open)',
+        media: md('chat'),
+        completionEvents: ['onCommand:workbench.action.chat.open'],
+      },
+    ],
+  };
 }
 
 export function contributedTexts(reg: AgentRegistry = registry()): ContributedTexts {
@@ -33,8 +85,9 @@ export function contributedTexts(reg: AgentRegistry = registry()): ContributedTe
   return {
     languageModelTools: tools,
     viewsWelcome: {
-      'agentBrain.sessions': `No sessions recorded yet. Agent Brain records ${agents} sessions from this machine as they are written.\n[Show Status](command:agentBrain.showStatus)\n[Open Config](command:agentBrain.openConfig)`,
+      'agentBrain.sessions': `No sessions recorded yet. Agent Brain records ${agents} sessions from this machine as they are written.\n[Show Status](command:agentBrain.showStatus)\n[Open Config](command:agentBrain.openConfig)\n[Get Started](command:workbench.action.openWalkthrough?%22agent-brain.agent-brain%23agentBrain.gettingStarted%22)`,
     },
+    walkthroughs: [gettingStarted(agents)],
   };
 }
 
@@ -42,6 +95,7 @@ type Pkg = {
   contributes: {
     languageModelTools: ({ name: string } & Record<string, unknown>)[];
     viewsWelcome: { view: string; contents: string }[];
+    walkthroughs?: Walkthrough[];
   };
 };
 
@@ -61,5 +115,6 @@ export function syncedPackageJson(text: string, texts: ContributedTexts = contri
     const want = texts.viewsWelcome[w.view];
     if (want !== undefined) w.contents = want;
   }
+  pkg.contributes.walkthroughs = texts.walkthroughs;
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

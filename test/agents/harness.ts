@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { REPO, type Sandbox } from '../helpers/env';
+import type { Sandbox } from '../helpers/env';
+import { agentBin } from '../../scripts/setup/40-agents.mjs';
 import { MODEL, startStandIn, type Family, type StandIn, type Turn } from './standin';
 
 export type AgentLane = 'cc' | 'codex' | 'pi';
@@ -51,10 +52,10 @@ function binFor(lane: AgentLane): string {
   const override = { cc: process.env.BRAIN_TEST_CLAUDE, codex: process.env.BRAIN_TEST_CODEX, pi: process.env.BRAIN_TEST_PI }[lane];
   if (override) return override;
   const name = { cc: 'claude', codex: 'codex', pi: 'pi' }[lane];
-  const bin = path.join(REPO, 'node_modules', '.bin', name);
+  const bin = agentBin(name);
   if (!fs.existsSync(bin)) {
     const pkg = { cc: '@anthropic-ai/claude-code', codex: '@openai/codex', pi: '@mariozechner/pi-coding-agent' }[lane];
-    throw new Error(`${bin} is missing: the pinned agent CLIs are devDependencies; run \`npm ci\` (package ${pkg})`);
+    throw new Error(`${bin} is missing: the pinned agent CLIs are installed by the test setup; run \`node scripts/setup/40-agents.mjs\` (package ${pkg})`);
   }
   return bin;
 }

@@ -241,6 +241,8 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     }
     assert.equal(first.tools.length, 5);
     const search = JSON.parse(first.results[0].text);
+    // The turn index answered (better-sqlite3's prebuild loaded in the extension host), not the scan.
+    assert.equal(search.source, 'index');
     assert.equal(search.hits[0].session, session);
     const snip = search.hits[0].snippets[0];
     const read = JSON.parse(first.results[1].text);

@@ -30,12 +30,13 @@ export async function e2eRuntime(): Promise<Runtime> {
   return rt;
 }
 
-/** Packages the extension for the e2e Node (once per test process). */
+/** Packages the extension for this machine's platform (once per test process): the same .vsix a
+ * user installs, whichever Node the editor runs on. */
 let packaged: string | undefined;
 export function packageOnce(): string {
   if (packaged && fs.existsSync(packaged)) return packaged;
-  const out = path.join(REPO, '.test-work', 'e2e-vsix', 'agent-brain-e2e.vsix');
-  const args = process.env.BRAIN_E2E_NO_BUILD === '1' ? ['--no-build'] : [];
+  const out = path.join(REPO, '.test-work', 'e2e-vsix', `agent-brain-e2e-${process.pid}.vsix`);
+  const args = ['--target', `${process.platform}-${process.arch}`, ...(process.env.BRAIN_E2E_NO_BUILD === '1' ? ['--no-build'] : [])];
   const r = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'package.mjs'), '--out', out, ...args], {
     cwd: REPO,
     encoding: 'utf8',
@@ -66,19 +67,21 @@ export interface CodeServer {
 }
 
 /** code-server's environment: the sandbox's HOME and XDG folders, and TMPDIR inside it too. */
-function serverEnv(rt: Runtime, sb: Sandbox, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function serverEnv(node: string, sb: Sandbox, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const tmp = path.join(sb.dir, 'tmp');
   fs.mkdirSync(tmp, { recursive: true });
   return {
     ...sb.env,
-    PATH: `${path.dirname(rt.node)}${path.delimiter}${process.env.PATH}`,
+    PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`,
     TMPDIR: tmp,
     ...extra,
   };
 }
 
-export async function startCodeServer(sb: Sandbox, opts: { vsix: string; env?: NodeJS.ProcessEnv; settings?: Record<string, unknown> }): Promise<CodeServer> {
+/** `node`: the Node code-server (and so the extension host) runs on; default the runtime's Node 24. */
+export async function startCodeServer(sb: Sandbox, opts: { vsix: string; env?: NodeJS.ProcessEnv; settings?: Record<string, unknown>; node?: string }): Promise<CodeServer> {
   const rt = await e2eRuntime();
+  const node = opts.node ?? rt.node;
   const vs = path.join(sb.dir, 'vscode');
   const dirs = {
     userData: path.join(vs, 'user-data'),
@@ -106,9 +109,9 @@ export async function startCodeServer(sb: Sandbox, opts: { vsix: string; env?: N
   };
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   fs.writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
-  const env = serverEnv(rt, sb, opts.env ?? {});
+  const env = serverEnv(node, sb, opts.env ?? {});
   const common = ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions];
-  const inst = spawnSync(rt.node, [rt.codeServerEntry, ...common, '--install-extension', opts.vsix, '--force'], {
+  const inst = spawnSync(node, [rt.codeServerEntry, ...common, '--install-extension', opts.vsix, '--force'], {
     env,
     encoding: 'utf8',
     timeout: 120_000,
@@ -123,7 +126,7 @@ export async function startCodeServer(sb: Sandbox, opts: { vsix: string; env?: N
     'setsid',
     // A closed tab's extension host ends after the grace time (default 3 hours): short here, so a
     // second window can be seen taking over the recorder.
-    [rt.node, rt.codeServerEntry, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--reconnection-grace-time', '3', dirs.workspace],
+    [node, rt.codeServerEntry, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--reconnection-grace-time', '3', dirs.workspace],
     { env, stdio: ['ignore', out, out], detached: false },
   );
   fs.closeSync(out);

@@ -33,5 +33,33 @@ test('every agent of the registry is named in the search tool and the welcome vi
   assert.match(t.languageModelTools.brain_search.modelDescription ?? '', /Toy Agent/);
   assert.match(t.languageModelTools.brain_sql.modelDescription ?? '', /v_toy/);
   assert.match(t.viewsWelcome['agentBrain.sessions'], /Toy Agent/);
+  assert.match(t.walkthroughs[0].description, /Toy Agent/);
+  assert.match(t.walkthroughs[0].steps[0].description, /Toy Agent/);
   assert.notEqual(syncedPackageJson(pkgText(), t), pkgText());
+});
+
+test('a Getting Started walkthrough: set up the store, first search, the tools in chat', () => {
+  const pkg = JSON.parse(pkgText());
+  const [w, ...others] = pkg.contributes.walkthroughs;
+  assert.equal(others.length, 0);
+  assert.equal(w.id, 'agentBrain.gettingStarted');
+  assert.deepEqual(w.steps.map((s: { id: string }) => s.id), ['store', 'search', 'chat']);
+  for (const a of BUILTIN.list) assert.ok(w.description.includes(a.label), `${a.label} in the walkthrough`);
+  // Each step links to commands that exist: the extension's own, or the workbench's chat.
+  const ours = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
+  for (const step of w.steps) {
+    const linked = [...step.description.matchAll(/\(command:([\w.]+)/g)].map((m) => m[1]);
+    assert.ok(linked.length > 0, `${step.id} links to a command`);
+    for (const c of [...linked, ...step.completionEvents.map((e: string) => e.replace(/^onCommand:/, ''))]) {
+      assert.ok(ours.has(c) || c === 'workbench.action.chat.open', `${step.id}: ${c} is a contributed command`);
+    }
+    assert.ok(fs.existsSync(path.join(REPO, step.media.markdown)), `${step.media.markdown} exists`);
+  }
+  // The chat step names every LM tool by the name chat knows it by.
+  const refs = pkg.contributes.languageModelTools.map((t: { toolReferenceName: string }) => `#${t.toolReferenceName}`);
+  for (const r of refs) assert.ok(w.steps[2].description.includes(r), `${r} in the chat step`);
+  // The welcome view opens it.
+  const welcome = pkg.contributes.viewsWelcome.find((v: { view: string }) => v.view === 'agentBrain.sessions').contents;
+  assert.match(welcome, /workbench\.action\.openWalkthrough\?%22agent-brain\.agent-brain%23agentBrain\.gettingStarted%22/);
+  assert.equal(`${pkg.publisher}.${pkg.name}`, 'agent-brain.agent-brain');
 });

@@ -4,7 +4,7 @@
 // same conversation and is not counted twice), over every generation of that file: a turn several
 // generations hold (the same turnKey) counts once, as many times as the generation holding most
 // of it has it.
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase } from '../sqlite';
 
 /** isTurn in the index's SQL: the rows that count as turns (a prompt 'u' or a reply 'a'). */
 export const TURN_ROLES = `role IN ('u', 'a')`;
@@ -39,7 +39,7 @@ export interface TurnFilter {
 }
 
 /** Turns per key ('all' gives one key, 'total'). `agentOf` names a lane as the report does. */
-export function turnsBy(db: BetterSqlite3.Database, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
+export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
   const rows = db
     .prepare(
       `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s),

@@ -15,6 +15,13 @@ import { SYNCED_DIRS } from './paths';
 import { readbackFolder, type ReadbackReport, type SampleOptions } from './readback';
 import { excludeLine, type TransferStats } from './rsync';
 
+const NO_RSYNC = '\0no-rsync';
+/** How to get rsync, per platform (Windows has none of its own). */
+export const RSYNC_HINT =
+  process.platform === 'win32'
+    ? 'install rsync 3 (MSYS2: pacman -S rsync, or Cygwin; or run brain inside WSL) and put it on PATH, then run it again; nothing was copied'
+    : 'install rsync 3 (apt-get install rsync, dnf install rsync, brew install rsync) and run it again; nothing was copied';
+
 export interface BackupReport {
   dest: string;
   copied: number;
@@ -53,9 +60,12 @@ export async function backup(home: string, dest: string, opts: SampleOptions & {
       const c = spawn(rsync, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, LC_ALL: 'C' } as NodeJS.ProcessEnv });
       c.stdout.on('data', (d) => (stdout += d.toString()));
       c.stderr.on('data', (d) => (stderr += d.toString()));
-      c.on('error', (e) => resolve({ code: null, stdout, stderr: e.message }));
+      c.on('error', (e) => resolve({ code: null, stdout, stderr: (e as NodeJS.ErrnoException).code === 'ENOENT' ? NO_RSYNC : e.message }));
       c.on('close', (code) => resolve({ code, stdout, stderr }));
     });
+    if (r.stderr === NO_RSYNC) {
+      throw new BrainError('backup-no-rsync', `backup copies with rsync, and ${rsync} cannot be found${path.isAbsolute(rsync) ? '' : ' on PATH'}`, RSYNC_HINT);
+    }
     if (r.code !== 0) {
       const full = /No space left on device/.test(r.stderr);
       throw new BrainError(

@@ -318,7 +318,7 @@ export function push(o: PushOptions): Promise<RsyncRun> {
       if (interrupted) {
         run.failure = { label: 'sync interrupted', message: `the sync was stopped (${interrupted}) before rsync finished; what was sent so far is kept and the next sync resumes`, hint: 'run `brain sync --now` to finish it' };
       } else if (spawnError) {
-        run.failure = { label: 'sync failed', message: `cannot start sh: ${spawnError.message}`, hint: 'brain needs a POSIX sh on PATH' };
+        run.failure = { label: 'sync failed', message: `cannot start sh: ${spawnError.message}`, hint: 'sync runs rsync through a POSIX sh: put both on PATH (on Windows, MSYS2 or Cygwin provide them; or run brain inside WSL)' };
       } else if (code === 127 && (/^brain-no-rsync /m.test(stderr) || cmd === 'sh')) {
         run.failure = {
           label: 'rsync missing',

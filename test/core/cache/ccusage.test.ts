@@ -10,12 +10,13 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO } from '../../helpers/env';
+import { agentBin } from '../../../scripts/setup/40-agents.mjs';
 import { rebuildCache, runReadOnlySql, updateCache } from '../../../src/core/cache';
 import { capturedSandbox, writeJsonl } from './helpers';
 import { capture } from '../../../src/core/floor/capture';
 
-const CCUSAGE = path.join(REPO, 'node_modules', '.bin', 'ccusage');
+// Installed by the test setup (scripts/setup/40-agents.mjs), not a dependency of the package.
+const CCUSAGE = agentBin('ccusage');
 
 interface Day {
   date: string;
@@ -26,7 +27,7 @@ interface Day {
 }
 
 function ccusageDaily(claudeDir: string, home: string): Day[] {
-  assert.ok(fs.existsSync(CCUSAGE), `ccusage is missing: npm i -D ccusage@17.2.1 (expected ${CCUSAGE})`);
+  assert.ok(fs.existsSync(CCUSAGE), `ccusage is missing: run node scripts/setup/40-agents.mjs (expected ${CCUSAGE})`);
   const r = spawnSync(CCUSAGE, ['daily', '--json', '--offline', '--timezone', 'UTC', '--order', 'asc'], {
     env: { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: claudeDir, TZ: 'UTC', LANG: 'C.UTF-8' },
     encoding: 'utf8',

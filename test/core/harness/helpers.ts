@@ -4,13 +4,14 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { brain, REPO, type Sandbox } from '../../helpers/env';
+import { agentBin } from '../../../scripts/setup/40-agents.mjs';
 
-/** Where npm puts the pinned claude, codex and pi. */
-export const BIN = path.join(REPO, 'node_modules', '.bin');
+/** Where the test setup puts the pinned claude, codex and pi (scripts/setup/40-agents.mjs). */
+export const BIN = path.dirname(agentBin('claude'));
 export const HARNESS_FIXTURES = path.join(REPO, 'test', 'core', 'harness', 'fixtures');
 
 for (const b of ['claude', 'codex', 'pi']) {
-  if (!fs.existsSync(path.join(BIN, b))) throw new Error(`${b} is not installed in node_modules/.bin: npm install (it is a pinned devDependency)`);
+  if (!fs.existsSync(path.join(BIN, b))) throw new Error(`${b} is not installed in ${BIN}: run node scripts/setup/40-agents.mjs (the pinned agent CLIs)`);
 }
 
 /** PATH with the agent CLIs, or with every folder that holds one of them removed. */

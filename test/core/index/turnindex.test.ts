@@ -357,7 +357,7 @@ test('a first build with the parse thread gives the same index as one in this th
   try {
     const script = path.join(a, 'index-worker.js');
     const { build } = await import('esbuild');
-    await build({ entryPoints: [path.join(REPO, 'src/core/index/parse-worker.ts')], outfile: script, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+    await build({ entryPoints: [path.join(REPO, 'src/core/index/parse-worker.ts')], outfile: script, bundle: true, platform: 'node', target: 'node22', format: 'cjs', logLevel: 'warning' });
     for (const dir of [a, b]) {
       const floor = new TestFloor(dir);
       floor.fixedTime = '2026-01-01T00:00:00.000Z';

@@ -10,7 +10,7 @@ import { manifestRanges } from '../../../src/core/store/localcheck';
 import { runSync } from '../../../src/core/store/sync';
 import { brain, listFiles } from '../../helpers/env';
 import { appendToLake, flipByte, lostFiles, snapshot } from './floor';
-import { setupStore, type StoreSetup } from './harness';
+import { setRsyncPath, setupStore, type StoreSetup } from './harness';
 
 describe('brain backup DEST', () => {
   let s: StoreSetup;
@@ -32,6 +32,22 @@ describe('brain backup DEST', () => {
     assert.equal(j.readback.checked, total, 'every range re-hashed');
     for (const lp of s.lakePaths) assert.ok(fs.readFileSync(path.join(dest, lp)).equals(fs.readFileSync(path.join(s.sb.brain, lp))), lp);
     assert.ok(!listFiles(dest).some((f) => /^(spool|offsets|locks|sync)\//.test(f) || f === 'config.toml'));
+  });
+
+  it('says it needs rsync, and copies nothing, on a machine without it', () => {
+    const bare = path.join(s.sb.dir, 'bare-path');
+    fs.mkdirSync(bare, { recursive: true });
+    const elsewhere = path.join(s.sb.dir, 'usb-no-rsync');
+    // The config as a machine without rsync has it: the default, looked up on PATH.
+    const cfg = path.join(s.sb.brain, 'config.toml');
+    const kept = fs.readFileSync(cfg);
+    setRsyncPath(s.sb.brain, 'rsync');
+    const r = brain(s.sb, ['backup', elsewhere], { env: { ...s.env, PATH: bare } });
+    fs.writeFileSync(cfg, kept);
+    assert.equal(r.status, 3, r.stderr + r.stdout);
+    assert.match(r.stderr, /backup copies with rsync, and rsync cannot be found on PATH/);
+    assert.match(r.stderr, /install rsync/);
+    assert.deepEqual(listFiles(elsewhere), []);
   });
 
   it('names a corrupt range at the destination and exits 1, without rewriting it', () => {

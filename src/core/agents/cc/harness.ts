@@ -8,8 +8,7 @@
 //   caller sets CLAUDE_CODE_SESSION_ID in the environment of the stdio MCP servers it starts and
 //          of the Bash tool's commands (2.1; the transcript is <that id>.jsonl).
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { homeDir, type Env } from '../../home';
+import { homeDir, pathFor, type Env } from '../../home';
 import type { AgentHarness, McpServerSpec, RegPlan } from '../harness';
 import { SERVER_NAME, harnessPresent, hookCommand, planJsonHooks, runsBrainMcp, sameSpec } from '../kit/setup';
 import { ccConfigDir } from './paths';
@@ -19,7 +18,7 @@ import { ccConfigDir } from './paths';
 const QUIET = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
 
 export function claudeUserConfig(env: Env): string {
-  return env.CLAUDE_CONFIG_DIR ? path.join(env.CLAUDE_CONFIG_DIR, '.claude.json') : path.join(homeDir(env), '.claude.json');
+  return env.CLAUDE_CONFIG_DIR ? pathFor(env).join(env.CLAUDE_CONFIG_DIR, '.claude.json') : pathFor(env).join(homeDir(env), '.claude.json');
 }
 
 export function claudeAddCommand(spec: McpServerSpec): string[] {
@@ -71,8 +70,8 @@ function planClaude(spec: McpServerSpec, env: Env): RegPlan {
 export const ccHarness: AgentHarness = {
   bin: 'claude',
   configDir: ccConfigDir,
-  skillsDir: (env) => path.join(ccConfigDir(env), 'skills'),
-  hookFile: (env) => path.join(ccConfigDir(env), 'settings.json'),
+  skillsDir: (env) => pathFor(env).join(ccConfigDir(env), 'skills'),
+  hookFile: (env) => pathFor(env).join(ccConfigDir(env), 'settings.json'),
   planHook: (file, brainCmd, env) => planJsonHooks('cc', file, hookCommand(brainCmd, 'cc', env)),
   planMcp: planClaude,
   sessionEnv: ['CLAUDE_CODE_SESSION_ID'],

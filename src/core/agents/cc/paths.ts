@@ -1,15 +1,14 @@
-import * as path from 'node:path';
-import { homeDir, type Env } from '../../home';
+import { homeDir, pathFor, type Env } from '../../home';
 import { sessionFromName, type AgentFiles } from '../types';
 
 /** Claude Code: $CLAUDE_CONFIG_DIR/projects/** (default ~/.claude): session files, the older flat
  * agent-*.jsonl, and <session>/subagents/agent-*.jsonl with their .meta.json. */
 export const ccFiles: AgentFiles = {
   roots(env: Env) {
-    const base = env.CLAUDE_CONFIG_DIR || path.join(homeDir(env), '.claude');
+    const base = env.CLAUDE_CONFIG_DIR || pathFor(env).join(homeDir(env), '.claude');
     return [
       {
-        dir: path.join(base, 'projects'),
+        dir: pathFor(env).join(base, 'projects'),
         lakePrefix: '',
         include: (rel) => rel.endsWith('.jsonl') || /\/subagents\/[^/]+\.meta\.json$/.test(rel),
       },
@@ -25,5 +24,5 @@ export const ccFiles: AgentFiles = {
 
 /** Where Claude Code's settings live (for the retention guard). */
 export function ccConfigDir(env: Env): string {
-  return env.CLAUDE_CONFIG_DIR || path.join(homeDir(env), '.claude');
+  return env.CLAUDE_CONFIG_DIR || pathFor(env).join(homeDir(env), '.claude');
 }

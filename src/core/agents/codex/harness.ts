@@ -10,9 +10,8 @@
 //          as _meta.threadId / _meta.sessionId (and in _meta["x-codex-turn-metadata"].session_id).
 //          Shell commands get CODEX_THREAD_ID and CODEX_SESSION_ID (the id in the rollout's name).
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { parse } from 'smol-toml';
-import type { Env } from '../../home';
+import { pathFor, type Env } from '../../home';
 import type { AgentHarness, Caller, McpServerSpec, RegPlan } from '../harness';
 import { SERVER_NAME, harnessPresent, hookCommand, planJsonHooks, runsBrainMcp, sameSpec } from '../kit/setup';
 import { codexHome } from './paths';
@@ -21,7 +20,7 @@ export const CODEX_BEGIN = '# agent-brain: brain mcp (the recall tools). `brain 
 export const CODEX_END = '# agent-brain: end';
 
 export function codexConfigFile(env: Env): string {
-  return path.join(codexHome(env), 'config.toml');
+  return pathFor(env).join(codexHome(env), 'config.toml');
 }
 
 /** A TOML basic string (JSON's escapes are a subset of TOML's). */
@@ -130,8 +129,8 @@ function sessionFromMeta(meta: Record<string, unknown>): Caller | null {
 export const codexHarness: AgentHarness = {
   bin: 'codex',
   configDir: codexHome,
-  skillsDir: (env) => path.join(codexHome(env), 'skills'),
-  hookFile: (env) => path.join(codexHome(env), 'hooks.json'),
+  skillsDir: (env) => pathFor(env).join(codexHome(env), 'skills'),
+  hookFile: (env) => pathFor(env).join(codexHome(env), 'hooks.json'),
   planHook: (file, brainCmd, env) => planJsonHooks('codex', file, hookCommand(brainCmd, 'codex', env), 'Codex runs a new hook only after you trust it once (/hooks in Codex)'),
   planMcp: planCodex,
   sessionEnv: ['CODEX_THREAD_ID', 'CODEX_SESSION_ID'],

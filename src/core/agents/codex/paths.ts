@@ -1,9 +1,8 @@
-import * as path from 'node:path';
-import { homeDir, type Env } from '../../home';
+import { homeDir, pathFor, type Env } from '../../home';
 import { sessionFromName, type AgentFiles } from '../types';
 
 export function codexHome(env: Env): string {
-  return env.CODEX_HOME || path.join(homeDir(env), '.codex');
+  return env.CODEX_HOME || pathFor(env).join(homeDir(env), '.codex');
 }
 
 /** Codex: $CODEX_HOME/sessions/** and $CODEX_HOME/archived_sessions/ (default ~/.codex). The lake
@@ -15,8 +14,8 @@ export const codexFiles: AgentFiles = {
     // Any other .json there (a tool's manifest, an export) is not a session and is left alone.
     const inc = (rel: string) => rel.endsWith('.jsonl') || /(^|\/)rollout-[^/]*\.json$/.test(rel);
     return [
-      { dir: path.join(base, 'sessions'), lakePrefix: 'sessions', include: inc },
-      { dir: path.join(base, 'archived_sessions'), lakePrefix: 'archived_sessions', include: inc },
+      { dir: pathFor(env).join(base, 'sessions'), lakePrefix: 'sessions', include: inc },
+      { dir: pathFor(env).join(base, 'archived_sessions'), lakePrefix: 'archived_sessions', include: inc },
     ];
   },
   sessionOf: sessionFromName,

@@ -1,28 +1,35 @@
-import * as path from 'node:path';
-import { homeDir, type Env } from '../../home';
+import { homeDir, pathFor, type Env } from '../../home';
 import { sessionFromName, type AgentFiles, type OriginRoot } from '../types';
 import { setting } from '../../settings';
 
-/** VS Code-family user folders on Linux and macOS, named by their lake prefix. */
+/** VS Code-family user folders on Linux, macOS and Windows, named by their lake prefix. */
 export function editorUserDirs(env: Env): { prefix: string; dir: string }[] {
   const home = homeDir(env);
-  const mac = path.join(home, 'Library', 'Application Support');
-  const cfg = env.XDG_CONFIG_HOME || path.join(home, '.config');
-  const data = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
+  const mac = pathFor(env).join(home, 'Library', 'Application Support');
+  const cfg = env.XDG_CONFIG_HOME || pathFor(env).join(home, '.config');
+  const data = env.XDG_DATA_HOME || pathFor(env).join(home, '.local', 'share');
   const linux = [
-    { prefix: 'code', dir: path.join(cfg, 'Code', 'User') },
-    { prefix: 'code-insiders', dir: path.join(cfg, 'Code - Insiders', 'User') },
-    { prefix: 'vscodium', dir: path.join(cfg, 'VSCodium', 'User') },
-    { prefix: 'code-server', dir: path.join(data, 'code-server', 'User') },
+    { prefix: 'code', dir: pathFor(env).join(cfg, 'Code', 'User') },
+    { prefix: 'code-insiders', dir: pathFor(env).join(cfg, 'Code - Insiders', 'User') },
+    { prefix: 'vscodium', dir: pathFor(env).join(cfg, 'VSCodium', 'User') },
+    { prefix: 'code-server', dir: pathFor(env).join(data, 'code-server', 'User') },
   ];
   const macos = [
-    { prefix: 'code', dir: path.join(mac, 'Code', 'User') },
-    { prefix: 'code-insiders', dir: path.join(mac, 'Code - Insiders', 'User') },
-    { prefix: 'vscodium', dir: path.join(mac, 'VSCodium', 'User') },
+    { prefix: 'code', dir: pathFor(env).join(mac, 'Code', 'User') },
+    { prefix: 'code-insiders', dir: pathFor(env).join(mac, 'Code - Insiders', 'User') },
+    { prefix: 'vscodium', dir: pathFor(env).join(mac, 'VSCodium', 'User') },
     // code-server keeps the XDG layout on macOS too.
-    { prefix: 'code-server', dir: path.join(data, 'code-server', 'User') },
+    { prefix: 'code-server', dir: pathFor(env).join(data, 'code-server', 'User') },
   ];
-  const out = setting(env, 'BRAIN_PLATFORM') === 'darwin' ? macos : linux;
+  // Windows keeps them in %APPDATA% (code-server does not run there).
+  const roaming = env.APPDATA || pathFor(env).join(home, 'AppData', 'Roaming');
+  const windows = [
+    { prefix: 'code', dir: pathFor(env).join(roaming, 'Code', 'User') },
+    { prefix: 'code-insiders', dir: pathFor(env).join(roaming, 'Code - Insiders', 'User') },
+    { prefix: 'vscodium', dir: pathFor(env).join(roaming, 'VSCodium', 'User') },
+  ];
+  const platform = setting(env, 'BRAIN_PLATFORM');
+  const out = platform === 'darwin' ? macos : platform === 'win32' ? windows : linux;
   // Inside the extension: the running editor's own user folder (any product, any platform).
   const editor = setting(env, 'BRAIN_EDITOR_USER_DIR');
   if (editor) out.unshift({ prefix: 'editor', dir: editor });

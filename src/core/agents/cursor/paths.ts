@@ -1,5 +1,4 @@
-import * as path from 'node:path';
-import { homeDir, type Env } from '../../home';
+import { homeDir, pathFor, type Env } from '../../home';
 import { sessionFromName, type AgentFiles } from '../types';
 
 /** cursor-agent: ~/.cursor/projects/<slug>/agent-transcripts/** (.jsonl and .txt). The live SQLite
@@ -8,7 +7,7 @@ export const cursorFiles: AgentFiles = {
   roots(env: Env) {
     return [
       {
-        dir: path.join(homeDir(env), '.cursor', 'projects'),
+        dir: pathFor(env).join(homeDir(env), '.cursor', 'projects'),
         lakePrefix: '',
         include: (rel) => /^[^/]+\/agent-transcripts\/.+\.(jsonl|txt)$/.test(rel),
       },

@@ -1,9 +1,8 @@
-import * as path from 'node:path';
-import { homeDir, type Env } from '../../home';
+import { homeDir, pathFor, type Env } from '../../home';
 import type { AgentFiles } from '../types';
 
 export function geminiDir(env: Env): string {
-  return path.join(env.GEMINI_CLI_HOME || homeDir(env), '.gemini');
+  return pathFor(env).join(env.GEMINI_CLI_HOME || homeDir(env), '.gemini');
 }
 
 /** Gemini CLI: ~/.gemini/tmp/<project>/chats/ — the current .jsonl append log (sub-agents in
@@ -12,7 +11,7 @@ export const geminiFiles: AgentFiles = {
   roots(env: Env) {
     return [
       {
-        dir: path.join(geminiDir(env), 'tmp'),
+        dir: pathFor(env).join(geminiDir(env), 'tmp'),
         lakePrefix: '',
         include: (rel) => /^[^/]+\/chats\/.+\.(jsonl|json)$/.test(rel),
       },

@@ -3,8 +3,7 @@
 //   hook   $PI_CODING_AGENT_DIR/extensions/agent-brain.ts: an extension file brain owns whole
 //   skill  $PI_CODING_AGENT_DIR/skills/<name>/SKILL.md (default ~/.pi/agent/skills; checked with 0.73)
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import type { Env } from '../../home';
+import { pathFor, type Env } from '../../home';
 import type { AgentHarness, HookPlanItem } from '../harness';
 import { hookHome } from '../kit/setup';
 import { piAgentDir } from './paths';
@@ -64,7 +63,7 @@ function planPiExtension(file: string, brainCmd: string[], env?: Env): HookPlanI
 export const piHarness: AgentHarness = {
   bin: 'pi',
   configDir: piAgentDir,
-  skillsDir: (env) => path.join(piAgentDir(env), 'skills'),
-  hookFile: (env) => path.join(piAgentDir(env), 'extensions', 'agent-brain.ts'),
+  skillsDir: (env) => pathFor(env).join(piAgentDir(env), 'skills'),
+  hookFile: (env) => pathFor(env).join(piAgentDir(env), 'extensions', 'agent-brain.ts'),
   planHook: planPiExtension,
 };

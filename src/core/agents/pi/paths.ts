@@ -1,15 +1,14 @@
-import * as path from 'node:path';
-import { homeDir, type Env } from '../../home';
+import { homeDir, pathFor, type Env } from '../../home';
 import { sessionFromName, type AgentFiles } from '../types';
 
 export function piAgentDir(env: Env): string {
-  return env.PI_CODING_AGENT_DIR || path.join(homeDir(env), '.pi', 'agent');
+  return env.PI_CODING_AGENT_DIR || pathFor(env).join(homeDir(env), '.pi', 'agent');
 }
 
 /** Pi: $PI_CODING_AGENT_DIR/sessions/** (default ~/.pi/agent). */
 export const piFiles: AgentFiles = {
   roots(env: Env) {
-    return [{ dir: path.join(piAgentDir(env), 'sessions'), lakePrefix: '', include: (rel) => rel.endsWith('.jsonl') }];
+    return [{ dir: pathFor(env).join(piAgentDir(env), 'sessions'), lakePrefix: '', include: (rel) => rel.endsWith('.jsonl') }];
   },
   sessionOf: sessionFromName,
 };

@@ -2,12 +2,12 @@
 // shares: one connection, its schema checked or created, its batches in BEGIN IMMEDIATE
 // transactions. Reading (query.ts) and writing (update.ts) build on it.
 import * as fs from 'node:fs';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase } from '../../sqlite';
 import type { Root } from '../roots';
 import type { IndexRole } from '../parse-job';
 import { sessionTurns } from '../turncount';
 
-export type DB = BetterSqlite3.Database;
+export type DB = SqliteDatabase;
 
 
 // 4: files whose lake_path the guard refuses are no longer read; an index built before may hold
