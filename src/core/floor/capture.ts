@@ -255,7 +255,7 @@ class Pass {
     const due = { agent, lane, abs, display, baseRel };
     if (off?.check_left && !forced) this.noteCheck({ ...due, at: off.check_at ?? 0, left: off.check_left, pos: off.check_pos ?? 0 });
     const pendingFile = pendingPath(this.l, lane, baseRel);
-    const pending = readPending(pendingFile);
+    const pending = this.mayWait(lane, pendingFile) ? readPending(pendingFile) : null;
     let gen = off?.gen ?? 1;
     let consumed = off?.consumed ?? 0;
     let lines = off?.lines ?? 0;
@@ -328,7 +328,10 @@ class Pass {
       updated_at: '',
       ...check,
     };
-    const bytes = readNew(this, this.report.lanes[lane], agent, lane, fd, st, abs, session, ownOff, pendingFile, pendingWaits, !off || !!reason);
+    const counts = this.report.lanes[lane];
+    const tails = counts.pending;
+    const bytes = readNew(this, counts, agent, lane, fd, st, abs, session, ownOff, pendingFile, pendingWaits, !off || !!reason);
+    if (counts.pending > tails) this.pendingNames.get(lane)?.add(path.basename(pendingFile));
     if (bytes === 0) return;
     this.progress.bytes += bytes;
     this.batchFiles++;
@@ -350,6 +353,23 @@ class Pass {
     this.worker?.dispose();
     this.worker = null;
     this.journal.close();
+  }
+
+  /** The pending tails of each lane when first asked, and those this pass wrote: most origins
+   * have none, and a listing costs less than a failed open each. */
+  private pendingNames = new Map<Lane, Set<string>>();
+
+  private mayWait(lane: Lane, pendingFile: string): boolean {
+    let names = this.pendingNames.get(lane);
+    if (!names) {
+      try {
+        names = new Set(fs.readdirSync(path.dirname(pendingFile)));
+      } catch {
+        names = new Set();
+      }
+      this.pendingNames.set(lane, names);
+    }
+    return names.has(path.basename(pendingFile));
   }
 
   private noteCheck(c: CheckDue): void {

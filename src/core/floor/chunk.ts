@@ -6,12 +6,12 @@ import * as path from 'node:path';
 import type { AgentPaths } from '../agents';
 import type { Layout } from '../home';
 import type { Applier } from './apply';
-import { fingerprints } from './classify';
+import { fingerprints, sha256 } from './classify';
 import { crashArmed, crashPoint } from './crash';
 import { writeAll, writeFileAtomic } from './durable';
 import type { ChunkHasher } from './hasher';
 import { firstTimestamp, type Lane, type ManifestLine } from './manifest';
-import type { OffsetRec } from './offsets';
+import { FP_WINDOW, type OffsetRec } from './offsets';
 import { dropPending, readPending, writePending } from './pending';
 import { countNewlines } from './ranges';
 import type { Journal } from './journal';
@@ -69,6 +69,9 @@ export function readNew(
 ): number {
   let target: { fd: number; created: boolean } | null;
   try {
+    // Said before the lake file is made or written: a kill right after leaves nothing the journal
+    // does not account for.
+    h.journal.opening(base.lake_path, base.consumed);
     target = h.applier.openForChunk({
       lane,
       base_rel: base.base_rel,
@@ -90,13 +93,13 @@ export function readNew(
   // Set while the origin is read: a failure then is this file's; any other is the floor's.
   let reading = false;
   try {
-    h.journal.opening(base.lake_path, base.consumed);
     const hasher = h.hasherFor(st.size - base.consumed);
     hasher.begin();
     let nl = 0;
     let lastNl = -1;
     let pos = base.consumed;
     let head: Buffer | null = null;
+    let last: { buf: Buffer; start: number } | null = null;
     while (pos < st.size) {
       const buf = hasher.slot();
       reading = true;
@@ -123,6 +126,7 @@ export function readNew(
         crashPoint('mid-lake-append');
         writeAll(out, block.subarray(n >> 1));
       } else writeAll(out, block);
+      last = { buf: block, start: pos };
       pos += n;
     }
     const digests = hasher.end();
@@ -174,8 +178,15 @@ export function readNew(
       done = true;
       return 0;
     }
+    // The fingerprints from the blocks still in memory when they hold both windows (a new file
+    // read in one block, the common case); else read from the origin.
+    const hw = Math.min(FP_WINDOW, chunkEnd);
+    const tf = Math.max(0, chunkEnd - FP_WINDOW);
     reading = true;
-    const fp = fingerprints(fd, chunkEnd);
+    const fp =
+      base.consumed === 0 && head && head.length >= hw && last && tf >= last.start && chunkEnd <= last.start + last.buf.length
+        ? { head_sha: sha256(head.subarray(0, hw)), tail_sha: sha256(last.buf.subarray(tf - last.start, chunkEnd - last.start)) }
+        : fingerprints(fd, chunkEnd);
     reading = false;
     const after: OffsetRec = {
       ...base,
