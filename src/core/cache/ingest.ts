@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIGINT, BOOLEAN, INTEGER, SMALLINT, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { hashRange } from '../floor/ranges';
+import { lakeFileProblem } from '../index/lakepath';
 import { ChunkAppender } from './append';
 import { readLines, scanFile, scanManifest, type FileScan, type ManifestEntry } from './lake';
 import { loadSql } from './sqlfiles';
@@ -179,6 +180,7 @@ export async function ingest(
 
   // In file_id order: rows of neighbouring file_ids then sit in the same row groups, so the
   // per-batch refresh below (a semi-join on file_id) skips the others by their min/max.
+  const seenDirs = new Set<string>();
   const ordered = [...gens.values()].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : a.gen - b.gen));
   for (const g of ordered) {
     const abs = path.join(home, g.lakePath);
@@ -202,6 +204,13 @@ export async function ingest(
       }
     }
     const isLatest = latest.get(g.fileId) === g.gen && (!st || st.gen <= g.gen);
+    // The guard the turn index and recall use: a lake file replaced by a symlink (or a manifest
+    // naming `..`) is named and not read, so the cache never holds bytes from outside the floor.
+    const why = lakeFileProblem(home, g.lakePath, seenDirs);
+    if (why) {
+      stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${why}: refused, not read (brain verify names it)`);
+      continue;
+    }
     try {
       if (opts.fromScratch && start === 0) {
         const size = fs.statSync(abs).size;

@@ -116,8 +116,11 @@ test('the local floor: a lake file replaced by a symlink is refused by search, s
     const j = JSON.parse(s.stdout);
     assert.deepEqual(j.hits, []);
     assert.deepEqual(refusedNames(j.refused), [`testbox:${lakePath}`]);
-    // A rebuilt index does not take the planted bytes in either.
-    assert.equal(brain(local, ['rebuild']).status, 0);
+    // A rebuild does not take the planted bytes in either: the DuckDB cache names the file as not
+    // read (exit 1, as for any lake file it cannot read), and the rebuilt index does not find them.
+    const rb = brain(local, ['rebuild']);
+    assert.equal(rb.status, 1, rb.stdout + rb.stderr);
+    assert.match(rb.stdout, /claude-code-with-plan\.jsonl \(generation 1\): .*symlink.*refused, not read/);
     const si = brain(local, ['search', PHRASE, '--json']);
     assert.deepEqual(JSON.parse(si.stdout).hits, []);
     const show = brain(local, ['show', 'claude-code-with-plan']);
