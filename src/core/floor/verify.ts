@@ -10,7 +10,6 @@ import { readManifest, type ManifestLine } from './manifest';
 import { allOffsets } from './offsets';
 import { openOrigin } from './origin';
 import { firstDifference } from './ranges';
-import { journalReach } from './journal';
 import { spoolFiles } from './spool';
 import { sample } from '../sample';
 import { READ_NOFOLLOW, unsafeReason } from '../safepath';
@@ -145,7 +144,6 @@ function pendingClaims(root: string): Map<string, number> {
       /* not an entry this check can read: capture decides what it is */
     }
   }
-  journalReach(path.join(root, 'spool'), out);
   return out;
 }
 
