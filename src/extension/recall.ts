@@ -77,7 +77,8 @@ async function answer(tool: ToolName, input: unknown, ctx: RecallCtx): Promise<R
   }
   switch (tool) {
     case 'search':
-      return searchEverywhere(i, ctx.env);
+      // The worker lives as long as the window: its turn index stays open between searches.
+      return searchEverywhere(i, ctx.env, { index: 'live', keepOpen: true });
     case 'read_session':
       return readEverywhere(i, ctx.env);
     case 'cite':

@@ -18,6 +18,7 @@ import { roleOfIndex } from '../index/parse-job';
 import { citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
+import { dropKeptLive, fileRow, keptLive, liveFilesAmong, newestGen, rewrittenSessions } from './indexmemo';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
@@ -172,14 +173,14 @@ export function search(input: SearchInput, env: Env = process.env, opts: RecallO
     if (o.ok) idx = o.index;
     else fallback = o.reason;
   } else {
-    const o = openIndex(root);
+    const o = opts.keepOpen ? keptLive(root) : openIndex(root);
     if (!o.ok) fallback = o.reason;
     else {
       try {
         for (const r of o.index.update().refused) noteRefused(refused, r);
         idx = o.index;
       } catch (e) {
-        o.index.close();
+        dropKeptLive(o.index);
         fallback = `the turn index ${root.index} cannot be written (${(e as Error).message})`;
       }
     }
@@ -227,9 +228,8 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const matches = idx.match(term);
   // A session whose file was rewritten holds a turn once per generation that kept it: its
   // matches count each turn once, and cite the newest generation that holds it.
-  const rewritten = matches.length ? idx.rewrittenSessions() : new Set<number>();
-  const newestGen = rewritten.size ? idx.newestGens() : new Map<string, number>();
-  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: (newestGen.get(`${file.machine}\0${file.base}`) ?? file.gen) > file.gen });
+  const rewritten = matches.length ? rewrittenSessions(idx) : new Set<number>();
+  const genOf = (file: { machine: string; base: string; gen: number; sess_id: number }) => ({ gen: file.gen, rewritten_away: rewritten.has(file.sess_id) && newestGen(idx, file) > file.gen });
   // Many sessions: one read of the table (without the titles) beats a lookup each; the titles of
   // the sessions shown are read after ranking.
   const all = matches.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null;
@@ -259,7 +259,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           .map((id) => idx.turn(id))
           .filter((t) => t !== undefined)
           .flatMap((t) => {
-          const file = idx.file(t.file_id);
+          const file = fileRow(idx, t.file_id);
           const mf = file && root.machines.find((x) => x.machine === file.machine);
           if (!file || !mf) return [];
           const role = roleOfIndex(t.role);
@@ -294,14 +294,12 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const forms = rawPatterns(term);
   const hit = forms ? idx.rawFiles(forms) : null;
   const files: { file: FloorFile; sess: SessionKeys; tailFrom: number | null }[] = [];
-  const live = hit ? idx.liveFilesAmong(hit) : idx.liveFiles();
+  const live = hit ? liveFilesAmong(idx, hit) : idx.liveFiles();
   // The sessions' keys (without titles) for each file's filter: one read of the table for many
   // files, a lookup each for a few; titles after ranking.
   const keys = all ?? (live.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null);
   const keyOf = (id: number): SessionKeys | undefined => (keys ? keys.get(id) : idx.session(id));
   const passed = new Map<number, boolean>();
-  const gens = idx.newestGens();
-  const newestOf = (fr: { machine: string; base: string; gen: number }) => gens.get(`${fr.machine}\0${fr.base}`) ?? fr.gen;
   for (const fr of live) {
     if (inTier1.has(fr.sess_id)) continue;
     const s = keyOf(fr.sess_id);
@@ -329,7 +327,6 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
         unterminated: !!fr.unterminated,
         first_seen: fr.first_seen,
         last_seen: fr.last_seen,
-        newest: newestOf(fr),
       },
     });
   }
@@ -342,6 +339,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
       ).files;
   const sessOfFile = new Map(files.map((x) => [x.file, x.sess]));
   for (const file of candidates) {
+    file.newest = newestGen(idx, { machine: file.mf.machine, base: file.base, gen: file.gen });
     const sc = scanFile(file, term, SNIPPETS);
     if (!sc || sc.toolCount === 0) continue;
     const s = sessOfFile.get(file)!;

@@ -42,6 +42,8 @@ export type IndexUse = 'live' | 'snapshot' | 'off';
 /** What the caller decides about a recall call (not part of a tool's input). */
 export interface RecallOptions {
   index?: IndexUse;
+  /** 'live' in a long-lived process (the editor's worker): keep the index open between searches. */
+  keepOpen?: boolean;
 }
 
 /** Why a search read the files when the caller turned the index off. */
