@@ -22,7 +22,8 @@ export function genOf(lakePath: string): number {
 }
 
 /** A span of a file made into a citation (hashing exactly the span's bytes). */
-export function citeSpan(dir: string, machine: string, lakePath: string, span: Span, gen = genOf(lakePath)): Citation {
+/** `seen`: folders already found real in this call (a search citing many turns of a few files). */
+export function citeSpan(dir: string, machine: string, lakePath: string, span: Span, gen = genOf(lakePath), seen?: Set<string>): Citation {
   return {
     machine,
     lake_path: lakePath,
@@ -31,7 +32,7 @@ export function citeSpan(dir: string, machine: string, lakePath: string, span: S
     line_to: span.line_to,
     byte_from: span.byte_from,
     byte_to: span.byte_to,
-    sha256: hashRange(lakeFile(dir, lakePath), span.byte_from, span.byte_to),
+    sha256: hashRange(lakeFile(dir, lakePath, seen), span.byte_from, span.byte_to),
   };
 }
 

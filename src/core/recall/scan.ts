@@ -206,8 +206,9 @@ export interface Mention {
  * answer for all of them at once. */
 export interface FileScan {
   file: FloorFile;
-  /** The session as this file tells it (title, project, dates, turn count). */
-  info: SessionInfo;
+  /** The session as this file tells it (title, project, dates, turn count); null when not asked
+   * for (the index knows its sessions: reading their meta records again costs a file each). */
+  info: SessionInfo | null;
   /** Entries of the conversation (isSaid) whose text holds the term, and the first `keep` of them. */
   textCount: number;
   text: { n: number; role: Turn['role']; snippet: string; span: Span; key: number }[];
@@ -222,7 +223,9 @@ export interface FileScan {
 }
 
 /** Parses a file in full and sorts every mention of `term` by where it sits. */
-export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | null {
+export function scanFile(file: FloorFile, term: string, keep?: number): (FileScan & { info: SessionInfo }) | null;
+export function scanFile(file: FloorFile, term: string, keep: number, withInfo: boolean): FileScan | null;
+export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = true): FileScan | null {
   const q = fold(term);
   const { rel } = laneRel(file.lake_path);
   const bad: Mention[] = [];
@@ -249,7 +252,7 @@ export function scanFile(file: FloorFile, term: string, keep = 3): FileScan | nu
     throw e;
   }
   if (!r) return null;
-  const out: FileScan = { file, info: infoFromFile(file, r.facts, r.turns), textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
+  const out: FileScan = { file, info: withInfo ? infoFromFile(file, r.facts, r.turns) : null, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
   for (const t of r.turns) {
     if (isSaid(t) && fold(t.text).includes(q)) {
       const key = turnKey(t);

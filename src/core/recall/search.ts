@@ -274,7 +274,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
                 field: 'text' as const,
                 text: snippetText(text, term),
                 ...genOf(file),
-                citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen),
+                citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen, seen),
               },
             ];
           } catch (e) {
@@ -340,7 +340,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const sessOfFile = new Map(files.map((x) => [x.file, x.sess]));
   for (const file of candidates) {
     file.newest = newestGen(idx, { machine: file.mf.machine, base: file.base, gen: file.gen });
-    const sc = scanFile(file, term, SNIPPETS);
+    const sc = scanFile(file, term, SNIPPETS, false);
     if (!sc || sc.toolCount === 0) continue;
     const s = sessOfFile.get(file)!;
     const e = bySess.get(s.id) ?? { sess: s, scans: [] };
@@ -365,7 +365,7 @@ function toolRanked(info: SessionInfo, scans: FileScan[]): Ranked {
 function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boolean, why: string, refused: RefusedFile[]): SearchOutput {
   const files = floorFiles(root, refused).filter((x) => keyPasses(f, x.lane, x.mf.machine, x.session));
   const pre = prefilter(files, term);
-  const bySess = new Map<string, FileScan[]>();
+  const bySess = new Map<string, (FileScan & { info: SessionInfo })[]>();
   for (const file of pre.files) {
     const sc = scanFile(file, term, SNIPPETS);
     if (!sc) continue;
