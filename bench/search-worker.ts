@@ -1,10 +1,12 @@
 // The search bench's in-process half (bundled by bench/search.mjs): a full turn-index build, and
-// in-index query timings. Run as `node search-worker.cjs build|terms|query ...` with BRAIN_HOME set.
+// in-index query timings, and search() called in process as brain mcp and the editor's worker call
+// it. Run as `node search-worker.cjs build|terms|query|recall ...` with BRAIN_HOME set.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openIndex, fold, type TurnRow } from '../src/core/index/turnindex';
 import { homeRoot } from '../src/core/index/roots';
 import { laneRel, turnText } from '../src/core/index/read';
+import { search } from '../src/core/recall/search';
 
 function open() {
   const o = openIndex(homeRoot(process.env));
@@ -64,7 +66,33 @@ if (mode === 'build') {
   }
   idx.close();
   console.log(JSON.stringify(out));
+} else if (mode === 'recall') {
+  // search() as the long-lived readers call it, over and over in one process: `snapshot` as brain
+  // mcp (the in-memory copy), `worker` as the editor's worker (the live index kept open). Wall
+  // time and this thread's CPU time per call (the CPU figure moves less with the machine's load).
+  const use = args[0] === 'worker' ? ({ index: 'live', keepOpen: true } as const) : ({ index: 'snapshot' } as const);
+  const n = Number(args[1]);
+  const out: Record<string, { first: number; p50: number; p99: number; cpu_p50: number; sessions: number }> = {};
+  for (const term of args.slice(2)) {
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    let sessions = 0;
+    for (let i = 0; i <= n; i++) {
+      const c0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      sessions = search({ term }, process.env, use).total;
+      wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      const c = process.cpuUsage(c0);
+      cpu.push((c.user + c.system) / 1000);
+    }
+    const first = wall.shift()!;
+    cpu.shift();
+    wall.sort((a, b) => a - b);
+    cpu.sort((a, b) => a - b);
+    out[term] = { first, p50: wall[Math.floor(n * 0.5)], p99: wall[Math.min(n - 1, Math.floor(n * 0.99))], cpu_p50: cpu[Math.floor(n * 0.5)], sessions };
+  }
+  console.log(JSON.stringify(out));
 } else {
-  fs.writeSync(2, 'usage: search-worker build | terms | query N TERM...\n');
+  fs.writeSync(2, 'usage: search-worker build | terms | query N TERM... | recall snapshot|worker N TERM...\n');
   process.exit(2);
 }
