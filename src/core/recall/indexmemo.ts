@@ -54,10 +54,15 @@ export function current(idx: TurnIndex): Memo {
   return m;
 }
 
-/** Sessions with a file of generation 2 or later: their matches may repeat a turn. */
-export function rewrittenSessions(idx: TurnIndex): Set<number> {
+/** Those of `sessions` with a file of generation 2 or later: their matches may repeat a turn.
+ * Many sessions: one read of the files table (kept while the index stays the same); a few (a rare
+ * term in a one-shot search): one indexed lookup each, since that table holds every file's facts. */
+export function rewrittenSessions(idx: TurnIndex, sessions: number[]): Set<number> {
   const m = current(idx);
-  return (m.rewritten ??= new Set(stmt(idx, `SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1`).pluck().all() as number[]));
+  if (!m.rewritten && sessions.length > 50) m.rewritten = new Set(stmt(idx, `SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1`).pluck().all() as number[]);
+  if (m.rewritten) return m.rewritten;
+  const one = stmt(idx, `SELECT 1 FROM files WHERE sess_id = ? AND gen > 1 AND live = 1 LIMIT 1`).pluck();
+  return new Set(sessions.filter((s) => one.get(s) !== undefined));
 }
 
 /** The newest live generation of a file's base (the file's own when none is live). One indexed
