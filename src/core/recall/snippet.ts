@@ -9,10 +9,17 @@ const MARK = /\p{M}|\u200d|[\ufe00-\ufe0f]/u;
 const WIDE =
   /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
 
+/** Below U+0300 no character is a mark or wide: one column each, without the patterns. */
+const NARROW = 0x300;
+
 /** Terminal columns a string takes (wide CJK and emoji count two, combining marks none). */
 export function columns(s: string): number {
   let n = 0;
-  for (const c of s) n += MARK.test(c) ? 0 : WIDE.test(c) ? 2 : 1;
+  let i = 0;
+  while (i < s.length && s.charCodeAt(i) < NARROW) i++;
+  n = i;
+  if (i === s.length) return n;
+  for (const c of s.slice(i)) n += c.charCodeAt(0) < NARROW ? 1 : MARK.test(c) ? 0 : WIDE.test(c) ? 2 : 1;
   return n;
 }
 
@@ -62,6 +69,7 @@ function right(text: string, i: number): { s: string; next: number } {
   }
   let j = i + String.fromCodePoint(text.codePointAt(i)!).length;
   while (j < text.length) {
+    if (text.charCodeAt(j) < NARROW) break;
     const c = String.fromCodePoint(text.codePointAt(j)!);
     if (!MARK.test(c)) break;
     j += c.length;
@@ -83,7 +91,7 @@ function left(text: string, i: number): { s: string; next: number } {
     const start = j - (pair ? 2 : 1);
     const c = text.slice(start, j);
     j = start;
-    if (!MARK.test(c) || j === 0) break;
+    if (c.charCodeAt(0) < NARROW || !MARK.test(c) || j === 0) break;
   }
   return { s: text.slice(j, i), next: j };
 }
