@@ -229,7 +229,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   // A session whose file was rewritten holds a turn once per generation that kept it: its
   // matches count each turn once, and cite the newest generation that holds it.
   const rewritten = matches.length ? rewrittenSessions(idx, matches.map((m) => m.sess_id)) : new Set<number>();
-  const genOf = (file: { machine: string; base: string; gen: number; sess_id: number }) => ({ gen: file.gen, rewritten_away: rewritten.has(file.sess_id) && newestGen(idx, file) > file.gen });
+  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: newestGen(idx, file) > file.gen });
   // Many sessions: one read of the table (without the titles) beats a lookup each; the titles of
   // the sessions shown are read after ranking.
   const all = matches.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null;
