@@ -263,6 +263,52 @@ test('every generation stays in the index; a turn two generations hold counts on
   }
 });
 
+test('turn rowids stay dense across sessions; a session whose turns fill several blocks is one match, in order', () => {
+  const dir = tmp('blocks');
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(41);
+    // A: 2 x 180 turns, in two parts with other sessions between, so its blocks interleave theirs.
+    const a = genClaude(r, 180);
+    const others = Array.from({ length: 6 }, () => genClaude(r, 3));
+    const firstUser = a.lines.findIndex((l, i) => i > a.lines.length / 2 && typeof JSON.parse(l).message.content === 'string');
+    floor.append(a.lane, a.rel, a.lines.slice(0, firstUser).join('\n') + '\n');
+    for (const o of others.slice(0, 3)) writeGen(floor, o);
+    const idx = open(rootOf(dir));
+    try {
+      idx.update();
+      for (const o of others.slice(3)) writeGen(floor, o);
+      floor.append(a.lane, a.rel, a.lines.slice(firstUser).join('\n') + '\n');
+      idx.update();
+      const ids = idx.db.prepare('SELECT id FROM turns ORDER BY id').pluck().all() as number[];
+      assert.equal(ids.length, 360 + 6 * 6);
+      // Dense: each session's turns take the next block, not a range 2^24 wide.
+      assert.ok(ids[ids.length - 1] < 16 * 256, `largest turn rowid ${ids[ids.length - 1]}`);
+      const t = truth(rootOf(dir));
+      for (const term of terms(t, 43, 60)) assert.deepEqual(sorted(indexAnswer(idx, term)), sorted(scanAnswer(t, term)), term);
+      const sessA = idx.findSessions(a.session)[0];
+      assert.equal(sessA.turns, 360);
+      const blocks = idx.db.prepare(`SELECT count(*) FROM blocks WHERE sess_id = ?`).pluck().get(sessA.id) as number;
+      assert.ok(blocks >= 2, 'A spans several blocks');
+      // A word many of A's turns hold: A comes once, with every such turn, ids ascending across blocks.
+      const said = t.get(`testbox/cc/${a.session}`)!;
+      const hit = idx.match('the').find((x) => x.sess_id === sessA.id)!;
+      assert.equal(hit.count, said.filter((x) => x.includes('the')).length);
+      assert.equal(idx.match('the').filter((x) => x.sess_id === sessA.id).length, 1);
+      const got = hit.all.split(',').map(Number);
+      assert.ok(new Set(got.map((id) => Math.floor(id / 256))).size >= 2, 'its matches are in several blocks');
+      assert.deepEqual(got, [...got].sort((x, y) => x - y));
+      assert.deepEqual(hit.ids, got.slice(0, 3));
+      const all = idx.db.prepare(`SELECT id FROM turns WHERE sess_id = ? AND said = 1`).pluck().all(sessA.id) as number[];
+      assert.ok(got.every((id) => all.includes(id)));
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('two processes updating at once add every turn exactly once', async () => {
   const dir = tmp('conc');
   try {
