@@ -31,10 +31,11 @@ const RAW_CHUNK = 4 << 20;
 export { fold };
 
 /** What the index stores of an entry whose text the turn tier finds (see isSaid):
- * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts,
+ * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts (ms since
+ * 1970, or the text when it is no time Date.parse reads),
  * line_from, line_to, byte_from, byte_to, folded text, key (turnKey: the same entry in another
  * generation has the same key)]. Only 'u' and 'a' rows count as turns. */
-export type IndexTurn = [number, IndexRole, number, string | null, number, number, number, number, string, number];
+export type IndexTurn = [number, IndexRole, number, number | string | null, number, number, number, number, string, number];
 export type IndexRole = 'u' | 'a' | 's';
 
 export function indexRole(t: Pick<Turn, 'role'>): IndexRole {
@@ -104,6 +105,13 @@ export function readRaw(file: string, from: number, to: number): RawChunks {
   return out;
 }
 
+/** A turn's time as the index keeps it: a number (6 bytes, not an ISO string's 24 a turn). */
+function tsValue(ts: string | null): number | string | null {
+  if (!ts) return null;
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) ? ms : ts;
+}
+
 export function runParseJob(j: ParseJob): ParseResult {
   let r;
   try {
@@ -120,7 +128,7 @@ export function runParseJob(j: ParseJob): ParseResult {
   for (const t of r.turns) {
     if (!isSaid(t)) continue;
     // Folded here, in the parse thread, so the thread that writes SQLite does not.
-    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
+    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, tsValue(t.ts), t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
     const side = t.sidechain ? 1 : 0;

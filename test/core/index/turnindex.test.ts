@@ -299,7 +299,7 @@ test('turn rowids stay dense across sessions; a session whose turns fill several
       assert.ok(new Set(got.map((id) => Math.floor(id / 256))).size >= 2, 'its matches are in several blocks');
       assert.deepEqual(got, [...got].sort((x, y) => x - y));
       assert.deepEqual(hit.ids, got.slice(0, 3));
-      const all = idx.db.prepare(`SELECT id FROM turns WHERE sess_id = ? AND said = 1`).pluck().all(sessA.id) as number[];
+      const all = idx.db.prepare(`SELECT id FROM turns WHERE file_id IN (SELECT id FROM files WHERE sess_id = ?) AND said = 1`).pluck().all(sessA.id) as number[];
       assert.ok(got.every((id) => all.includes(id)));
     } finally {
       idx.close();

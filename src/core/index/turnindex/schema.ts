@@ -20,7 +20,8 @@ export type DB = SqliteDatabase;
 // that may hold a term instead of running rg over the whole lake.
 // 8: the raw index is trigram keys with their chunks' ids in plain rows (raw_post) instead of
 // FTS5 (raw_fts), and turn rowids are dense (blocks of BLOCK ids, each a session's) instead of
-// 2^24 apart per session, which made FTS5 doclist entries across sessions 4-5 byte varints.
+// 2^24 apart per session, which made FTS5 doclist entries across sessions 4-5 byte varints; a
+// turn's time is a number, and its session is its file's (not a column of its own).
 export const SCHEMA_VERSION = '8';
 
 /** A turn's rowid is its block's id times BLOCK plus its slot. A block belongs to one session and
@@ -80,11 +81,11 @@ CREATE INDEX IF NOT EXISTS files_raw_behind ON files (id) WHERE live = 1 AND raw
 CREATE TABLE IF NOT EXISTS turns (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
-  sess_id INTEGER NOT NULL,
   n INTEGER NOT NULL,
   role TEXT NOT NULL,
   side INTEGER NOT NULL DEFAULT 0,
-  ts TEXT,
+  -- ms since 1970 (no type: a time Date.parse cannot read is kept as its text)
+  ts,
   line_from INTEGER NOT NULL,
   line_to INTEGER NOT NULL,
   byte_from INTEGER NOT NULL,
@@ -156,12 +157,13 @@ export interface FileRow {
 
 export interface TurnRow {
   id: number;
+  /** Its file's session is the file's (files.sess_id): not kept twice. */
   file_id: number;
-  sess_id: number;
   n: number;
   role: IndexRole;
   side: number;
-  ts: string | null;
+  /** ms since 1970, or the transcript's text when it is no time Date.parse reads. */
+  ts: number | string | null;
   line_from: number;
   line_to: number;
   byte_from: number;
@@ -305,7 +307,7 @@ export class IndexBase {
       delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE file_id = ? AND line_from >= ? AND said = 1)`),
       delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
       insTurn: d.prepare(
-        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, file_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
       unsayFts: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${OLDER_COPIES})`),

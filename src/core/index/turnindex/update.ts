@@ -107,14 +107,14 @@ export class TurnIndex extends IndexQueries {
     });
     const behind = this.st.behind.all() as FileRow[];
     const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
-    // A parse thread pays off on a first build or a big catch-up, not on a few appended lines.
+    // Parse threads pay off on a first build or a big catch-up, not on a few appended lines.
     let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
     let next = 0;
     let inFlight = 0;
     const fill = (from: number) => {
       if (!pool) return;
-      // Keep the parse thread a few files (at most 48 MB) ahead of the inserts.
+      // Keep the parse threads a few files (at most 48 MB) ahead of the inserts.
       while (next < behind.length && next - from < 16 && inFlight < 48 << 20) {
         const row = behind[next];
         const job = this.jobFor(row);
@@ -281,7 +281,7 @@ export class TurnIndex extends IndexQueries {
       }
       const id = (block as number) * BLOCK + seq;
       const folded = t[8];
-      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
+      this.st.insTurn.run(id, row.id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
       if (folded) this.st.insFts.run(id, folded);
     }
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
