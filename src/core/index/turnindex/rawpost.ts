@@ -55,7 +55,8 @@ export function rawStatements(d: SqliteDatabase) {
     anySeg: d.prepare(`SELECT 1 FROM raw_post LIMIT 1`).pluck(),
     putSeg: d.prepare(`INSERT OR REPLACE INTO raw_post (k, ids) VALUES (?, ?)`),
     segs: d.prepare(`SELECT ids FROM raw_post WHERE k >= ? AND k < ? ORDER BY k`).pluck(),
-    chunkFile: d.prepare(`SELECT file_id FROM raw_chunks WHERE id = ?`).pluck(),
+    chunkFiles: d.prepare(`SELECT DISTINCT file_id FROM raw_chunks WHERE id IN (SELECT value FROM json_each(?))`).pluck(),
+    lastChunk: d.prepare(`SELECT max(id) FROM raw_chunks`).pluck(),
     allChunks: d.prepare(`SELECT id, file_id FROM raw_chunks`).raw(),
   };
 }
@@ -181,13 +182,12 @@ export function rawFilesOf(st: RawSt, forms: string[]): Set<number> | null {
     for (const c of cur) chunks.add(c);
   }
   const files = new Set<number>();
-  if (chunks.size > 256) {
+  if (chunks.size === 0) return files;
+  // Most chunks: read them all; else one statement for the ids (a lookup each costs more).
+  if (chunks.size * 4 > ((st.lastChunk.get() as number | null) ?? 0)) {
     for (const [id, file] of st.allChunks.all() as [number, number][]) if (chunks.has(id)) files.add(file);
   } else {
-    for (const c of chunks) {
-      const f = st.chunkFile.get(c) as number | undefined;
-      if (f !== undefined) files.add(f);
-    }
+    for (const f of st.chunkFiles.all(JSON.stringify([...chunks])) as number[]) files.add(f);
   }
   return files;
 }
