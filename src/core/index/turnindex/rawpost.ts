@@ -7,14 +7,16 @@
 // (the first from 0), rowid key * SEG + segment number, so one rowid range is a key's whole list.
 // Chunk ids only grow, so an update appends: to the key's last segment while it is small (a
 // one-line append rewrites a few KB, whatever the store's size), else to a new one. A first build
-// gathers every key's list in memory and writes each once. FTS5 did this before (schema 7), at
+// gathers every key's list in memory and writes it once, in segments of the same size. FTS5 did this before (schema 7), at
 // several times the cost: every trigram a string, tokenized and merged again and again.
 import type { SqliteDatabase } from '../../sqlite';
 import { ASCII_KEYS, trigramKeys } from '../trigrams';
 
 const SEG = 2 ** 20;
-/** An update appends to a key's last segment up to this size (a first build's may be larger). */
-const APPEND_MAX = 4096;
+/** A segment's size at most (about): eight fit a 4 KB page, so a key's last, partly filled one
+ * wastes little of it, none spills to overflow pages, and a one-line append rewrites one page per
+ * trigram it brings. */
+const SEG_MAX = 480;
 
 function putVarint(out: Uint8Array, at: number, v: number): number {
   while (v >= 0x80) {
@@ -23,11 +25,6 @@ function putVarint(out: Uint8Array, at: number, v: number): number {
   }
   out[at++] = v;
   return at;
-}
-
-function varint(v: number): Buffer {
-  const b = Buffer.allocUnsafe(5);
-  return b.subarray(0, putVarint(b, 0, v));
 }
 
 /** Appends the chunk ids a segment holds to `out`; returns the last one (or `prev`). */
@@ -118,27 +115,33 @@ export class RawWriter {
     const order = new Int32Array(n);
     // Stable: a key's chunks stay in the order they came, which is ascending.
     for (let i = 0; i < n; i++) order[fill[slotOf(keys[i])]++] = chunks[i];
-    let scratch = new Uint8Array(1 << 16);
+    const scratch = new Uint8Array(SEG_MAX + 5);
     for (let s = 0; s < slots; s++) {
-      const from = start[s];
+      let i = start[s];
       const to = start[s + 1];
-      if (from === to) continue;
+      if (i === to) continue;
       const k = s < ASCII_KEYS ? s : wideSorted[s - ASCII_KEYS];
-      if (scratch.length < (to - from) * 5 + 5) scratch = new Uint8Array((to - from) * 5 + 5);
-      // The deltas after the first; the first is written against what it follows.
-      let len = 0;
-      for (let i = from + 1; i < to; i++) len = putVarint(scratch, len, order[i] - order[i - 1]);
-      const tail = scratch.subarray(0, len);
-      const first = order[from];
-      const last = this.empty && !this.written.has(k) ? undefined : (this.st.lastSeg.get(k * SEG, (k + 1) * SEG) as { k: number; ids: Buffer } | undefined);
-      if (!last) {
-        this.st.putSeg.run(k * SEG, Buffer.concat([(varint(first)), tail]));
-      } else if (last.ids.length + len + 5 <= APPEND_MAX) {
-        const prev = decode(last.ids, null);
-        this.st.putSeg.run(last.k, Buffer.concat([last.ids, (varint(first - prev)), tail]));
-      } else {
-        if (last.k + 1 >= (k + 1) * SEG) throw new Error(`the raw index has no room left for trigram key ${k}`);
-        this.st.putSeg.run(last.k + 1, Buffer.concat([(varint(first)), tail]));
+      const last = this.empty && !this.written.has(k) ? undefined : (this.st.lastSeg.get(k * SEG, (k + 1) * SEG) as { k: number; ids: Uint8Array } | undefined);
+      let seg = last ? last.k : k * SEG - 1;
+      if (last && last.ids.length < SEG_MAX) {
+        // Into the last segment while it has room, each id after the one it ends with.
+        let prev = decode(last.ids, null);
+        let len = 0;
+        while (i < to && last.ids.length + len < SEG_MAX) {
+          len = putVarint(scratch, len, order[i] - prev);
+          prev = order[i++];
+        }
+        this.st.putSeg.run(last.k, Buffer.concat([last.ids, scratch.subarray(0, len)]));
+      }
+      while (i < to) {
+        let len = 0;
+        let prev = 0;
+        while (i < to && len < SEG_MAX) {
+          len = putVarint(scratch, len, order[i] - prev);
+          prev = order[i++];
+        }
+        if (++seg >= (k + 1) * SEG) throw new Error(`the raw index has no room left for trigram key ${k}`);
+        this.st.putSeg.run(seg, Buffer.from(scratch.subarray(0, len)));
       }
       if (this.empty) this.written.add(k);
     }
