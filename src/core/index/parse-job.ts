@@ -5,7 +5,7 @@ import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
 import { READ_NOFOLLOW } from '../safepath';
 import { readTurns } from './read';
-import { fold, rawTrigramWords } from './trigrams';
+import { fold, rawTrigramKeys } from './trigrams';
 
 export interface ParseJob {
   file: string;
@@ -14,16 +14,16 @@ export interface ParseJob {
   resume?: Checkpoint;
   to: number;
   tail: boolean;
-  /** Where the raw lines not yet in raw_fts start (none: they are not read). */
+  /** Where the raw lines not yet in the raw index start (none: they are not read). */
   raw_from?: number;
 }
 
 /** The complete lines after raw_from, lowercased, in chunks of about RAW_CHUNK bytes, each as
- * its distinct trigrams (rawTrigramWords); `to` is
+ * its distinct trigram keys (rawTrigramKeys); `to` is
  * where the last complete line ends (a line still being written is left for a later read). */
 export interface RawChunks {
   to: number;
-  chunks: string[];
+  chunks: Int32Array[];
 }
 
 const RAW_CHUNK = 4 << 20;
@@ -31,10 +31,11 @@ const RAW_CHUNK = 4 << 20;
 export { fold };
 
 /** What the index stores of an entry whose text the turn tier finds (see isSaid):
- * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts,
+ * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts (ms since
+ * 1970, or the text when it is no time Date.parse reads),
  * line_from, line_to, byte_from, byte_to, folded text, key (turnKey: the same entry in another
  * generation has the same key)]. Only 'u' and 'a' rows count as turns. */
-export type IndexTurn = [number, IndexRole, number, string | null, number, number, number, number, string, number];
+export type IndexTurn = [number, IndexRole, number, number | string | null, number, number, number, number, string, number];
 export type IndexRole = 'u' | 'a' | 's';
 
 export function indexRole(t: Pick<Turn, 'role'>): IndexRole {
@@ -64,34 +65,51 @@ export type ParseResult =
   /** The file is not there (a store mid-sync). */
   | { kind: 'missing' };
 
+// One read buffer kept across files: a fresh one per file is garbage the GC sees late.
+let spare: Buffer | null = null;
+
 /** Reads the complete lines between `from` and `to` (a chunk never splits a line, so a term
  * within a line is within one chunk). */
 export function readRaw(file: string, from: number, to: number): RawChunks {
   const out: RawChunks = { to: from, chunks: [] };
   if (to <= from) return out;
   const fd = fs.openSync(file, READ_NOFOLLOW);
+  let buf = spare ?? Buffer.allocUnsafe(RAW_CHUNK);
+  spare = null;
   try {
     let pos = from;
-    let carry: Buffer | null = null;
+    // Bytes of a line not complete yet at buf[0, len).
+    let len = 0;
     while (pos < to) {
-      const b = Buffer.allocUnsafe(Math.min(RAW_CHUNK, to - pos));
-      const n = fs.readSync(fd, b, 0, b.length, pos);
+      if (len === buf.length) {
+        // One line longer than the buffer: grow it rather than split the line.
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, len);
+        buf = bigger;
+      }
+      const n = fs.readSync(fd, buf, len, Math.min(buf.length - len, to - pos), pos);
       if (n <= 0) break;
       pos += n;
-      const got: Buffer = carry ? Buffer.concat([carry, b.subarray(0, n)]) : b.subarray(0, n);
-      const nl = got.lastIndexOf(10);
-      if (nl < 0) {
-        carry = got;
-        continue;
-      }
-      out.chunks.push(rawTrigramWords(got, 0, nl + 1).join(' '));
+      len += n;
+      const nl = buf.lastIndexOf(10, len - 1);
+      if (nl < 0) continue;
+      out.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, nl + 1)));
       out.to += nl + 1;
-      carry = nl + 1 < got.length ? Buffer.from(got.subarray(nl + 1)) : null;
+      buf.copy(buf, 0, nl + 1, len);
+      len -= nl + 1;
     }
   } finally {
     fs.closeSync(fd);
+    if (buf.length === RAW_CHUNK) spare = buf;
   }
   return out;
+}
+
+/** A turn's time as the index keeps it: a number (6 bytes, not an ISO string's 24 a turn). */
+function tsValue(ts: string | null): number | string | null {
+  if (!ts) return null;
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) ? ms : ts;
 }
 
 export function runParseJob(j: ParseJob): ParseResult {
@@ -110,7 +128,7 @@ export function runParseJob(j: ParseJob): ParseResult {
   for (const t of r.turns) {
     if (!isSaid(t)) continue;
     // Folded here, in the parse thread, so the thread that writes SQLite does not.
-    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, t.ts, t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
+    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, tsValue(t.ts), t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
     const side = t.sidechain ? 1 : 0;

@@ -1,7 +1,8 @@
-// A parse thread for the index (see parse-worker.ts), driven synchronously: jobs are posted ahead,
+// Parse threads for the index (see parse-worker.ts), driven synchronously: jobs are posted ahead,
 // and results are taken in order with receiveMessageOnPort, waiting on a shared counter in
 // between. update() stays synchronous, which every caller (CLI, MCP, extension worker) relies on.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { BUILTIN, registry } from '../agents';
@@ -29,12 +30,16 @@ function workerScript(): string | null {
   return null;
 }
 
+/** Parse threads: as many as the machine has cores, at most THREADS (the thread that writes SQLite
+ * waits on them most of a first build; more would only hold memory). */
+const THREADS = 3;
+
 export class ParsePool {
-  private seq = 0;
+  private sent = 0;
+  private taken = 0;
 
   private constructor(
-    private readonly worker: Worker,
-    private readonly port: MessagePort,
+    private readonly workers: { worker: Worker; port: MessagePort }[],
     private readonly sig: Int32Array,
   ) {}
 
@@ -42,28 +47,34 @@ export class ParsePool {
   static start(): ParsePool | null {
     const script = workerScript();
     if (!script) return null;
-    try {
-      const sab = new SharedArrayBuffer(4);
-      const { port1, port2 } = new MessageChannel();
-      // A small heap: the thread only parses, and the rebuild's whole RSS has a budget.
-      const w = new Worker(script, {
-        workerData: { brainParseWorker: true, port: port2, sig: sab },
-        transferList: [port2],
-        resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
-      });
-      w.unref();
-      w.on('error', () => {
-        /* a job that never answers times out in next() */
-      });
-      return new ParsePool(w, port1, new Int32Array(sab));
-    } catch {
-      return null;
+    const sab = new SharedArrayBuffer(4);
+    const workers: { worker: Worker; port: MessagePort }[] = [];
+    const n = Math.max(1, Math.min(THREADS, os.availableParallelism()));
+    for (let i = 0; i < n; i++) {
+      try {
+        const { port1, port2 } = new MessageChannel();
+        // A small heap: a thread only parses, and the rebuild's whole RSS has a budget.
+        const w = new Worker(script, {
+          workerData: { brainParseWorker: true, port: port2, sig: sab },
+          transferList: [port2],
+          resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
+        });
+        w.unref();
+        w.on('error', () => {
+          /* a job that never answers times out in next() */
+        });
+        workers.push({ worker: w, port: port1 });
+      } catch {
+        break;
+      }
     }
+    return workers.length ? new ParsePool(workers, new Int32Array(sab)) : null;
   }
 
+  /** Jobs go round the threads, so the replies, taken round in the same order, come in order. */
   send(job: ParseJob): number {
-    const seq = ++this.seq;
-    this.port.postMessage({ ...job, seq });
+    const seq = ++this.sent;
+    this.workers[seq % this.workers.length].port.postMessage({ ...job, seq });
     return seq;
   }
 
@@ -71,17 +82,23 @@ export class ParsePool {
    * does not answer in time (it died): the caller parses the rest itself. */
   next(timeoutMs: number): PoolReply | null {
     const until = Date.now() + timeoutMs;
+    const port = this.workers[(this.taken + 1) % this.workers.length].port;
     for (;;) {
       const seen = Atomics.load(this.sig, 0);
-      const m = receiveMessageOnPort(this.port);
-      if (m) return m.message as PoolReply;
+      const m = receiveMessageOnPort(port);
+      if (m) {
+        this.taken++;
+        return m.message as PoolReply;
+      }
       if (Date.now() > until) return null;
       Atomics.wait(this.sig, 0, seen, 1000);
     }
   }
 
   close(): void {
-    this.port.close();
-    void this.worker.terminate();
+    for (const w of this.workers) {
+      w.port.close();
+      void w.worker.terminate();
+    }
   }
 }

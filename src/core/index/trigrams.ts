@@ -1,23 +1,37 @@
-// Trigrams for raw_fts: each distinct trigram (three code points) of a lowercased text as one
-// ASCII word, so the table (tokenize 'ascii', no positions) is handed each once per chunk instead
-// of tokenizing every byte: a chunk of code or logs repeats most of its trigrams. Search asks for
-// the words of a term's forms (trigramWords); the index takes them from the raw bytes
-// (rawTrigramWords), which gives the same words as folding the decoded text would.
+// Trigrams for the raw index (rawpost.ts): each distinct trigram (three code points) of a
+// lowercased text as one number, its key, so a chunk of lines is handed over as its keys once
+// each instead of a string per trigram: a chunk of code or logs repeats most of its trigrams.
+// Search asks for the keys of a term's forms (trigramKeys); the index takes them from the raw
+// bytes (rawTrigramKeys), which gives the same keys as folding the decoded text would.
 
 /** Lowercasing is the index's and the scan's one definition of "case-insensitive". */
 export function fold(s: string): string {
   return s.toLowerCase();
 }
 
+/** Keys below this are ASCII trigrams (7 bits a code point); the others are hashed into the
+ * rest of 31 bits: two such trigrams may share a key, which makes the raw index name a file
+ * that does not hold a term (it is a prefilter; the files it names are read to verify). */
+export const ASCII_KEYS = 1 << 21;
+const WIDE_MASK = 0x3fffffff;
+
+export function wideKey(a: number, b: number, c: number): number {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 15) ^ b, 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 13) ^ c, 0x27d4eb2f);
+  h ^= h >>> 16;
+  return ASCII_KEYS + (h & WIDE_MASK);
+}
+
 interface Acc {
   stamp: number;
-  out: string[];
-  wide: Set<string> | null;
+  out: number[];
+  wide: Set<number> | null;
 }
 
 // Which ASCII trigrams the current chunk gave already: a stamp per trigram, so nothing is cleared.
 let stamp = 0;
-const asciiSeen = new Uint32Array(1 << 21);
+const asciiSeen = new Uint32Array(ASCII_KEYS);
 
 function start(): Acc {
   if (++stamp === 0xffffffff) {
@@ -27,19 +41,9 @@ function start(): Acc {
   return { stamp, out: [], wide: null };
 }
 
-function finish(acc: Acc): string[] {
+function finish(acc: Acc): number[] {
   if (acc.wide) for (const w of acc.wide) acc.out.push(w);
   return acc.out;
-}
-
-// Each ASCII trigram's word, made once.
-const asciiWord: string[] = [];
-
-function ascii(acc: Acc, k: number): void {
-  if (asciiSeen[k] !== acc.stamp) {
-    asciiSeen[k] = acc.stamp;
-    acc.out.push((asciiWord[k] ??= `t${k.toString(36)}`));
-  }
 }
 
 function addString(acc: Acc, s: string): void {
@@ -55,16 +59,21 @@ function addString(acc: Acc, s: string): void {
       }
     }
     if (a >= 0) {
-      if ((a | b | c) < 128) ascii(acc, (a << 14) | (b << 7) | c);
-      else (acc.wide ??= new Set()).add(`u${a.toString(36)}x${b.toString(36)}x${c.toString(36)}`);
+      if ((a | b | c) < 128) {
+        const k = (a << 14) | (b << 7) | c;
+        if (asciiSeen[k] !== acc.stamp) {
+          asciiSeen[k] = acc.stamp;
+          acc.out.push(k);
+        }
+      } else (acc.wide ??= new Set()).add(wideKey(a, b, c));
     }
     a = b;
     b = c;
   }
 }
 
-/** The trigram words of a lowercased text (a term's form). */
-export function trigramWords(folded: string): string[] {
+/** The distinct trigram keys of a lowercased text (a term's form). */
+export function trigramKeys(folded: string): number[] {
   const acc = start();
   addString(acc, folded);
   return finish(acc);
@@ -74,11 +83,11 @@ export function trigramWords(folded: string): string[] {
 // trigrams across its edges, and the context lowercasing looks at (a final sigma).
 const EDGE = 8;
 
-/** The trigram words of bytes from..to of complete UTF-8 lines, as if decoded and lowercased:
- * ASCII straight from the bytes (decoding and lowercasing a whole chunk costs more than the
- * parse), stretches with other bytes decoded and lowercased. No trigram spans a newline (no term
- * the index is asked for holds one). */
-export function rawTrigramWords(buf: Buffer, from: number, to: number): string[] {
+/** The distinct trigram keys of bytes from..to of complete UTF-8 lines, as if decoded and
+ * lowercased: ASCII straight from the bytes (decoding and lowercasing a whole chunk costs more
+ * than the parse), stretches with other bytes decoded and lowercased. No trigram spans a newline
+ * (no term the index is asked for holds one). */
+export function rawTrigramKeys(buf: Buffer, from: number, to: number): number[] {
   const acc = start();
   const st = acc.stamp;
   const out = acc.out;
@@ -95,11 +104,11 @@ export function rawTrigramWords(buf: Buffer, from: number, to: number): string[]
       }
       const c = x >= 65 && x <= 90 ? x + 32 : x;
       if (a >= 0) {
-        // ascii(), by hand: this loop sees every byte of the lake.
+        // By hand, as in addString: this loop sees every byte of the lake.
         const k = (a << 14) | (b << 7) | c;
         if (asciiSeen[k] !== st) {
           asciiSeen[k] = st;
-          out.push((asciiWord[k] ??= `t${k.toString(36)}`));
+          out.push(k);
         }
       }
       a = b;

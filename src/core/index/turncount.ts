@@ -43,8 +43,8 @@ export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string)
   const rows = db
     .prepare(
       `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s),
-       c AS (SELECT t.sess_id, t.key, t.file_id, count(*) AS n, min(coalesce(t.ts, fl.first_seen)) AS at
-             FROM turns t JOIN files fl ON fl.id = t.file_id JOIN sb ON sb.sess_id = t.sess_id AND sb.base = fl.base
+       c AS (SELECT fl.sess_id, t.key, t.file_id, count(*) AS n, min(coalesce(t.ts, unixepoch(fl.first_seen, 'subsec') * 1000)) AS at
+             FROM turns t JOIN files fl ON fl.id = t.file_id JOIN sb ON sb.sess_id = fl.sess_id AND sb.base = fl.base
              WHERE t.${TURN_ROLES} AND fl.live = 1
              GROUP BY 1, 2, 3),
        k AS (SELECT sess_id, key, max(n) AS n, min(at) AS at FROM c GROUP BY 1, 2)
@@ -53,12 +53,13 @@ export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string)
        GROUP BY 1, 2, 3, 4`,
     )
     .raw()
-    .all() as [string, string, string | null, string | null, number][];
+    .all() as [string, string, string | null, number | string | null, number][];
   const day = new Intl.DateTimeFormat('en-CA', { timeZone: f.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   const out = new Map<string, number>();
   for (const [lane, machine, project, at, n] of rows) {
     if (f.lanes?.length && !f.lanes.includes(lane)) continue;
-    const ms = at ? Date.parse(at) : Number.NaN;
+    // A number (the index keeps times as ms), or a turn's time no parser reads.
+    const ms = typeof at === 'number' ? at : at ? Date.parse(at) : Number.NaN;
     if (f.since != null && !(ms >= f.since)) continue;
     const key =
       by === 'agent' ? agentOf(lane) : by === 'machine' ? machine : by === 'project' ? (project ?? '(unknown)') : by === 'day' ? (Number.isNaN(ms) ? '(no time)' : day.format(ms)) : 'total';

@@ -14,6 +14,7 @@ import { homeRoot, type Root } from '../../../src/core/index/roots';
 import { readTurns, laneRel } from '../../../src/core/index/read';
 import { readManifest } from '../../../src/core/floor/manifest';
 import { isSaid } from '../../../src/core/turns';
+import { rawTrigramKeys } from '../../../src/core/index/trigrams';
 import { rawPatterns } from '../../../src/core/recall/scan';
 import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines } from './floor';
 import { genClaude, genCodex, genPi, rng, type GenSession } from './gen';
@@ -255,6 +256,89 @@ test('every generation stays in the index; a turn two generations hold counts on
       const s = idx.findSessions(g.session);
       assert.equal(s.length, 1);
       assert.equal(s[0].turns, 9);
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('turn rowids stay dense across sessions; a session whose turns fill several blocks is one match, in order', () => {
+  const dir = tmp('blocks');
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(41);
+    // A: 2 x 180 turns, in two parts with other sessions between, so its blocks interleave theirs.
+    const a = genClaude(r, 180);
+    const others = Array.from({ length: 6 }, () => genClaude(r, 3));
+    const firstUser = a.lines.findIndex((l, i) => i > a.lines.length / 2 && typeof JSON.parse(l).message.content === 'string');
+    floor.append(a.lane, a.rel, a.lines.slice(0, firstUser).join('\n') + '\n');
+    for (const o of others.slice(0, 3)) writeGen(floor, o);
+    const idx = open(rootOf(dir));
+    try {
+      idx.update();
+      for (const o of others.slice(3)) writeGen(floor, o);
+      floor.append(a.lane, a.rel, a.lines.slice(firstUser).join('\n') + '\n');
+      idx.update();
+      const ids = idx.db.prepare('SELECT id FROM turns ORDER BY id').pluck().all() as number[];
+      assert.equal(ids.length, 360 + 6 * 6);
+      // Dense: each session's turns take the next block, not a range 2^24 wide.
+      assert.ok(ids[ids.length - 1] < 16 * 256, `largest turn rowid ${ids[ids.length - 1]}`);
+      const t = truth(rootOf(dir));
+      for (const term of terms(t, 43, 60)) assert.deepEqual(sorted(indexAnswer(idx, term)), sorted(scanAnswer(t, term)), term);
+      const sessA = idx.findSessions(a.session)[0];
+      assert.equal(sessA.turns, 360);
+      // A turn's time is kept as a number (ms), its session only through its file.
+      const first = idx.turn(ids[0])!;
+      assert.equal(first.ts, Date.parse(JSON.parse(a.lines[0]).timestamp));
+      assert.ok(!('sess_id' in first));
+      const blocks = idx.db.prepare(`SELECT count(*) FROM blocks WHERE sess_id = ?`).pluck().get(sessA.id) as number;
+      assert.ok(blocks >= 2, 'A spans several blocks');
+      // A word many of A's turns hold: A comes once, with every such turn, ids ascending across blocks.
+      const said = t.get(`testbox/cc/${a.session}`)!;
+      const hit = idx.match('the').find((x) => x.sess_id === sessA.id)!;
+      assert.equal(hit.count, said.filter((x) => x.includes('the')).length);
+      assert.equal(idx.match('the').filter((x) => x.sess_id === sessA.id).length, 1);
+      const got = hit.all.split(',').map(Number);
+      assert.ok(new Set(got.map((id) => Math.floor(id / 256))).size >= 2, 'its matches are in several blocks');
+      assert.deepEqual(got, [...got].sort((x, y) => x - y));
+      assert.deepEqual(hit.ids, got.slice(0, 3));
+      const all = idx.db.prepare(`SELECT id FROM turns WHERE file_id IN (SELECT id FROM files WHERE sess_id = ?) AND said = 1`).pluck().all(sessA.id) as number[];
+      assert.ok(got.every((id) => all.includes(id)));
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a one-line append touches only the raw lists of its own trigrams, each a small segment', () => {
+  const dir = tmp('rawappend');
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(51);
+    const gens = [genClaude(r, 40), genPi(r, 30), genCodex(r, 20)];
+    for (const g of gens) writeGen(floor, g);
+    const idx = open(rootOf(dir));
+    try {
+      idx.update();
+      const before = new Map((idx.db.prepare('SELECT k, hex(ids) FROM raw_post').raw().all() as [number, string][]).map(([k, v]) => [k, v]));
+      const g = gens[0];
+      const line = `${JSON.stringify({ type: 'user', sessionId: g.session, cwd: '/w', timestamp: '2026-05-01T00:00:00Z', message: { role: 'user', content: 'one appended line, quagmirewombat' } })}\n`;
+      floor.append(g.lane, g.rel, line);
+      idx.update();
+      const after = idx.db.prepare('SELECT k, hex(ids), length(ids) FROM raw_post').raw().all() as [number, string, number][];
+      const keys = new Set(rawTrigramKeys(Buffer.from(line), 0, Buffer.byteLength(line)));
+      const changed = after.filter(([k, v]) => before.get(k) !== v);
+      assert.ok(changed.length > 0);
+      for (const [k, , len] of changed) {
+        // Segment k of key floor(k / 2^20): nothing but the new line's keys is written again.
+        assert.ok(keys.has(Math.floor(k / 2 ** 20)), `segment ${k} changed`);
+        assert.ok(len <= 4096, `segment ${k} is ${len} bytes`);
+      }
+      assert.deepEqual([...idx.rawFiles(rawPatterns('QuagmireWombat')!)!], [idx.liveFiles().find((f) => f.lake_path === floor.lakePath(g.lane, g.rel))!.id]);
     } finally {
       idx.close();
     }

@@ -2,8 +2,9 @@
 // floor, and an FTS5 trigram index over its lowercased text. A trigram phrase query matches any
 // substring of three or more characters, so on lowercased text it is the same literal match a scan
 // does. Only conversation text is indexed so: tool output, thinking and tool arguments would make it
-// larger than the floor. Those are in raw_fts instead, every file's raw lines as trigrams without
-// positions (trigrams.ts), which names the files the scan tier then reads to verify.
+// larger than the floor. Those are in the raw index instead, every file's raw lines as trigram keys
+// without positions (trigrams.ts, rawpost.ts), which names the files the scan tier then reads to
+// verify.
 //
 // schema.ts holds its tables and the connection's base, query.ts what it answers, update.ts how
 // it is kept current from the floor, open.ts opening and rebuilding it, snapshot.ts the in-memory

@@ -4,8 +4,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fold } from '../parse-job';
-import { trigramWords } from '../trigrams';
 import type { MachineFloor } from '../roots';
+import { rawFilesOf } from './rawpost';
 import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
 
 
@@ -18,18 +18,6 @@ export function indexable(term: string): boolean {
 
 function phrase(term: string): string {
   return `"${fold(term).replace(/"/g, '""')}"`;
-}
-
-/** An FTS5 query for raw_fts: any of the forms, each as all of its trigrams (trigramWords). Null
- * when a form is too short to have a trigram. */
-export function trigramQuery(forms: string[]): string | null {
-  const alts: string[] = [];
-  for (const f of forms) {
-    const words = trigramWords(f);
-    if (words.length === 0) return null;
-    alts.push(`(${words.join(' AND ')})`);
-  }
-  return alts.length ? alts.join(' OR ') : null;
 }
 
 const LIVE_COLS = 'id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen, raw_done';
@@ -62,7 +50,19 @@ export class IndexQueries extends IndexBase {
    * number of such turns and the ids of the first three. */
   match(term: string): { sess_id: number; count: number; ids: number[]; all: string }[] {
     const rows = this.st.match.all(phrase(term)) as { s: number; c: number; ids: string }[];
-    return rows.map((r) => ({ sess_id: r.s, count: r.c, ids: r.ids.split(',', 3).map(Number), all: r.ids }));
+    const out: { sess_id: number; count: number; ids: number[]; all: string }[] = [];
+    // One row a block, a session's blocks in a row and in rowid order: joined per session.
+    for (let i = 0; i < rows.length; ) {
+      const s = rows[i].s;
+      let c = rows[i].c;
+      let all = rows[i].ids;
+      for (i++; i < rows.length && rows[i].s === s; i++) {
+        c += rows[i].c;
+        all += `,${rows[i].ids}`;
+      }
+      out.push({ sess_id: s, count: c, ids: all.split(',', 3).map(Number), all });
+    }
+    return out;
   }
 
   /** Sessions with a file of generation 2 or later: their matches may repeat a turn. */
@@ -92,8 +92,7 @@ export class IndexQueries extends IndexBase {
   /** The files (ids) with a raw chunk holding every trigram of one of `forms` (lowercased raw
    * forms of a term): a superset of the files whose indexed lines hold it. Null: no trigram to ask. */
   rawFiles(forms: string[]): Set<number> | null {
-    const q = trigramQuery(forms);
-    return q === null ? null : new Set(this.st.rawMatch.all(q) as number[]);
+    return rawFilesOf(this.rawSt, forms);
   }
 
   turn(id: number): TurnRow | undefined {
@@ -122,8 +121,8 @@ export class IndexQueries extends IndexBase {
     return this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE live = 1`).all() as LiveFile[];
   }
 
-  /** The live files among `ids`, and those with lines raw_fts does not hold yet (a line still
-   * being written, a file not read): what the tool tier reads for a term raw_fts answered. */
+  /** The live files among `ids`, and those with lines the raw index does not hold yet (a line still
+   * being written, a file not read): what the tool tier reads for a term the raw index answered. */
   liveFilesAmong(ids: Set<number>): LiveFile[] {
     const out = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE live = 1 AND raw_done < claimed`).all() as LiveFile[];
     const one = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE id = ? AND live = 1 AND raw_done >= claimed`);

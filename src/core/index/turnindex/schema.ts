@@ -6,6 +6,7 @@ import type { SqliteDatabase } from '../../sqlite';
 import type { Root } from '../roots';
 import type { IndexRole } from '../parse-job';
 import { sessionTurns } from '../turncount';
+import { rawStatements } from './rawpost';
 
 export type DB = SqliteDatabase;
 
@@ -17,12 +18,19 @@ export type DB = SqliteDatabase;
 // key (turnKey), so a turn several generations hold counts once.
 // 7: the raw lines of every file are indexed too (raw_fts), so the tool tier reads only the files
 // that may hold a term instead of running rg over the whole lake.
-export const SCHEMA_VERSION = '7';
+// 8: the raw index is trigram keys with their chunks' ids in plain rows (raw_post) instead of
+// FTS5 (raw_fts), and turn rowids are dense (blocks of BLOCK ids, each a session's) instead of
+// 2^24 apart per session, which made FTS5 doclist entries across sessions 4-5 byte varints; a
+// turn's time is a number, and its session is its file's (not a column of its own).
+export const SCHEMA_VERSION = '8';
 
-/** A turn's rowid is its session's id times SPAN plus a sequence number, so the FTS rowids of a
- * match group by session without a join (rowid >> 24), and a session's turns are one rowid range. */
-export const SPAN_BITS = 24;
-export const SPAN = 2 ** SPAN_BITS;
+/** A turn's rowid is its block's id times BLOCK plus its slot. A block belongs to one session and
+ * is taken when the session's last one is full, so rowids stay dense (an FTS5 doclist stores each
+ * as a varint delta from the one before), a match still groups by block without reading a turn
+ * (rowid >> BLOCK_BITS), and a session's turns are in rowid order. */
+export const BLOCK_BITS = 8;
+const FTS_TABLES = ['turns_fts'];
+export const BLOCK = 2 ** BLOCK_BITS;
 
 
 const SCHEMA = `
@@ -73,11 +81,11 @@ CREATE INDEX IF NOT EXISTS files_raw_behind ON files (id) WHERE live = 1 AND raw
 CREATE TABLE IF NOT EXISTS turns (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
-  sess_id INTEGER NOT NULL,
   n INTEGER NOT NULL,
   role TEXT NOT NULL,
   side INTEGER NOT NULL DEFAULT 0,
-  ts TEXT,
+  -- ms since 1970 (no type: a time Date.parse cannot read is kept as its text)
+  ts,
   line_from INTEGER NOT NULL,
   line_to INTEGER NOT NULL,
   byte_from INTEGER NOT NULL,
@@ -86,14 +94,14 @@ CREATE TABLE IF NOT EXISTS turns (
   key INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
+-- Whose a block of turn rowids is (see BLOCK).
+CREATE TABLE IF NOT EXISTS blocks (id INTEGER PRIMARY KEY, sess_id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS blocks_sess ON blocks (sess_id, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
--- Every complete line of every file, lowercased, in chunks (one per update that read new lines),
--- each chunk as its distinct trigrams spelled as words, without positions: it answers which chunks
--- hold all of a term's trigrams, and the scan then reads those files to verify (a prefilter, like
--- rg, not an answer).
-CREATE VIRTUAL TABLE IF NOT EXISTS raw_fts USING fts5 (text, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none);
--- Whose a raw chunk is. Its rowid is the next number, not derived from the file's, so a trigram's
--- list of chunks grows by a byte or two a chunk (consecutive ids), and its file is one lookup away.
+-- The raw index (rawpost.ts): each trigram key's list of raw chunks, in segments. A chunk is a
+-- file's complete lines read in one update; its rowid is the next number, so a key's list grows by
+-- a byte or two a chunk, and its file is one lookup away.
+CREATE TABLE IF NOT EXISTS raw_post (k INTEGER PRIMARY KEY, ids BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS raw_chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS raw_chunks_file ON raw_chunks (file_id);
 `;
@@ -143,18 +151,19 @@ export interface FileRow {
   lines: number;
   bad: number;
   live: number;
-  /** Bytes of complete lines in raw_fts (from 0). */
+  /** Bytes of complete lines in the raw index (from 0). */
   raw_done: number;
 }
 
 export interface TurnRow {
   id: number;
+  /** Its file's session is the file's (files.sess_id): not kept twice. */
   file_id: number;
-  sess_id: number;
   n: number;
   role: IndexRole;
   side: number;
-  ts: string | null;
+  /** ms since 1970, or the transcript's text when it is no time Date.parse reads. */
+  ts: number | string | null;
   line_from: number;
   line_to: number;
   byte_from: number;
@@ -202,6 +211,7 @@ export function indexSymlink(root: Root): string | null {
 
 export class IndexBase {
   protected st!: ReturnType<IndexBase['prepare']>;
+  protected rawSt!: ReturnType<typeof rawStatements>;
   protected fresh = false;
 
   constructor(
@@ -222,7 +232,7 @@ export class IndexBase {
     }
     if (v !== undefined && v !== SCHEMA_VERSION) {
       // Another layout: it is a cache, so start again.
-      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -230,9 +240,13 @@ export class IndexBase {
       if (this.db.prepare(`INSERT OR IGNORE INTO meta (k, v) VALUES ('schema', ?)`).run(SCHEMA_VERSION).changes > 0) {
         // A bigger in-memory term hash before each flush halves the build's FTS work.
         this.db.exec(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('hashsize', ${32 << 20})`);
-        this.db.exec(`INSERT INTO raw_fts (raw_fts, rank) VALUES ('hashsize', ${32 << 20})`);
       }
-      if (fresh) this.db.exec(`INSERT INTO meta (k, v) VALUES ('building', '1') ON CONFLICT (k) DO UPDATE SET v = '1'`);
+      if (fresh) {
+        this.db.exec(`INSERT INTO meta (k, v) VALUES ('building', '1') ON CONFLICT (k) DO UPDATE SET v = '1'`);
+        // A first build merges no segments as it goes (each merge rewrites what earlier ones
+        // wrote): one 'optimize' at the end merges them once (finishFresh).
+        for (const t of FTS_TABLES) this.db.exec(`INSERT INTO ${t} (${t}, rank) VALUES ('automerge', 0); INSERT INTO ${t} (${t}, rank) VALUES ('crisismerge', 64)`);
+      }
       this.db.exec('COMMIT');
     } catch (e) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -240,6 +254,7 @@ export class IndexBase {
     }
     this.fresh = fresh;
     this.st = this.prepare();
+    this.rawSt = rawStatements(this.db);
     return 'ok';
   }
 
@@ -250,6 +265,10 @@ export class IndexBase {
     // The build's segment merges leave free pages behind (about a sixth of the file): give them
     // back while the file is still this process's alone. A crash meanwhile leaves 'building' set,
     // so the next open starts again.
+    for (const t of FTS_TABLES) {
+      this.db.exec(`INSERT INTO ${t} (${t}) VALUES ('optimize')`);
+      this.db.exec(`INSERT INTO ${t} (${t}, rank) VALUES ('automerge', 4); INSERT INTO ${t} (${t}, rank) VALUES ('crisismerge', 16)`);
+    }
     const free = Number(this.db.pragma('freelist_count', { simple: true }));
     const pages = Number(this.db.pragma('page_count', { simple: true }));
     if (free > pages / 20) this.db.exec('VACUUM');
@@ -288,26 +307,27 @@ export class IndexBase {
       delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE file_id = ? AND line_from >= ? AND said = 1)`),
       delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
       insTurn: d.prepare(
-        `INSERT INTO turns (id, file_id, sess_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, file_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
       unsayFts: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${OLDER_COPIES})`),
       unsayRows: d.prepare(`UPDATE turns SET said = 0 WHERE id IN (${OLDER_COPIES})`),
       countTurns: d.prepare(sessionTurns('@sess')).pluck(),
       insChunk: d.prepare(`INSERT INTO raw_chunks (file_id) VALUES (?)`),
-      insRaw: d.prepare(`INSERT INTO raw_fts (rowid, text) VALUES (?, ?)`),
       setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
-      rawMatch: d.prepare(`SELECT DISTINCT c.file_id FROM raw_fts JOIN raw_chunks c ON c.id = raw_fts.rowid WHERE raw_fts MATCH ?`).pluck(),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 
       lastSeq: d.prepare(`SELECT max(id) FROM turns WHERE id >= ? AND id < ?`).pluck(),
+      lastBlock: d.prepare(`SELECT max(id) FROM blocks WHERE sess_id = ?`).pluck(),
+      newBlock: d.prepare(`INSERT INTO blocks (sess_id) VALUES (?)`),
       liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
       match: d.prepare(
-        // The matching turns of each session in order, from the same pass that counts them (FTS5
+        // The matching turns of each block in order, from the same pass that counts them (FTS5
         // does not seek on a rowid bound, so asking again per session would read every match
-        // again). A built-in aggregate: a JavaScript one costs a callback per matching turn.
-        `SELECT rowid >> ${SPAN_BITS} AS s, count(*) AS c, group_concat(rowid ORDER BY rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY s`,
+        // again), then each block's session: one lookup a block, not a turn. A built-in
+        // aggregate: a JavaScript one costs a callback per matching turn.
+        `SELECT b.sess_id AS s, m.c, m.ids FROM (SELECT rowid >> ${BLOCK_BITS} AS k, count(*) AS c, group_concat(rowid ORDER BY rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY k) m JOIN blocks b ON b.id = m.k ORDER BY b.sess_id, m.k`,
       ),
       turnById: d.prepare(`SELECT * FROM turns WHERE id = ?`),
     };

@@ -15,7 +15,8 @@ import { baseOfGen, projectFromPath, readMeta, type MachineFloor } from '../root
 import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
-import { fileBytes, SPAN, type FileRow, type SessionRow, type UpdateReport } from './schema';
+import { RawWriter } from './rawpost';
+import { BLOCK, fileBytes, type FileRow, type SessionRow, type UpdateReport } from './schema';
 import { setting } from '../../settings';
 
 /** What a parse was based on: a result parsed ahead is stale once this changes. */
@@ -37,11 +38,19 @@ interface Claim {
 
 /** An open turn index: what it reads (IndexQueries), and bringing it up to date with the floor. */
 export class TurnIndex extends IndexQueries {
+  private raw: RawWriter | null = null;
+
+  private rawWriter(): RawWriter {
+    this.raw ??= new RawWriter(this.rawSt);
+    return this.raw;
+  }
 
   /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
   update(): UpdateReport {
     const t0 = Date.now();
     const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
+    // What a failed update gathered was rolled back with it.
+    this.raw?.clear();
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     if (this.root.kind === 'home') {
@@ -98,14 +107,14 @@ export class TurnIndex extends IndexQueries {
     });
     const behind = this.st.behind.all() as FileRow[];
     const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
-    // A parse thread pays off on a first build or a big catch-up, not on a few appended lines.
+    // Parse threads pay off on a first build or a big catch-up, not on a few appended lines.
     let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
     let next = 0;
     let inFlight = 0;
     const fill = (from: number) => {
       if (!pool) return;
-      // Keep the parse thread a few files (at most 48 MB) ahead of the inserts.
+      // Keep the parse threads a few files (at most 48 MB) ahead of the inserts.
       while (next < behind.length && next - from < 16 && inFlight < 48 << 20) {
         const row = behind[next];
         const job = this.jobFor(row);
@@ -146,6 +155,9 @@ export class TurnIndex extends IndexQueries {
             rep.turns += r.turns;
             if (r.bytes > 0 || r.turns > 0) rep.files++;
           }
+          // The raw lists go in with the raw_done they match; a first build (its file its own
+          // until done) writes them when they are big or at the end, each list once.
+          if (!this.fresh || i >= behind.length || this.rawWriter().size > 32 << 20) this.rawWriter().flush();
         });
       }
     } finally {
@@ -184,10 +196,11 @@ export class TurnIndex extends IndexQueries {
   /** Forgets everything (a replaced floor). */
   reset(): void {
     this.tx(() => {
-      this.db.exec(`DELETE FROM turns; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
+      this.db.exec(`DELETE FROM turns; DELETE FROM blocks; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-      this.db.exec(`INSERT INTO raw_fts (raw_fts) VALUES ('delete-all'); DELETE FROM raw_chunks;`);
+      this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks;`);
     });
+    this.raw?.clear();
   }
 
 
@@ -258,13 +271,17 @@ export class TurnIndex extends IndexQueries {
       // taken again from what this read finds.
       this.st.untitle.run(row.sess_id, resume.n);
     }
-    const base = row.sess_id * SPAN;
-    let seq = ((this.st.lastSeq.get(base, base + SPAN) as number | null) ?? base) - base;
+    // The session's last block, if it has one, and its last slot taken; a new block when full.
+    let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
+    let seq = block === null ? BLOCK : ((this.st.lastSeq.get(block * BLOCK, block * BLOCK + BLOCK) as number | null) ?? block * BLOCK - 1) - block * BLOCK;
     for (const t of r.turns) {
-      if (++seq >= SPAN) throw new Error(`session ${row.sess_id} has more than ${SPAN - 1} turns`);
-      const id = base + seq;
+      if (++seq >= BLOCK) {
+        block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
+        seq = 0;
+      }
+      const id = (block as number) * BLOCK + seq;
       const folded = t[8];
-      this.st.insTurn.run(id, row.id, row.sess_id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
+      this.st.insTurn.run(id, row.id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
       if (folded) this.st.insFts.run(id, folded);
     }
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
@@ -276,7 +293,7 @@ export class TurnIndex extends IndexQueries {
       this.st.unsayRows.run(o);
     }
     if (r.raw && r.raw.to > row.raw_done) {
-      for (const c of r.raw.chunks) this.st.insRaw.run(this.st.insChunk.run(row.id).lastInsertRowid, c);
+      for (const c of r.raw.chunks) this.rawWriter().add(Number(this.st.insChunk.run(row.id).lastInsertRowid), c);
       this.st.setRaw.run(r.raw.to, row.id);
     }
     // The title is the first prompt (the main conversation's before a sub-agent's).
@@ -288,11 +305,15 @@ export class TurnIndex extends IndexQueries {
     const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
-    this.refreshSession(row.sess_id, r.facts, row);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: r.turns.filter((t) => t[1] !== 's').length, text: r.text_bytes, ahead: used };
+    const turns = r.turns.filter((t) => t[1] !== 's').length;
+    // A file read from its start holds just the turns this read found.
+    this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns);
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns, text: r.text_bytes, ahead: used };
   }
 
-  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow): void {
+  /** `fileTurns`: the turns `file` holds, when known (it is then counted without a query if it
+   * is the session's only live file: a first build refreshes each session once per file). */
+  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow, fileTurns?: number): void {
     const s = this.st.sessById.get(sid) as SessionRow;
     const live = this.st.liveFileOfSess.all(sid) as FileRow[];
     // The session's facts are its newest generation's (an older one read after it does not win).
@@ -303,7 +324,7 @@ export class TurnIndex extends IndexQueries {
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
-    const turns = this.st.countTurns.get({ sess: sid }) as number;
+    const turns = fileTurns !== undefined && live.length === 1 && live[0].id === file?.id ? fileTurns : (this.st.countTurns.get({ sess: sid }) as number);
     this.st.updSess.run(
       ff?.native_session ?? null,
       ff?.parent_session ?? null,

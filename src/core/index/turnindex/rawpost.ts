@@ -1,0 +1,196 @@
+// The raw index: every file's complete lines as trigram keys (trigrams.ts), each key with the
+// list of raw chunks (raw_chunks: a file's lines read in one update) that hold it. It answers
+// which files may hold a term (those with a chunk holding all its keys), and the tool tier then
+// reads those files to verify: a prefilter, like rg, not an answer.
+//
+// A key's list is a few rows of raw_post, each a segment: chunk ids ascending as varint deltas
+// (the first from 0), rowid key * SEG + segment number, so one rowid range is a key's whole list.
+// Chunk ids only grow, so an update appends: to the key's last segment while it is small (a
+// one-line append rewrites a few KB, whatever the store's size), else to a new one. A first build
+// gathers every key's list in memory and writes it once, in segments of the same size. FTS5 did this before (schema 7), at
+// several times the cost: every trigram a string, tokenized and merged again and again.
+import type { SqliteDatabase } from '../../sqlite';
+import { ASCII_KEYS, trigramKeys } from '../trigrams';
+
+const SEG = 2 ** 20;
+/** A segment's size at most (about): eight fit a 4 KB page, so a key's last, partly filled one
+ * wastes little of it, none spills to overflow pages, and a one-line append rewrites one page per
+ * trigram it brings. */
+const SEG_MAX = 480;
+
+function putVarint(out: Uint8Array, at: number, v: number): number {
+  while (v >= 0x80) {
+    out[at++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  out[at++] = v;
+  return at;
+}
+
+/** Appends the chunk ids a segment holds to `out`; returns the last one (or `prev`). */
+function decode(b: Uint8Array, out: number[] | null, prev = 0): number {
+  let v = 0;
+  let mul = 1;
+  for (let i = 0; i < b.length; i++) {
+    const x = b[i];
+    v += (x & 0x7f) * mul;
+    if (x & 0x80) {
+      mul *= 128;
+      continue;
+    }
+    prev += v;
+    out?.push(prev);
+    v = 0;
+    mul = 1;
+  }
+  return prev;
+}
+
+export function rawStatements(d: SqliteDatabase) {
+  return {
+    lastSeg: d.prepare(`SELECT k, ids FROM raw_post WHERE k >= ? AND k < ? ORDER BY k DESC LIMIT 1`),
+    anySeg: d.prepare(`SELECT 1 FROM raw_post LIMIT 1`).pluck(),
+    putSeg: d.prepare(`INSERT OR REPLACE INTO raw_post (k, ids) VALUES (?, ?)`),
+    segs: d.prepare(`SELECT ids FROM raw_post WHERE k >= ? AND k < ? ORDER BY k`).pluck(),
+    chunkFiles: d.prepare(`SELECT DISTINCT file_id FROM raw_chunks WHERE id IN (SELECT value FROM json_each(?))`).pluck(),
+    lastChunk: d.prepare(`SELECT max(id) FROM raw_chunks`).pluck(),
+    allChunks: d.prepare(`SELECT id, file_id FROM raw_chunks`).raw(),
+  };
+}
+
+type RawSt = ReturnType<typeof rawStatements>;
+
+/** Chunks' keys gathered until flush(), which writes them in the caller's transaction (the one
+ * that moves the files' raw_done, so the two never disagree). Gathered as (key, chunk) pairs in
+ * two arrays, then put in key order by a counting sort: a Map of lists costs ten times more. */
+export class RawWriter {
+  private keys = new Int32Array(1 << 16);
+  private chunks = new Int32Array(1 << 16);
+  private n = 0;
+  /** The table was empty when this writer began (a first build): keys it has not written yet
+   * have no segment to look up. */
+  private empty: boolean | null = null;
+  private written = new Set<number>();
+
+  constructor(private readonly st: RawSt) {}
+
+  add(chunk: number, keys: Int32Array): void {
+    const need = this.n + keys.length;
+    if (need > this.keys.length) {
+      let len = this.keys.length * 2;
+      while (len < need) len *= 2;
+      const k = new Int32Array(len);
+      k.set(this.keys.subarray(0, this.n));
+      const c = new Int32Array(len);
+      c.set(this.chunks.subarray(0, this.n));
+      this.keys = k;
+      this.chunks = c;
+    }
+    this.keys.set(keys, this.n);
+    this.chunks.fill(chunk, this.n, need);
+    this.n = need;
+  }
+
+  /** Bytes held in memory (about). */
+  get size(): number {
+    return this.n * 8;
+  }
+
+  flush(): void {
+    const n = this.n;
+    if (n === 0) return;
+    this.empty ??= this.st.anySeg.get() === undefined;
+    const { keys, chunks } = this;
+    // Each key a slot: ASCII keys are their own, the hashed ones follow in key order.
+    const wide = new Set<number>();
+    for (let i = 0; i < n; i++) if (keys[i] >= ASCII_KEYS) wide.add(keys[i]);
+    const wideSorted = [...wide].sort((a, b) => a - b);
+    const wideSlot = new Map(wideSorted.map((k, i) => [k, ASCII_KEYS + i]));
+    const slots = ASCII_KEYS + wideSorted.length;
+    const slotOf = (k: number) => (k < ASCII_KEYS ? k : (wideSlot.get(k) as number));
+    const start = new Int32Array(slots + 1);
+    for (let i = 0; i < n; i++) start[slotOf(keys[i]) + 1]++;
+    for (let s = 0; s < slots; s++) start[s + 1] += start[s];
+    const fill = start.slice(0, slots);
+    const order = new Int32Array(n);
+    // Stable: a key's chunks stay in the order they came, which is ascending.
+    for (let i = 0; i < n; i++) order[fill[slotOf(keys[i])]++] = chunks[i];
+    const scratch = new Uint8Array(SEG_MAX + 5);
+    for (let s = 0; s < slots; s++) {
+      let i = start[s];
+      const to = start[s + 1];
+      if (i === to) continue;
+      const k = s < ASCII_KEYS ? s : wideSorted[s - ASCII_KEYS];
+      const last = this.empty && !this.written.has(k) ? undefined : (this.st.lastSeg.get(k * SEG, (k + 1) * SEG) as { k: number; ids: Uint8Array } | undefined);
+      let seg = last ? last.k : k * SEG - 1;
+      if (last && last.ids.length < SEG_MAX) {
+        // Into the last segment while it has room, each id after the one it ends with.
+        let prev = decode(last.ids, null);
+        let len = 0;
+        while (i < to && last.ids.length + len < SEG_MAX) {
+          len = putVarint(scratch, len, order[i] - prev);
+          prev = order[i++];
+        }
+        this.st.putSeg.run(last.k, Buffer.concat([last.ids, scratch.subarray(0, len)]));
+      }
+      while (i < to) {
+        let len = 0;
+        let prev = 0;
+        while (i < to && len < SEG_MAX) {
+          len = putVarint(scratch, len, order[i] - prev);
+          prev = order[i++];
+        }
+        if (++seg >= (k + 1) * SEG) throw new Error(`the raw index has no room left for trigram key ${k}`);
+        this.st.putSeg.run(seg, Buffer.from(scratch.subarray(0, len)));
+      }
+      if (this.empty) this.written.add(k);
+    }
+    this.n = 0;
+  }
+
+  /** Forgets what was gathered (the tables were emptied, or the transaction rolled back). */
+  clear(): void {
+    this.n = 0;
+    this.empty = null;
+    this.written.clear();
+  }
+}
+
+/** The files with a chunk holding every trigram key of one of `forms` (lowercased raw forms of a
+ * term): a superset of the files whose indexed lines hold it. Null: a form has no trigram. */
+export function rawFilesOf(st: RawSt, forms: string[]): Set<number> | null {
+  const lists = new Map<number, number[]>();
+  const listOf = (k: number): number[] => {
+    let l = lists.get(k);
+    if (!l) {
+      l = [];
+      // Each segment starts from 0 again: its first id is whole.
+      for (const b of st.segs.all(k * SEG, (k + 1) * SEG) as Buffer[]) decode(b, l);
+      lists.set(k, l);
+    }
+    return l;
+  };
+  const chunks = new Set<number>();
+  for (const f of forms) {
+    const keys = trigramKeys(f);
+    if (keys.length === 0) return null;
+    const ls = keys.map(listOf).sort((a, b) => a.length - b.length);
+    if (ls[0].length === 0) continue;
+    let cur = new Set(ls[0]);
+    for (let i = 1; i < ls.length && cur.size; i++) {
+      const next = new Set<number>();
+      for (const c of ls[i]) if (cur.has(c)) next.add(c);
+      cur = next;
+    }
+    for (const c of cur) chunks.add(c);
+  }
+  const files = new Set<number>();
+  if (chunks.size === 0) return files;
+  // Most chunks: read them all; else one statement for the ids (a lookup each costs more).
+  if (chunks.size * 4 > ((st.lastChunk.get() as number | null) ?? 0)) {
+    for (const [id, file] of st.allChunks.all() as [number, number][]) if (chunks.has(id)) files.add(file);
+  } else {
+    for (const f of st.chunkFiles.all(JSON.stringify([...chunks])) as number[]) files.add(f);
+  }
+  return files;
+}
