@@ -1,0 +1,70 @@
+// A pass writes new bytes straight into the lake, accounted for by its journal until their manifest
+// lines are written: killed in between, the bytes are pending (not a problem) and the next pass
+// claims them, or cuts what it cannot claim and reads those bytes again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { brain, sandbox } from '../../helpers/env';
+import { readManifest } from '../../../src/core/floor/manifest';
+import { verifyFloor } from '../../../src/core/floor/verify';
+
+const LINES = ['{"type":"user","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"one"}}', '{"type":"assistant","message":{"role":"assistant","content":"two"}}', '{"type":"user","message":{"role":"user","content":"three"}}'];
+
+function world(name: string) {
+  const sb = sandbox({ name });
+  const origin = path.join(sb.home, '.claude', 'projects', 'p', 's.jsonl');
+  fs.mkdirSync(path.dirname(origin), { recursive: true });
+  fs.writeFileSync(origin, LINES.join('\n') + '\n');
+  return { sb, origin, lake: path.join(sb.brain, 'lake', 'cc', 'p', 's.jsonl'), journal: path.join(sb.brain, 'spool', '_journal'), manifest: path.join(sb.brain, 'manifest', 'manifest.jsonl') };
+}
+
+test('killed after the lake write, before the manifest line: the journalled bytes are pending, then claimed', () => {
+  const w = world('journal-claim');
+  try {
+    // One file: 1 mid-lake-append, 2 after-lake-write, 3 after-journal-chunk.
+    const r = brain(w.sb, ['record', '--json', '--no-caches'], { env: { BRAIN_CRASH_AT: '3' } });
+    assert.equal(r.signal, 'SIGKILL', r.stdout + r.stderr);
+    assert.deepEqual(fs.readFileSync(w.lake), fs.readFileSync(w.origin), 'the bytes went straight to the lake');
+    assert.equal(readManifest(w.manifest).lines.length, 0, 'nothing claimed yet');
+    assert.equal(fs.readdirSync(w.journal).filter((n) => n.endsWith('.jsonl')).length, 1);
+    const v = verifyFloor(w.sb.brain);
+    assert.deepEqual(v.problems, []);
+    assert.deepEqual(v.pending.map((p) => p.path), ['lake/cc/p/s.jsonl']);
+
+    const ok = brain(w.sb, ['record', '--json', '--no-caches']);
+    assert.equal(ok.status, 0, ok.stderr);
+    const lines = readManifest(w.manifest).lines;
+    assert.deepEqual(lines.map((l) => [l.lake_path, l.byte_from, l.byte_to, l.line_from, l.line_to]), [['lake/cc/p/s.jsonl', 0, fs.statSync(w.origin).size, 1, 3]]);
+    assert.equal(lines[0].event_ts_first, '2026-01-01T00:00:00Z');
+    assert.deepEqual(fs.readdirSync(w.journal), [], 'the journal is gone once its chunks are claimed');
+    assert.deepEqual(fs.readFileSync(w.lake), fs.readFileSync(w.origin));
+    assert.deepEqual(verifyFloor(w.sb.brain).problems, []);
+  } finally {
+    w.sb.cleanup();
+  }
+});
+
+test('killed half-way through the lake write: the torn bytes are cut and written again', () => {
+  const w = world('journal-cut');
+  try {
+    assert.equal(brain(w.sb, ['record', '--no-caches']).status, 0);
+    const before = fs.statSync(w.lake).size;
+    fs.appendFileSync(w.origin, LINES[1] + '\n' + LINES[2] + '\n');
+    const r = brain(w.sb, ['record', '--json', '--no-caches'], { env: { BRAIN_CRASH_AT: '1' } });
+    assert.equal(r.signal, 'SIGKILL');
+    const torn = fs.statSync(w.lake).size;
+    assert.ok(torn > before && torn < fs.statSync(w.origin).size, `a torn append in the lake (${before} < ${torn})`);
+    assert.deepEqual(verifyFloor(w.sb.brain).problems, [], 'journalled: pending, not a problem');
+
+    const ok = brain(w.sb, ['record', '--json', '--no-caches']);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.ok(JSON.parse(ok.stdout).warnings.some((x: { code: string }) => x.code === 'lake-torn-tail'));
+    assert.deepEqual(fs.readFileSync(w.lake), fs.readFileSync(w.origin));
+    const lines = readManifest(w.manifest).lines;
+    assert.deepEqual(lines.map((l) => [l.byte_from, l.byte_to]), [[0, before], [before, fs.statSync(w.origin).size]]);
+    assert.deepEqual(verifyFloor(w.sb.brain).problems, []);
+  } finally {
+    w.sb.cleanup();
+  }
+});
