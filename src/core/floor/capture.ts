@@ -189,6 +189,8 @@ class Pass {
   private checks = new Map<string, CheckDue>();
   private batchFiles = 0;
   private batchBytes = 0;
+  /** The origins (lane/base_rel) whose chunks the uncommitted batch holds. */
+  private batchOrigins = new Set<string>();
   /** Entries this pass put in the spool (unterminated tails taken in), applied at the flush. */
   private spooled = 0;
   readonly journal: Journal;
@@ -250,6 +252,9 @@ class Pass {
 
   /** `forced`: a change the prefix check found, which opens a generation whatever else is seen. */
   private captureFd(agent: AgentPaths, lane: Lane, fd: number, st: fs.Stats, abs: Buffer, display: string, baseRel: string, forced?: string): void {
+    // An origin met twice in one batch (named twice in a watch pass) would be read again from
+    // offsets its uncommitted chunk has not moved yet, and its bytes claimed twice: commit first.
+    if (this.batchOrigins.has(`${lane}/${baseRel}`)) this.flush();
     let off = readOffsets(this.l.offsets, lane, baseRel);
     if (!off) off = recoverOffsets(this.l, this.applier, lane, baseRel, display, this.now);
     const due = { agent, lane, abs, display, baseRel };
@@ -333,6 +338,7 @@ class Pass {
     const bytes = readNew(this, counts, agent, lane, fd, st, abs, session, ownOff, pendingFile, pendingWaits, !off || !!reason);
     if (counts.pending > tails) this.pendingNames.get(lane)?.add(path.basename(pendingFile));
     if (bytes === 0) return;
+    this.batchOrigins.add(`${lane}/${baseRel}`);
     this.progress.bytes += bytes;
     this.batchFiles++;
     this.batchBytes += bytes;
@@ -401,6 +407,7 @@ class Pass {
     this.spooled = 0;
     this.batchFiles = 0;
     this.batchBytes = 0;
+    this.batchOrigins.clear();
   }
 
   private touchOffsets(off: OffsetRec, st: fs.Stats): void {
