@@ -25,12 +25,13 @@
 import * as fs from 'node:fs';
 import { readConfig, type Config } from '../config';
 import { tryLock } from '../floor/lock';
+import { settledFloor } from '../floor/settle';
 import { mkdirPrivate, type Env } from '../home';
 import { walkFloor, type FloorFile } from './floorfiles';
 import { readLedger, type Ledger } from './ledger';
 import type { Finding } from './findings';
 import { syncPaths } from './paths';
-import { commit, preparePush, pushRounds, reconcile, stateBase } from './phases';
+import { commit, preparePush, pushRounds, reconcile, stateBase, type Prepared, type Pushed } from './phases';
 import { mtimeOf, noteUnsynced, touch, writeState, type SyncState } from './state';
 import type { RsyncRun } from './rsync';
 import { muxRetryPolicy, openTransport, withRetry } from './transport';
@@ -38,7 +39,8 @@ import { muxRetryPolicy, openTransport, withRetry } from './transport';
 export { noteUnsynced } from './state';
 
 export type SyncOutcome =
-  | { kind: 'busy'; pendingMarked: boolean }
+  /** `floor`: a capture pass held the floor for as long as a sync waits (settle.ts). */
+  | { kind: 'busy'; pendingMarked: boolean; floor?: true }
   | { kind: 'not-configured'; message: string; hint?: string }
   | { kind: 'nothing' }
   | { kind: 'done'; state: SyncState; run?: RsyncRun };
@@ -118,10 +120,19 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   const start = Date.now();
   const transport = openTransport(cfg, env);
   if (!(await transport.ready())) return { kind: 'done', state: skipped(home, cfg, start) };
-  const prep = preparePush(home, cfg, env, start, !!opts.adopt);
-  // Over a live ssh master a failed connection is retried once; otherwise the next sync retries.
-  const t = cfg.store!.ssh_mux_only ? withRetry(transport, muxRetryPolicy(env)) : transport;
-  const pushed = await pushRounds(home, cfg, prep, t, opts.extraRsync);
+  // Only claimed bytes reach the store: the push reads the floor under its lock (settle.ts).
+  const floor = await settledFloor(home);
+  if (!floor) return { kind: 'busy', pendingMarked: false, floor: true };
+  let pushed: Pushed;
+  let prep: Prepared;
+  try {
+    prep = preparePush(home, cfg, env, start, !!opts.adopt);
+    // Over a live ssh master a failed connection is retried once; otherwise the next sync retries.
+    const t = cfg.store!.ssh_mux_only ? withRetry(transport, muxRetryPolicy(env)) : transport;
+    pushed = await pushRounds(home, cfg, prep, t, opts.extraRsync);
+  } finally {
+    floor.release();
+  }
   const recheck = reconcile(prep, pushed);
   return { kind: 'done', state: commit(home, cfg, prep, pushed, recheck), run: pushed.run };
 }

@@ -147,3 +147,23 @@ test('an origin named twice in one watch pass (two spellings) is written and cla
     w.sb.cleanup();
   }
 });
+
+test('journalled bytes are not read by the turn index, search or the DuckDB cache until a pass claims them', () => {
+  const w = world('journal-caches');
+  try {
+    assert.equal(brain(w.sb, ['record']).status, 0);
+    fs.appendFileSync(w.origin, '{"type":"user","message":{"role":"user","content":"quokkaword pending"}}\n');
+    const r = brain(w.sb, ['record', '--no-caches'], { env: { BRAIN_CRASH_AT: '3' } });
+    assert.equal(r.signal, 'SIGKILL', r.stdout + r.stderr);
+    assert.match(fs.readFileSync(w.lake, 'utf8'), /quokkaword/, 'the bytes are in the lake, unclaimed');
+    const hits = () => JSON.parse(brain(w.sb, ['search', 'quokkaword', '--json']).stdout).total as number;
+    const rows = () => brain(w.sb, ['sql', "SELECT count(*) AS n FROM floor.raw_lines WHERE raw_line LIKE '%quokkaword%'", '--json']).stdout;
+    assert.equal(hits(), 0, 'search does not see unclaimed bytes');
+    assert.match(rows(), /"rows":\[\[0\]\]/, 'the DuckDB cache does not hold unclaimed lines');
+    assert.equal(brain(w.sb, ['record']).status, 0);
+    assert.equal(hits(), 1);
+    assert.match(rows(), /"rows":\[\[1\]\]/);
+  } finally {
+    w.sb.cleanup();
+  }
+});
