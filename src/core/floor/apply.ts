@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { FILE_MODE, mkdirPrivate, type Layout } from '../home';
 import { flushFiles, openAppend, writeAll, writeFileAtomic } from './durable';
 import { readManifest, type Lane, type ManifestLine } from './manifest';
-import { readOffsets, writeOffsets } from './offsets';
+import { readOffsets, writeOffsets, type OffsetRec } from './offsets';
 import { hashRange } from './ranges';
 import { keepRefusal, listEntries, reject, spoolFiles, spoolId, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
 import { crashArmed, crashPoint } from './crash';
@@ -142,9 +142,9 @@ export class Applier {
     return this.claimFor(e.line.lake_path, e.offsets.lane, e.offsets.base_rel);
   }
 
-  private claimFor(lp: string, lane: Lane, baseRel: string): Claim {
+  private claimFor(lp: string, lane: Lane, baseRel: string, stored?: OffsetRec | null): Claim {
     const t = this.tail.get(lp);
-    const off = readOffsets(this.l.offsets, lane, baseRel);
+    const off = stored !== undefined ? stored : readOffsets(this.l.offsets, lane, baseRel);
     let best: Claim = { byte_to: 0, line_to: 0 };
     if (off && off.lake_path === lp) {
       best = { byte_to: off.consumed, line_to: off.lines };
@@ -232,14 +232,15 @@ export class Applier {
    * writeChunk makes, an unclaimed tail an interrupted pass left cut, then the file opened to
    * append at `byte_from`. null: not written (the event says why); the origin's offsets do not
    * move, so its bytes are read again. */
-  openForChunk(t: { lane: Lane; base_rel: string; lake_path: string; origin_path: string; byte_from: number; line_from: number }): { fd: number; created: boolean } | null {
+  openForChunk(t: { lane: Lane; base_rel: string; lake_path: string; origin_path: string; byte_from: number; line_from: number; stored?: OffsetRec | null }): { fd: number; created: boolean } | null {
     const lake = within(this.l.root, t.lake_path, { what: 'lake_path', disk: true, file: true, seen: this.seenDirs });
     const refuse = (ev: Omit<FloorEvent, 'refused'>): null => {
       this.events.push({ ...ev, refused: true });
-      keepRefusal(this.l.spool, spoolId(), { v: 1, kind: 'refused', ...t, code: ev.code, message: ev.message });
+      const { stored: _stored, ...where } = t;
+      keepRefusal(this.l.spool, spoolId(), { v: 1, kind: 'refused', ...where, code: ev.code, message: ev.message });
       return null;
     };
-    const claim = this.claimFor(t.lake_path, t.lane, t.base_rel);
+    const claim = this.claimFor(t.lake_path, t.lane, t.base_rel, t.stored);
     if (claim.origin !== undefined && claim.origin !== t.origin_path) return refuse(claimedByOther(lake, claim, t.origin_path));
     if (claim.byte_to !== t.byte_from || claim.line_to !== t.line_from - 1) {
       this.events.push({

@@ -81,6 +81,9 @@ export function rewriteQuietFromEnv(env: Env): number {
 // A batch is committed with one flush of the lake (a journal and a manifest append): large
 // batches make a first capture cost about what copying the files and one `sync` cost.
 const BATCH_FILES = 4096;
+/** Measured at 1 GB (bench): hashing sessions from 64 KiB up on the worker thread took a first
+ * capture from ~25 s to ~18 s on a loaded 2-core machine, where 8 MiB up (the few big files) did little. */
+const HASH_THREAD_BYTES = 64 << 10;
 const BATCH_BYTES = 1 << 30;
 
 function emptyCounts(): LaneCounts {
@@ -255,7 +258,8 @@ class Pass {
     // An origin met twice in one batch (named twice in a watch pass) would be read again from
     // offsets its uncommitted chunk has not moved yet, and its bytes claimed twice: commit first.
     if (this.batchOrigins.has(`${lane}/${baseRel}`)) this.flush();
-    let off = readOffsets(this.l.offsets, lane, baseRel);
+    const stored = readOffsets(this.l.offsets, lane, baseRel);
+    let off = stored;
     if (!off) off = recoverOffsets(this.l, this.applier, lane, baseRel, display, this.now);
     const due = { agent, lane, abs, display, baseRel };
     if (off?.check_left && !forced) this.noteCheck({ ...due, at: off.check_at ?? 0, left: off.check_left, pos: off.check_pos ?? 0 });
@@ -335,7 +339,7 @@ class Pass {
     };
     const counts = this.report.lanes[lane];
     const tails = counts.pending;
-    const bytes = readNew(this, counts, agent, lane, fd, st, abs, session, ownOff, pendingFile, pendingWaits, !off || !!reason);
+    const bytes = readNew(this, counts, agent, lane, fd, st, abs, session, ownOff, pendingFile, pendingWaits, !off || !!reason, stored);
     if (counts.pending > tails) this.pendingNames.get(lane)?.add(path.basename(pendingFile));
     if (bytes === 0) return;
     this.batchOrigins.add(`${lane}/${baseRel}`);
@@ -348,9 +352,10 @@ class Pass {
   private inline = new InlineHasher();
   private worker: WorkerHasher | null = null;
 
-  /** Big reads hash on a second core; small ones (the common append) are not worth a thread. */
+  /** Reads of 64 KiB and more hash on a second core while this thread writes them to the lake
+   * (a first capture: most sessions); small ones (the common append) are not worth a thread. */
   hasherFor(bytes: number): ChunkHasher {
-    if (bytes < 8 << 20 || !setting(process.env, 'BRAIN_HASH_THREAD')) return this.inline;
+    if (bytes < HASH_THREAD_BYTES || !setting(process.env, 'BRAIN_HASH_THREAD')) return this.inline;
     this.worker ??= new WorkerHasher();
     return this.worker;
   }

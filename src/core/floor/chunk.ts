@@ -66,6 +66,8 @@ export function readNew(
   /** Whether a pending tail of this origin is waiting (else there is none to drop or update). */
   pendingWaits: boolean,
   isNew: boolean,
+  /** The origin's offsets as this pass read them (null: none), so they are not read again. */
+  stored?: OffsetRec | null,
 ): number {
   let target: { fd: number; created: boolean } | null;
   try {
@@ -79,6 +81,7 @@ export function readNew(
       origin_path: base.origin,
       byte_from: base.consumed,
       line_from: base.lines + 1,
+      stored,
     });
   } catch (e) {
     if (e && typeof e === 'object') floorFailures.add(e);
