@@ -81,8 +81,8 @@ export function rewriteQuietFromEnv(env: Env): number {
 // A batch is committed with one flush of the lake (a journal and a manifest append): large
 // batches make a first capture cost about what copying the files and one `sync` cost.
 const BATCH_FILES = 4096;
-/** Measured at 1 GB (bench): hashing sessions from 64 KiB up on the worker thread took a first
- * capture from ~25 s to ~18 s on a loaded 2-core machine, where 8 MiB up (the few big files) did little. */
+/** Hashing sessions from 64 KiB up on the worker thread (8 MiB before: the few big files) took a
+ * first capture of the 1 GB bench corpus from 14.9 s to 10.2 s on a loaded 2-core VM (medians of 3). */
 const HASH_THREAD_BYTES = 64 << 10;
 const BATCH_BYTES = 1 << 30;
 

@@ -52,7 +52,6 @@ export async function backup(home: string, dest: string, opts: SampleOptions & {
 }
 
 async function copyOut(home: string, abs: string, l: Layout, opts: SampleOptions & { rsyncPath?: string }, env: Env): Promise<BackupReport> {
-
   const { ranges } = manifestRanges(l.manifest);
   const skipped: BackupReport['skipped'] = [];
   for (const f of listFloor(home).values()) {
