@@ -46,6 +46,7 @@ export async function main(argv: string[], ctx: VerbContext): Promise<number> {
   } catch (e) {
     write(ctx.stderr, `brain ${name}: ${describe(notWritable(e, brainHome(ctx.env)) ?? e)}`);
     if (e instanceof BrainError && e.code === 'usage') return 2;
+    if (e instanceof BrainError && e.code === 'floor-busy') return 75;
     return 3;
   }
 }

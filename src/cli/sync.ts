@@ -11,7 +11,7 @@ export function reportSync(o: SyncOutcome, ctx: VerbContext, json: boolean): num
   }
   switch (o.kind) {
     case 'busy':
-      if (!json) write(ctx.stdout, o.pendingMarked ? 'another sync is running; it will sync again before it finishes' : 'another sync is running');
+      if (!json) write(ctx.stdout, o.floor ? 'a capture pass kept the floor busy; the next sync takes what changed' : o.pendingMarked ? 'another sync is running; it will sync again before it finishes' : 'another sync is running');
       return 0;
     case 'not-configured':
       if (!json) write(ctx.stderr, `${o.message}${o.hint ? `\n  ${o.hint}` : ''}`);

@@ -37,7 +37,7 @@ ${COMMON_EXIT_CODES}`,
       for (const p of r.problems) write(ctx.stdout, `  ${p.kind}: ${p.path}: ${p.message}`);
       if (r.pending.length > 0) {
         const bytes = r.pending.reduce((n, p) => n + p.bytes, 0);
-        write(ctx.stdout, `  pending: ${r.pending.length} file(s), ${humanBytes(bytes)} written by an interrupted pass (a crash or a full disk) and waiting in the spool for their manifest lines: the next \`brain record\` claims them`);
+        write(ctx.stdout, `  pending: ${r.pending.length} file(s), ${humanBytes(bytes)} written by an interrupted pass (a crash or a full disk) and waiting in the spool for their manifest lines: the next \`brain record\` claims them (or cuts what it cannot, and reads those bytes again)`);
       }
       write(ctx.stdout, r.problems.length === 0 ? 'ok: every range verifies' : `${r.problems.length} problem(s)`);
     }

@@ -377,26 +377,30 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
   });
 
   it('says so in the status bar when the disk is full, and goes back once a pass works again', async () => {
-    // A disk that fills up under the recorder: a 64 KB tmpfs over the Pi lane's spool, where each
-    // pass first writes what it captures. Root only (CI runs as root).
+    // A disk that fills up under the recorder: a pass writes new bytes straight into their lake
+    // files, so a new Pi session's lake folder is a 64 KB tmpfs, made before the session is written.
+    // Root only (CI runs as root).
     assert.equal(process.getuid?.(), 0, 'mounting a tmpfs needs root: run the e2e suite as root');
-    const spoolPi = path.join(sb.brain, 'spool', 'pi');
-    fs.mkdirSync(spoolPi, { recursive: true, mode: 0o700 });
-    assert.deepEqual(fs.readdirSync(spoolPi), [], 'nothing waiting in the Pi spool');
-    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', spoolPi], { encoding: 'utf8' });
+    const project = '--e2e-full-disk--';
+    const lakeDir = path.join(sb.brain, 'lake', 'pi', project);
+    fs.mkdirSync(lakeDir, { recursive: true, mode: 0o700 });
+    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', lakeDir], { encoding: 'utf8' });
     assert.equal(m.status, 0, `mount -t tmpfs: ${m.stderr}`);
     let mounted = true;
     const unmount = () => {
-      if (mounted) spawnSync('umount', ['-l', spoolPi]);
+      if (mounted) spawnSync('umount', ['-l', lakeDir]);
       mounted = false;
     };
     try {
       const item = page.locator(STATUS_ITEM);
-      const origin = path.join(sb.home, PI_SESSION);
-      const lake = path.join(sb.brain, 'lake', 'pi', PI_SESSION.replace('.pi/agent/sessions/', ''));
-      // A tool result of 1 MB: its chunk does not fit.
+      const origin = path.join(sb.home, '.pi', 'agent', 'sessions', project, 'full.jsonl');
+      const lake = path.join(lakeDir, 'full.jsonl');
+      const manifest = path.join(sb.brain, 'manifest', 'manifest.jsonl');
+      const claimedBefore = fs.readFileSync(manifest);
+      // A tool result of 1 MB: its bytes do not fit.
       const result = (id: string, text: string) => JSON.stringify({ type: 'message', id, parentId: 'entry-e2e3', timestamp: '2025-01-01T10:04:00Z', message: { role: 'toolResult', toolCallId: 'c-big', toolName: 'bash', content: [{ type: 'text', text }] } }) + '\n';
-      fs.appendFileSync(origin, result('entry-big', 'x'.repeat(1 << 20)));
+      fs.mkdirSync(path.dirname(origin), { recursive: true });
+      fs.writeFileSync(origin, result('entry-big', 'x'.repeat(1 << 20)));
       const text = await until('the status bar to say recording failing: disk full', async () => {
         const t = await item.innerText();
         return /recording failing: disk full/.test(t) ? t : undefined;
@@ -406,12 +410,14 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
       await toast.waitFor({ timeout: 20_000 });
       assert.match(await toast.innerText(), /nothing is lost/);
       await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-disk-full.png') });
-      assert.notEqual(fs.statSync(lake).size, fs.statSync(origin).size, 'the turn that did not fit is not on the floor yet');
+      assert.ok(!fs.existsSync(lake) || fs.statSync(lake).size < fs.statSync(origin).size, 'the turn that did not fit is not on the floor yet');
+      assert.ok(fs.readFileSync(manifest).subarray(0, claimedBefore.length).equals(claimedBefore), 'what the floor claimed stays claimed');
+      assert.doesNotMatch(fs.readFileSync(manifest, 'utf8'), /e2e-full-disk/, 'nothing of the session that did not fit is claimed');
       // Room again: the next change is recorded, the one that did not fit with it, and the label goes.
       unmount();
       fs.appendFileSync(origin, result('entry-after', 'room again'));
       await until('the status bar to stop saying recording failing', async () => !/recording failing/.test(await item.innerText()), 60_000);
-      await until('the session whole on the floor', () => fs.readFileSync(lake).equals(fs.readFileSync(origin)), 30_000);
+      await until('the session whole on the floor', () => fs.existsSync(lake) && fs.readFileSync(lake).equals(fs.readFileSync(origin)), 30_000);
     } finally {
       unmount();
     }

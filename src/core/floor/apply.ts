@@ -5,11 +5,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FILE_MODE, mkdirPrivate, type Layout } from '../home';
 import { flushFiles, openAppend, writeAll, writeFileAtomic } from './durable';
-import { readManifest, type ManifestLine } from './manifest';
-import { readOffsets, writeOffsets } from './offsets';
+import { readManifest, type Lane, type ManifestLine } from './manifest';
+import { readOffsets, writeOffsets, type OffsetRec } from './offsets';
 import { hashRange } from './ranges';
-import { listEntries, reject, spoolFiles, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
+import { keepRefusal, listEntries, reject, spoolFiles, spoolId, type ChunkEntry, type ListedEntry, type MetaEntry, type SpoolEntry } from './spool';
 import { crashArmed, crashPoint } from './crash';
+import { recoverJournals } from './journal';
 import { metaDir, metaName } from './metaname';
 import { within } from '../safepath';
 
@@ -44,6 +45,9 @@ export class Applier {
   private tail: Claims = new Map();
   private full: Claims | undefined;
   readonly events: FloorEvent[] = [];
+  /** Lake folders this pass found to be real folders (not symlinks): a pass writes thousands of
+   * files into a few hundred folders. */
+  private seenDirs = new Set<string>();
 
   constructor(readonly l: Layout) {}
 
@@ -58,7 +62,10 @@ export class Applier {
       for (const m of r.lines) noteClaim(this.tail, m);
     }
     this.clearStaleTemps();
-    return this.applyAll();
+    const journalled = recoverJournals(this);
+    const r = this.applyAll();
+    r.applied.unshift(...journalled);
+    return r;
   }
 
   private repairManifestTail(): void {
@@ -131,10 +138,13 @@ export class Applier {
   /** Claimed length of a lake file: the largest of the offsets record and the manifest tail; for a lake
    * file the origin's offsets do not name (offsets lost, or a generation this chunk opens) that
    * exists, what the whole manifest claims of it, and for whom (`origin`). */
-  private claimed(e: ChunkEntry): Claim {
-    const lp = e.line.lake_path;
+  claimed(e: ChunkEntry): Claim {
+    return this.claimFor(e.line.lake_path, e.offsets.lane, e.offsets.base_rel);
+  }
+
+  private claimFor(lp: string, lane: Lane, baseRel: string, stored?: OffsetRec | null): Claim {
     const t = this.tail.get(lp);
-    const off = readOffsets(this.l.offsets, e.offsets.lane, e.offsets.base_rel);
+    const off = stored !== undefined ? stored : readOffsets(this.l.offsets, lane, baseRel);
     let best: Claim = { byte_to: 0, line_to: 0 };
     if (off && off.lake_path === lp) {
       best = { byte_to: off.consumed, line_to: off.lines };
@@ -194,15 +204,7 @@ export class Applier {
     flushFiles(touched, this.l.lake);
     crashPoint('after-lake-before-manifest');
     const lines = ready.filter((r) => r.needsClaim).map((r) => r.e.line);
-    if (lines.length > 0) {
-      const fd = this.manifest();
-      writeAll(fd, Buffer.from(lines.map((m) => JSON.stringify(m) + '\n').join('')));
-      fs.fdatasyncSync(fd);
-      for (const m of lines) {
-        noteClaim(this.tail, m);
-        if (this.full) noteClaim(this.full, m);
-      }
-    }
+    this.claimLines(lines);
     crashPoint('after-manifest-before-offsets');
     for (const r of ready) {
       writeOffsets(this.l.offsets, r.e.offsets);
@@ -212,6 +214,75 @@ export class Applier {
       if (r.needsClaim) res.applied.push(r.e.line);
     }
     if (ready.length > 0) this.writeCheckpoint();
+  }
+
+  /** Appends the claims of bytes already flushed to the lake, and flushes them. */
+  claimLines(lines: ManifestLine[]): void {
+    if (lines.length === 0) return;
+    const fd = this.manifest();
+    writeAll(fd, Buffer.from(lines.map((m) => JSON.stringify(m) + '\n').join('')));
+    fs.fdatasyncSync(fd);
+    for (const m of lines) {
+      noteClaim(this.tail, m);
+      if (this.full) noteClaim(this.full, m);
+    }
+  }
+
+  /** A chunk that a locked pass writes straight into its lake file (journal.ts): the checks
+   * writeChunk makes, an unclaimed tail an interrupted pass left cut, then the file opened to
+   * append at `byte_from`. null: not written (the event says why); the origin's offsets do not
+   * move, so its bytes are read again. */
+  openForChunk(t: { lane: Lane; base_rel: string; lake_path: string; origin_path: string; byte_from: number; line_from: number; stored?: OffsetRec | null }): { fd: number; created: boolean } | null {
+    const lake = within(this.l.root, t.lake_path, { what: 'lake_path', disk: true, file: true, seen: this.seenDirs });
+    const refuse = (ev: Omit<FloorEvent, 'refused'>): null => {
+      this.events.push({ ...ev, refused: true });
+      const { stored: _stored, ...where } = t;
+      keepRefusal(this.l.spool, spoolId(), { v: 1, kind: 'refused', ...where, code: ev.code, message: ev.message });
+      return null;
+    };
+    const claim = this.claimFor(t.lake_path, t.lane, t.base_rel, t.stored);
+    if (claim.origin !== undefined && claim.origin !== t.origin_path) return refuse(claimedByOther(lake, claim, t.origin_path));
+    if (claim.byte_to !== t.byte_from || claim.line_to !== t.line_from - 1) {
+      this.events.push({
+        code: 'chunk-rejected',
+        path: lake,
+        message: `bytes from ${t.byte_from} of ${t.origin_path} do not follow the floor (${claim.byte_to} bytes claimed); not written, the origin is read again`,
+      });
+      return null;
+    }
+    const size = fileSize(lake);
+    if (size >= 0 && size < claim.byte_to) return refuse(lakeShort(lake, size, claim, t.origin_path));
+    if (size > claim.byte_to && !this.truncateTorn(refuse, lake, t.lake_path, claim.byte_to, size)) return null;
+    if (size < 0) mkdirPrivate(path.dirname(lake));
+    const fd = fs.openSync(lake, APPEND_NOFOLLOW, FILE_MODE);
+    try {
+      fs.fchmodSync(fd, FILE_MODE);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+    return { fd, created: size < 0 };
+  }
+
+  /** Makes a lake file end where the manifest's claims on it end, after an interrupted pass: what
+   * nothing claims is cut, and a file nothing claims at all is removed. */
+  cutUnclaimed(lakePath: string): void {
+    const lake = within(this.l.root, lakePath, { what: 'lake_path', disk: true, file: true });
+    const size = fileSize(lake);
+    const keep = this.fullClaims().get(lakePath)?.byte_to ?? 0;
+    if (size <= keep) return;
+    if (keep === 0) fs.rmSync(lake, { force: true });
+    else fs.truncateSync(lake, keep);
+    this.events.push({
+      code: 'lake-torn-tail',
+      path: lake,
+      message: `removed ${size - keep} unclaimed bytes after byte ${keep} left by an interrupted pass; the origin's bytes are written again`,
+    });
+  }
+
+  /** Notes that the manifest is flushed up to its current length (the offsets are written). */
+  checkpoint(): void {
+    this.writeCheckpoint();
   }
 
   private isClaimed(e: ChunkEntry): boolean {
@@ -226,14 +297,7 @@ export class Applier {
     const lake = within(this.l.root, m.lake_path, { what: 'lake_path', disk: true, file: true });
     const claim = this.claimed(e);
     if (claim.origin !== undefined && claim.origin !== m.origin_path) {
-      // Another origin's bytes (an origin named like this one's generation by an earlier version):
-      // neither cut nor taken as this chunk's. The next pass picks a generation name no one holds.
-      this.refuse(le, {
-        code: 'lake-claimed',
-        path: lake,
-        message: `the manifest claims ${claim.byte_to} bytes of this file for ${claim.origin}; the chunk of ${m.origin_path} meant for it was not written`,
-        hint: 'run `brain record` again: it writes the chunk under another generation name; if this repeats, run `brain verify` and report it',
-      });
+      this.refuse(le, claimedByOther(lake, claim, m.origin_path));
       return 'reject';
     }
     if (claim.byte_to >= m.byte_to) return 'already';
@@ -246,12 +310,7 @@ export class Applier {
     }
     const size = fileSize(lake);
     if (size >= 0 && size < claim.byte_to) {
-      this.refuse(le, {
-        code: 'lake-short',
-        path: lake,
-        message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended to it`,
-        hint: `run \`brain verify\` and restore this file from the store (\`brain verify --store\`); the bytes of ${m.origin_path} are read again by the next pass`,
-      });
+      this.refuse(le, lakeShort(lake, size, claim, m.origin_path));
       return 'reject';
     }
     const haveChunk = fs.existsSync(le.chunk);
@@ -266,7 +325,7 @@ export class Applier {
         if (size === m.byte_to) return 'written';
         return this.appendFrom(le, lake, have);
       }
-      if (!this.truncateTorn(le, lake, m.lake_path, claim.byte_to, size)) return 'reject';
+      if (!this.truncateTorn((ev) => this.refuse(le, ev), lake, m.lake_path, claim.byte_to, size)) return 'reject';
       if (!haveChunk) {
         reject(this.l.spool, le.descriptor, 'chunk bytes missing and the lake tail does not match them', () => undefined);
         return 'reject';
@@ -316,10 +375,10 @@ export class Applier {
 
   /** Cuts the bytes after `keep` that an interrupted append left, once the whole manifest confirms
    * no line claims them; false (and the chunk refused) when one does. */
-  private truncateTorn(le: ListedEntry, lake: string, lakePath: string, keep: number, size: number): boolean {
+  private truncateTorn(refuse: (ev: Omit<FloorEvent, 'refused'>) => void, lake: string, lakePath: string, keep: number, size: number): boolean {
     const claimed = this.fullClaims().get(lakePath);
     if (claimed && claimed.byte_to > keep) {
-      this.refuse(le, {
+      refuse({
         code: 'lake-claimed',
         path: lake,
         message: `bytes ${keep}-${claimed.byte_to} of this file are claimed by the manifest (for ${claimed.origin}) although the floor's offsets say they are not; nothing cut, nothing appended`,
@@ -354,6 +413,29 @@ export class Applier {
     if (this.manifestFd !== undefined) fs.closeSync(this.manifestFd);
     this.manifestFd = undefined;
   }
+}
+
+// The lake file is opened to append without following a symlink (within() checked the folders).
+const APPEND_NOFOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0);
+
+/** Another origin's bytes (an origin named like this one's generation by an earlier version):
+ * neither cut nor taken as this chunk's. The next pass picks a generation name no one holds. */
+function claimedByOther(lake: string, claim: Claim, origin: string): Omit<FloorEvent, 'refused'> {
+  return {
+    code: 'lake-claimed',
+    path: lake,
+    message: `the manifest claims ${claim.byte_to} bytes of this file for ${claim.origin}; the chunk of ${origin} meant for it was not written`,
+    hint: 'run `brain record` again: it writes the chunk under another generation name; if this repeats, run `brain verify` and report it',
+  };
+}
+
+function lakeShort(lake: string, size: number, claim: Claim, origin: string): Omit<FloorEvent, 'refused'> {
+  return {
+    code: 'lake-short',
+    path: lake,
+    message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended to it`,
+    hint: `run \`brain verify\` and restore this file from the store (\`brain verify --store\`); the bytes of ${origin} are read again by the next pass`,
+  };
 }
 
 function noteClaim(c: Claims, m: ManifestLine): void {

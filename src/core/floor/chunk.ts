@@ -1,19 +1,21 @@
-// One origin's new bytes into one spool chunk: the complete lines are committed to the spool, an
-// unterminated tail waits in the pending folder (pending.ts) unless it is due: its origin is quiet,
-// or the origin is a .json file that holds one whole JSON document.
+// One origin's new bytes into its lake file, as one chunk of the pass's batch (journal.ts): the
+// complete lines are the chunk, an unterminated tail waits in the pending folder (pending.ts) unless
+// it is due: its origin is quiet, or the origin is a .json file that holds one whole JSON document.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentPaths } from '../agents';
-import { FILE_MODE, mkdirPrivate, type Layout } from '../home';
-import { fingerprints } from './classify';
-import { crashPoint } from './crash';
+import type { Layout } from '../home';
+import type { Applier } from './apply';
+import { fingerprints, sha256 } from './classify';
+import { crashArmed, crashPoint } from './crash';
 import { writeAll, writeFileAtomic } from './durable';
 import type { ChunkHasher } from './hasher';
 import { firstTimestamp, type Lane, type ManifestLine } from './manifest';
-import type { OffsetRec } from './offsets';
+import { FP_WINDOW, type OffsetRec } from './offsets';
 import { dropPending, readPending, writePending } from './pending';
 import { countNewlines } from './ranges';
-import { commitEntry, laneSpool, spoolId, type ChunkEntry } from './spool';
+import type { Journal } from './journal';
+import { spoolId, type ChunkEntry } from './spool';
 
 /** What reading new bytes takes from the pass. */
 export interface ChunkHost {
@@ -21,7 +23,20 @@ export interface ChunkHost {
   readonly now: number;
   readonly o: { source: ManifestLine['source']; quietMs: number };
   readonly report: { machine: string };
+  readonly applier: Pick<Applier, 'openForChunk'>;
+  readonly journal: Journal;
   hasherFor(bytes: number): ChunkHasher;
+}
+
+/** The head of the chunk being read, where its first event timestamp is looked for. */
+const HEAD = Buffer.allocUnsafe(65536);
+
+/** Failures writing the floor (the lake, the journal, the spool) while a file's bytes were taken
+ * in: they stop the pass, as the applier's did, where a failure reading the origin is that file's. */
+const floorFailures = new WeakSet<object>();
+
+export function isFloorFailure(e: unknown): boolean {
+  return !!e && typeof e === 'object' && floorFailures.has(e);
 }
 
 /** The lane's counts this adds to. */
@@ -33,9 +48,10 @@ export interface ChunkCounts {
   pending: number;
 }
 
-/** Reads [consumed, size) into a spool chunk; the complete lines are committed, an unterminated
- * tail waits in spool/<lane>/pending/ unless it is due (quiet origin, or a whole JSON document).
- * Returns the bytes committed (0: no chunk). */
+/** Reads [consumed, size) straight into the lake file (journal.ts); the complete lines become a
+ * chunk of the pass's batch, an unterminated tail waits in spool/<lane>/pending/ unless it is due
+ * (quiet origin, or a whole JSON document) and is cut from the lake again. Returns the bytes of
+ * the chunk (0: no chunk). */
 export function readNew(
   h: ChunkHost,
   c: ChunkCounts,
@@ -47,41 +63,77 @@ export function readNew(
   session: string,
   base: OffsetRec,
   pendingFile: string,
+  /** Whether a pending tail of this origin is waiting (else there is none to drop or update). */
+  pendingWaits: boolean,
   isNew: boolean,
+  /** The origin's offsets as this pass read them (null: none), so they are not read again. */
+  stored?: OffsetRec | null,
 ): number {
-  const dir = laneSpool(h.l.spool, lane);
-  mkdirPrivate(dir);
-  const id = spoolId();
-  const tmp = path.join(dir, `.tmp-${id}.chunk`);
-  const out = fs.openSync(tmp, 'wx', FILE_MODE);
-  let closed = false;
+  let target: { fd: number; created: boolean } | null;
   try {
-    fs.fchmodSync(out, FILE_MODE);
+    // Said before the lake file is made or written: a kill right after leaves nothing the journal
+    // does not account for.
+    h.journal.opening(base.lake_path, base.consumed);
+    target = h.applier.openForChunk({
+      lane,
+      base_rel: base.base_rel,
+      lake_path: base.lake_path,
+      origin_path: base.origin,
+      byte_from: base.consumed,
+      line_from: base.lines + 1,
+      stored,
+    });
+  } catch (e) {
+    if (e && typeof e === 'object') floorFailures.add(e);
+    throw e;
+  }
+  if (!target) return 0;
+  const pendingBefore = c.pending;
+  const lake = path.join(h.l.root, base.lake_path);
+  const out = target.fd;
+  let closed = false;
+  let done = false;
+  // Set while the origin is read: a failure then is this file's; any other is the floor's.
+  let reading = false;
+  try {
     const hasher = h.hasherFor(st.size - base.consumed);
     hasher.begin();
     let nl = 0;
     let lastNl = -1;
     let pos = base.consumed;
     let head: Buffer | null = null;
+    let last: { buf: Buffer; start: number } | null = null;
     while (pos < st.size) {
       const buf = hasher.slot();
+      reading = true;
       const n = fs.readSync(fd, buf, 0, Math.min(buf.length, st.size - pos), pos);
+      reading = false;
       if (n === 0) break;
       const block = buf.subarray(0, n);
-      if (!head) head = Buffer.from(block.subarray(0, Math.min(n, 65536)));
+      if (!head) {
+        // A copy (the slot is reused for the next block), into one scratch buffer for every file.
+        head = HEAD.subarray(0, Math.min(n, HEAD.length));
+        block.copy(head, 0, 0, head.length);
+      }
       const li = block.lastIndexOf(10);
       // Hand the block to the hasher first: on a large pass it is hashed on another core while
-      // this thread writes it to the spool.
+      // this thread writes it to the lake.
       hasher.block(buf, n, li);
       if (li >= 0) {
         nl += countNewlines(block, 0, li + 1);
         lastNl = pos + li;
       }
-      writeAll(out, block);
-      if (pos === base.consumed) crashPoint('mid-spool-write');
+      if (pos === base.consumed && n > 1 && crashArmed()) {
+        // Tests: a kill half-way through the write leaves a torn lake tail.
+        writeAll(out, block.subarray(0, n >> 1));
+        crashPoint('mid-lake-append');
+        writeAll(out, block.subarray(n >> 1));
+      } else writeAll(out, block);
+      last = { buf: block, start: pos };
       pos += n;
     }
     const digests = hasher.end();
+    crashPoint('after-lake-write');
     const end = pos;
     const complete = lastNl >= 0 ? lastNl + 1 : base.consumed;
     let chunkEnd = complete;
@@ -91,7 +143,7 @@ export function readNew(
     let source = h.o.source;
     if (end > complete) {
       const quiet = h.now - st.mtimeMs >= h.o.quietMs;
-      const jsonDoc = !quiet && base.consumed === 0 && isJsonDocument(tmp, abs);
+      const jsonDoc = !quiet && base.consumed === 0 && isJsonDocument(lake, abs);
       if (quiet || jsonDoc) {
         chunkEnd = end;
         digest = digests.full;
@@ -99,7 +151,7 @@ export function readNew(
         unterminated = true;
         if (quiet) source = 'quiet';
       } else {
-        writePending(pendingFile, tmp, complete - base.consumed, end - complete, {
+        writePending(pendingFile, lake, complete, end - complete, {
           v: 1,
           lane,
           agent: agent.agent,
@@ -117,25 +169,38 @@ export function readNew(
           mtime_ms: st.mtimeMs,
         });
         c.pending++;
-        fs.ftruncateSync(out, complete - base.consumed);
+        crashPoint('after-pending');
+        fs.ftruncateSync(out, complete);
       }
-    } else dropPending(pendingFile);
+    } else if (pendingWaits) dropPending(pendingFile);
     fs.closeSync(out);
     closed = true;
     if (chunkEnd === base.consumed) {
-      fs.rmSync(tmp, { force: true });
+      // Only an unterminated line: nothing to claim, and no lake file made for it.
+      if (target.created) fs.rmSync(lake, { force: true });
+      done = true;
       return 0;
     }
+    // The fingerprints from the blocks still in memory when they hold both windows (a new file
+    // read in one block, the common case); else read from the origin.
+    const hw = Math.min(FP_WINDOW, chunkEnd);
+    const tf = Math.max(0, chunkEnd - FP_WINDOW);
+    reading = true;
+    const fp =
+      base.consumed === 0 && head && head.length >= hw && last && tf >= last.start && chunkEnd <= last.start + last.buf.length
+        ? { head_sha: sha256(head.subarray(0, hw)), tail_sha: sha256(last.buf.subarray(tf - last.start, chunkEnd - last.start)) }
+        : fingerprints(fd, chunkEnd);
+    reading = false;
     const after: OffsetRec = {
       ...base,
       consumed: chunkEnd,
       lines: base.lines + lineCount,
       unterminated,
-      ...fingerprints(fd, chunkEnd),
+      ...fp,
       updated_at: new Date(h.now).toISOString(),
     };
     // The pending tail (if any) must know the floor state it follows, for a vanished origin.
-    const p = readPending(pendingFile);
+    const p = c.pending > pendingBefore || pendingWaits ? readPending(pendingFile) : null;
     if (p) writeFileAtomic(pendingFile, JSON.stringify({ ...p, offsets: after }) + '\n', { sync: false });
     const line: ManifestLine = {
       v: 1,
@@ -156,30 +221,39 @@ export function readNew(
       lake_path: base.lake_path,
       ...(unterminated ? { unterminated: true } : {}),
     };
-    fs.renameSync(tmp, path.join(dir, `${id}.chunk`));
-    crashPoint('after-spool-chunk');
-    commitEntry(h.l.spool, { v: 1, kind: 'chunk', id, line, offsets: after } satisfies ChunkEntry);
-    crashPoint('after-spool-commit');
+    h.journal.written({ v: 1, kind: 'chunk', id: spoolId(), line, offsets: after } satisfies ChunkEntry);
+    crashPoint('after-journal-chunk');
+    done = true;
     c.chunks++;
     c.bytes += chunkEnd - base.consumed;
     c.lines += lineCount;
     if (isNew && base.gen === 1) c.new_files++;
     return chunkEnd - base.consumed;
+  } catch (e) {
+    if (!reading && e && typeof e === 'object') floorFailures.add(e);
+    throw e;
   } finally {
-    if (!closed) {
-      fs.closeSync(out);
-      fs.rmSync(tmp, { force: true });
+    if (!closed) fs.closeSync(out);
+    if (!done) {
+      // A failed write (a full disk) leaves nothing past the claims: the bytes are read again.
+      try {
+        if (target.created) fs.rmSync(lake, { force: true });
+        else fs.truncateSync(lake, base.consumed);
+      } catch {
+        /* the journal has it cut by the next pass */
+      }
     }
   }
 }
 
-/** A .json origin without a trailing newline is complete when it parses as one JSON document. */
-function isJsonDocument(tmpChunk: string, abs: Buffer): boolean {
+/** A .json origin without a trailing newline is complete when it parses as one JSON document
+ * (`file`: the lake file it was just written to whole). */
+function isJsonDocument(file: string, abs: Buffer): boolean {
   if (!abs.toString('utf8').endsWith('.json')) return false;
   try {
-    const st = fs.statSync(tmpChunk);
+    const st = fs.statSync(file);
     if (st.size > 64 << 20) return false;
-    JSON.parse(fs.readFileSync(tmpChunk, 'utf8'));
+    JSON.parse(fs.readFileSync(file, 'utf8'));
     return true;
   } catch {
     return false;

@@ -34,6 +34,13 @@ const TS = /"(?:timestamp|startTime|created_at|createdAt)"\s*:\s*"(\d{4}-\d\d-\d
 /** A line's `event_ts_first`: the first event timestamp in the head of its chunk. */
 export function firstTimestamp(head: Buffer | null): string | null {
   if (!head) return null;
+  // Most chunks say it in their first line: decode 4 KiB first. A match inside that prefix is the
+  // first in the whole head too (a match cannot start before another and end after its start:
+  // neither the spaces nor the value it allows hold a quote).
+  if (head.length > 4096) {
+    const m = TS.exec(head.toString('utf8', 0, 4096));
+    if (m) return m[1];
+  }
   const m = TS.exec(head.toString('utf8'));
   return m ? m[1] : null;
 }

@@ -25,7 +25,8 @@ export function walkOrigins(env: Env, only: Set<string> | undefined, roots: { la
       roots.push({ lane: agent.lane, dir: root.dir, exists });
       if (!exists) continue;
       if (only) {
-        for (const p of only) {
+        // Each origin once, however the watcher spelled it (`a//b`, `a/./b`).
+        for (const p of new Set([...only].map((x) => path.resolve(x)))) {
           const rel = path.relative(root.dir, p);
           if (rel.startsWith('..') || path.isAbsolute(rel) || !root.include(rel.split(path.sep).join('/'))) continue;
           h.file(agent, root, Buffer.from(p), rel.split(path.sep).map((s) => Buffer.from(s)));

@@ -37,11 +37,13 @@ export function spoolId(): string {
 
 /** Where entries the applier would not take are kept (beside the lanes' folders, not one of them). */
 const REJECTED = '_rejected';
+/** The journals of a pass that writes straight to the lake (journal.ts), beside the lanes' folders. */
+export const JOURNAL = '_journal';
 
 /** The lanes' folders in the spool: every folder but the one of rejected entries, which are kept
- * for a person to look at and never applied again. */
+ * for a person to look at and never applied again, and the journals' folder. */
 function laneNames(spoolDir: string): string[] {
-  return fs.readdirSync(spoolDir).filter((n) => n !== REJECTED);
+  return fs.readdirSync(spoolDir).filter((n) => n !== REJECTED && n !== JOURNAL);
 }
 
 export function laneSpool(spoolDir: string, lane: string): string {
@@ -118,6 +120,14 @@ export function listEntries(spoolDir: string, onRejected: (file: string, why: st
     }
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Keeps a record of a chunk the applier would not take (one a pass refused before writing it) in
+ * the rejected folder, for a person to look at; never applied. */
+export function keepRefusal(spoolDir: string, id: string, record: Record<string, unknown>): void {
+  const dest = path.join(spoolDir, REJECTED);
+  mkdirPrivate(dest);
+  writeFileAtomic(path.join(dest, `${Date.now()}-${id}.json`), JSON.stringify(record) + '\n', { sync: false });
 }
 
 /** Moves a spool file aside (never deletes: it may hold the only copy of some bytes). */

@@ -10,6 +10,7 @@ import { readManifest, type ManifestLine } from './manifest';
 import { allOffsets } from './offsets';
 import { openOrigin } from './origin';
 import { firstDifference } from './ranges';
+import { journalReach } from './journal';
 import { spoolFiles } from './spool';
 import { sample } from '../sample';
 import { READ_NOFOLLOW, unsafeReason } from '../safepath';
@@ -144,6 +145,7 @@ function pendingClaims(root: string): Map<string, number> {
       /* not an entry this check can read: capture decides what it is */
     }
   }
+  journalReach(path.join(root, 'spool'), out);
   return out;
 }
 

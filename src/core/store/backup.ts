@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrainError } from '../errors';
-import { layout, type Env } from '../home';
+import { layout, type Env, type Layout } from '../home';
+import { settledFloor, SETTLE_WAIT_MS } from '../floor/settle';
 import { writeFileAtomic } from '../floor/durable';
 import { kindOf, listFloor } from './floorfiles';
 import { checkLocal, manifestRanges } from './localcheck';
@@ -40,7 +41,17 @@ export async function backup(home: string, dest: string, opts: SampleOptions & {
   }
   if (!fs.existsSync(l.manifest)) throw new BrainError('backup-empty', `nothing to back up: ${l.manifest} does not exist`, 'run `brain record` first');
   fs.mkdirSync(abs, { recursive: true });
+  // Only claimed bytes are copied: the copy reads the floor under its lock (settle.ts).
+  const floor = await settledFloor(home);
+  if (!floor) throw new BrainError('floor-busy', `a capture pass kept ${l.root} busy for ${SETTLE_WAIT_MS / 1000} s; nothing was copied`, 'run `brain backup` again once it ends');
+  try {
+    return await copyOut(home, abs, l, opts, env);
+  } finally {
+    floor.release();
+  }
+}
 
+async function copyOut(home: string, abs: string, l: Layout, opts: SampleOptions & { rsyncPath?: string }, env: Env): Promise<BackupReport> {
   const { ranges } = manifestRanges(l.manifest);
   const skipped: BackupReport['skipped'] = [];
   for (const f of listFloor(home).values()) {

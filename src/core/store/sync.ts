@@ -25,6 +25,7 @@
 import * as fs from 'node:fs';
 import { readConfig, type Config } from '../config';
 import { tryLock } from '../floor/lock';
+import { settledFloor } from '../floor/settle';
 import { mkdirPrivate, type Env } from '../home';
 import { walkFloor, type FloorFile } from './floorfiles';
 import { readLedger, type Ledger } from './ledger';
@@ -38,7 +39,8 @@ import { muxRetryPolicy, openTransport, withRetry } from './transport';
 export { noteUnsynced } from './state';
 
 export type SyncOutcome =
-  | { kind: 'busy'; pendingMarked: boolean }
+  /** `floor`: a capture pass held the floor for as long as a sync waits (settle.ts). */
+  | { kind: 'busy'; pendingMarked: boolean; floor?: true }
   | { kind: 'not-configured'; message: string; hint?: string }
   | { kind: 'nothing' }
   | { kind: 'done'; state: SyncState; run?: RsyncRun };
@@ -118,6 +120,13 @@ async function syncOnce(home: string, cfg: Config, env: Env, opts: SyncOptions):
   const start = Date.now();
   const transport = openTransport(cfg, env);
   if (!(await transport.ready())) return { kind: 'done', state: skipped(home, cfg, start) };
+  // What a killed pass left past the claims is claimed or cut before the push (settle.ts). The lock is
+  // not kept for the copy: a first sync can take minutes and recording must not wait on it. A pass
+  // running meanwhile claims what it writes unless it dies mid-write, and a store copy that came out
+  // longer than ours is reported and moved aside, never trusted (the store-longer finding).
+  const floor = await settledFloor(home);
+  if (!floor) return { kind: 'busy', pendingMarked: false, floor: true };
+  floor.release();
   const prep = preparePush(home, cfg, env, start, !!opts.adopt);
   // Over a live ssh master a failed connection is retried once; otherwise the next sync retries.
   const t = cfg.store!.ssh_mux_only ? withRetry(transport, muxRetryPolicy(env)) : transport;

@@ -145,7 +145,7 @@ const handlers: Handlers = {
       void need().far.refresh(true);
       store.poll();
       if (r.kind === 'done') return { ok: r.state.status === 'ok' && !r.state.warning, message: r.state.message, warning: r.state.warning, hint: r.state.hint };
-      if (r.kind === 'busy') return { ok: true, message: 'another sync is running; it will sync again when it finishes' };
+      if (r.kind === 'busy') return { ok: true, message: r.floor ? 'a capture pass kept the floor busy; the next sync takes what changed' : 'another sync is running; it will sync again when it finishes' };
       if (r.kind === 'nothing') return { ok: true, message: 'nothing to sync' };
       return { ok: false, message: r.message, hint: r.hint };
     } finally {

@@ -29,6 +29,11 @@ interface World {
 
 function world(name: string): World {
   const sb = sandbox({ name });
+  // An origin left with an unterminated line is captured as is once quiet for BRAIN_QUIET_SECONDS
+  // (10 min), and the line it then finishes opens a generation: on a slow run a torn append left
+  // that long (the seed leaves one for 186 rounds) would make the lake differ from the origin's
+  // complete lines by design. Pinned so what this test expects does not depend on the machine's speed.
+  sb.env.BRAIN_QUIET_SECONDS = '86400';
   const origins: World['origins'] = [];
   const pool: string[] = [];
   const seedFiles = [
@@ -93,13 +98,17 @@ function recordRun(w: World, env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [CLI, 'record', '--json'], { env: { ...w.sb.env, ...env }, encoding: 'utf8' });
 }
 
+// BRAIN_TEST_CRASH_SEED and BRAIN_TEST_CRASH_KILLS run other seeded sequences, or longer ones, by hand.
+const SEED = Number(process.env.BRAIN_TEST_CRASH_SEED ?? 20261129);
+const KILLS = Number(process.env.BRAIN_TEST_CRASH_KILLS ?? 220);
+
 test('kill -9 at 200+ seeded crash points: re-record then verify is clean, every line exactly once', () => {
   const w = world('crash');
-  const r = rng(20261129);
+  const r = rng(SEED);
   let crashes = 0;
   const where = new Map<string, number>();
   try {
-    for (let i = 0; i < 600 && crashes < 220; i++) {
+    for (let i = 0; i < KILLS * 3 && crashes < KILLS; i++) {
       mutate(w, r, i);
       const at = 1 + Math.floor(r() * 24);
       const c = recordRun(w, { BRAIN_CRASH_AT: String(at) });
@@ -108,9 +117,9 @@ test('kill -9 at 200+ seeded crash points: re-record then verify is clean, every
       where.set(String(at), (where.get(String(at)) ?? 0) + 1);
       const ok = recordRun(w);
       assert.equal(ok.status, 0, ok.stderr);
-      assertExactlyOnce(w, `iteration ${i} (crash at point ${at})`);
+      assertExactlyOnce(w, `seed ${SEED} iteration ${i} (crash at point ${at})`);
     }
-    assert.ok(crashes >= 200, `at least 200 kills (got ${crashes})`);
+    assert.ok(crashes >= Math.min(200, KILLS), `at least 200 kills (got ${crashes})`);
   } finally {
     w.sb.cleanup();
   }
@@ -118,7 +127,7 @@ test('kill -9 at 200+ seeded crash points: re-record then verify is clean, every
 
 test('kill -9 from outside at random moments (seeded delays), then recover', async () => {
   const w = world('killtime');
-  const r = rng(7);
+  const r = rng(SEED === 20261129 ? 7 : SEED);
   let kills = 0;
   try {
     for (let i = 0; i < 40; i++) {

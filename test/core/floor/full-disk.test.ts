@@ -71,3 +71,38 @@ test('a full disk under BRAIN_HOME: a clear error, nothing lost, and the next re
     assert.equal(at, fs.statSync(lake).size, `${f}: every byte claimed once`);
   }
 });
+
+test('a full disk under one lake folder: the pass that writes straight into the lake stops, claims nothing of it, and the next one records it whole', (t) => {
+  assert.equal(process.getuid?.(), 0, 'mounting a tmpfs needs root (CI runs as root): run this suite as root');
+  const sb = sandbox({ fixtures: true, name: 'full-lake' });
+  const lakeDir = path.join(sb.brain, 'lake', 'pi', '--full--');
+  t.after(() => {
+    spawnSync('umount', ['-l', lakeDir]);
+    sb.cleanup();
+  });
+  assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
+  const manifest = path.join(sb.brain, 'manifest', 'manifest.jsonl');
+  const claimed = fs.readFileSync(manifest);
+  // A new session whose lake folder is a 64 KB tmpfs: its 1 MB does not fit.
+  fs.mkdirSync(lakeDir, { recursive: true, mode: 0o700 });
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', lakeDir], { encoding: 'utf8' });
+  assert.equal(m.status, 0, `mount -t tmpfs: ${m.stderr} (needs root and util-linux: apt-get install -y mount)`);
+  const origin = path.join(sb.home, '.pi', 'agent', 'sessions', '--full--', 's.jsonl');
+  fs.mkdirSync(path.dirname(origin), { recursive: true });
+  fs.writeFileSync(origin, `{"type":"message","text":"${'x'.repeat(1 << 20)}"}\n`);
+  const r = brain(sb, ['record', '--no-caches']);
+  assert.equal(r.status, 3, r.stderr);
+  assert.match(r.stderr, /the disk that holds .*\.brain is full \(no space left\)/);
+  assert.ok(fs.readFileSync(manifest).equals(claimed), 'nothing claimed for the bytes that did not fit, nothing claimed lost');
+  const v1 = brain(sb, ['verify']);
+  assert.equal(v1.status, 0, v1.stdout + v1.stderr);
+
+  assert.equal(spawnSync('umount', ['-l', lakeDir]).status, 0);
+  const r2 = brain(sb, ['record', '--no-caches']);
+  assert.equal(r2.status, 0, r2.stderr);
+  assert.ok(fs.readFileSync(path.join(lakeDir, 's.jsonl')).equals(fs.readFileSync(origin)), 'the session whole on the floor');
+  assert.equal(readManifest(manifest).lines.filter((l) => l.lake_path === 'lake/pi/--full--/s.jsonl').length, 1);
+  const v2 = brain(sb, ['verify']);
+  assert.equal(v2.status, 0, v2.stdout + v2.stderr);
+  assert.deepEqual(fs.readdirSync(path.join(sb.brain, 'spool', '_journal')), [], 'no journal left');
+});

@@ -30,7 +30,7 @@ for (const transport of ['local', 'ssh'] as const) {
     before(async () => {
       s = await setupStore(`sync-${transport}`, { ssh: transport === 'ssh' });
       // Things that must never reach the store.
-      for (const f of ['spool/cc/x.chunk', 'offsets/cc/a.offset.json', 'brain.duckdb', 'turns.sqlite', 'health/beat', 'locks/floor.lock', 'meta/cc/.tmp-123-x']) {
+      for (const f of ['spool/cc/x.chunk', 'offsets/cc/a.offset.json', 'brain.duckdb', 'turns.sqlite', 'health/beat', 'locks/other.lock', 'meta/cc/.tmp-123-x']) {
         fs.mkdirSync(path.dirname(path.join(s.sb.brain, f)), { recursive: true });
         fs.writeFileSync(path.join(s.sb.brain, f), 'not for the store\n');
       }
