@@ -59,6 +59,7 @@ export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyRepor
     a.push(line);
   }
   rep.chunks = [...byFile.values()].reduce((n, a) => n + a.length, 0);
+  const claimedEnd = new Map<string, number>();
   let sampled: Set<ManifestLine> | null = null;
   if (opts.sample !== undefined && opts.sample < rep.chunks) {
     sampled = new Set(sample([...byFile.values()].flat(), opts.sample, opts.seed ?? Date.now()));
@@ -107,6 +108,7 @@ export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyRepor
         rep.problems.push({ kind: 'lines', path: lp, message: `bytes ${c.byte_from}-${c.byte_to} hold ${got} line(s), manifest says ${expected} (lines ${c.line_from}-${c.line_to})`, line: c });
       }
     }
+    claimedEnd.set(lp, expectByte);
     if (!sampled && size > expectByte) {
       if ((pending.get(lp) ?? -1) >= size) rep.pending.push({ path: lp, bytes: size - expectByte });
       else rep.problems.push({ kind: 'unclaimed', path: lp, message: `${size - expectByte} bytes after byte ${expectByte} are claimed by no manifest line` });
@@ -124,6 +126,7 @@ export function verifyFloor(root: string, opts: VerifyOptions = {}): VerifyRepor
       else rep.problems.push({ kind: 'unmanifested', path: lp, message: 'lake file has no manifest line' });
     }
   }
+  recheckUnclaimed(root, rep, manifestFile, m.length, claimedEnd);
   if (opts.checkPermissions) checkPermissions(root, rep);
   if (opts.deep) deepCompare(root, byFile, rep);
   return rep;
@@ -147,6 +150,36 @@ function pendingClaims(root: string): Map<string, number> {
   }
   journalReach(path.join(root, 'spool'), out);
   return out;
+}
+
+/** A pass that runs while verify reads may start a batch or commit one (its manifest lines written,
+ * its journal removed) between verify's reads of the journals, the manifest and a lake file's size,
+ * so bytes seen as claimed by nothing can be a step in progress. Each such finding is looked at
+ * again a few times over about a second, against fresh journals and the manifest's new lines:
+ * bytes a pass has claimed or journalled meanwhile are no problem; bytes nothing claims for that
+ * long stay reported. */
+function recheckUnclaimed(root: string, rep: VerifyReport, manifestFile: string, manifestLength: number, claimedEnd: Map<string, number>): void {
+  let suspects = rep.problems.filter((p) => p.kind === 'unclaimed' || p.kind === 'unmanifested');
+  let from = manifestLength;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let round = 1; round <= 4 && suspects.length; round++) {
+    Atomics.wait(pause, 0, 0, 100 * round);
+    const pending = pendingClaims(root);
+    const more = readManifest(manifestFile, from);
+    from = more.length;
+    for (const l of more.lines) claimedEnd.set(l.lake_path, Math.max(claimedEnd.get(l.lake_path) ?? 0, l.byte_to));
+    const still: VerifyProblem[] = [];
+    for (const p of suspects) {
+      const size = fileSizeOf(path.join(root, p.path));
+      const claimed = claimedEnd.get(p.path) ?? 0;
+      const reach = pending.get(p.path) ?? -1;
+      if (claimed >= size || reach >= size) {
+        rep.problems.splice(rep.problems.indexOf(p), 1);
+        if (claimed < size) rep.pending.push({ path: p.path, bytes: size - claimed });
+      } else still.push(p);
+    }
+    suspects = still;
+  }
 }
 
 function fileSizeOf(file: string): number {
