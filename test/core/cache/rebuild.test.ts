@@ -215,18 +215,26 @@ test('leftovers of a rebuild whose process died are removed by the next rebuild'
   }
 });
 
-test('the lines are stored zstd-compressed, without an index or key constraint to build', async () => {
-  const sb = await capturedSandbox('cache-storage');
+test('the lines are stored zstd-compressed, without an index or key constraint to build, and without their hashes', async () => {
+  const sb = await capturedSandbox('cache-storage', (s) => void addBadFile(s.home));
   try {
     await rebuildCache(sb.brain);
     const db = await openDb(path.join(sb.brain, 'brain.duckdb'), { readOnly: true });
     try {
       const q = async (sql: string) => (await db.conn.runAndReadAll(sql)).getRows();
-      const comp = await q(`SELECT DISTINCT compression FROM pragma_storage_info('floor.raw_lines')
+      const comp = await q(`SELECT DISTINCT compression FROM pragma_storage_info('floor.line_store')
                             WHERE column_name = 'raw_line' AND segment_type = 'VARCHAR'`);
       assert.deepEqual(comp.map((r) => r[0]), ['ZSTD']);
-      assert.deepEqual(await q(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'raw_lines'`), []);
-      assert.deepEqual(await q(`SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'raw_lines' AND constraint_type <> 'NOT NULL'`), []);
+      assert.deepEqual(await q(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'line_store'`), []);
+      assert.deepEqual(await q(`SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'line_store' AND constraint_type <> 'NOT NULL'`), []);
+      // floor.raw_lines is the document's table as a view: a line's sha256 is stored only where
+      // raw_line's bytes are not the line's (the one line with invalid UTF-8), its length only
+      // there and for a last line without a newline.
+      assert.deepEqual(await q(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'floor' AND view_name = 'raw_lines'`), [['raw_lines']]);
+      const stored = await q(`SELECT count(*), count(orig_sha256), count(orig_n_bytes) FILTER (WHERE utf8_replaced),
+                                     count(orig_n_bytes) FILTER (WHERE NOT utf8_replaced AND strlen(raw_line) <> orig_n_bytes) FROM floor.line_store`);
+      assert.ok(Number(stored[0][0]) > 2500);
+      assert.deepEqual(stored[0].slice(1).map(Number), [1, 1, 0]);
     } finally {
       db.close();
     }
