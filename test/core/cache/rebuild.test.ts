@@ -18,6 +18,7 @@ const BAD = Buffer.concat([
   Buffer.from('\n'),
   Buffer.from('{"type":"user","timestamp":"2026-04-01T10:00:01.000Z","message":{"role":"user","content":"crlf"}}\r\n'),
   Buffer.from('{"type":"user","timestamp":"2026-04-01T10:00:02.000Z","message":{"role":"user","content":"ünïcødé ✓ 🚀"}}\n'),
+  Buffer.from('a NUL \u0000 byte, valid UTF-8 but not JSON\n'),
 ]);
 
 function addBadFile(home: string): string {
@@ -120,7 +121,7 @@ test('rebuild: bad UTF-8 is replaced and flagged, non-JSON lines are rows, CRLF 
       lines.push(BAD.subarray(p, nl));
       p = nl + 1;
     }
-    assert.equal(rows.length, 5);
+    assert.equal(rows.length, 6);
     assert.match(rows[0][1] as string, /caf\uFFFD\uFFFD"/);
     assert.equal(rows[0][2], true);
     assert.equal(rows[0][3], sha256(lines[0]), 'hash of the original bytes, not of the replacement');
@@ -133,11 +134,14 @@ test('rebuild: bad UTF-8 is replaced and flagged, non-JSON lines are rows, CRLF 
     assert.equal(rows[3][3], sha256(lines[3]));
     assert.equal(rows[4][2], false);
     assert.equal(rows[4][3], sha256(lines[4]));
+    // The hash floor.raw_lines computes from the stored text is the line's, NUL byte included.
+    assert.equal(rows[5][3], sha256(lines[5]));
+    assert.equal(rows[5][4], lines[5].length + 1);
     // The dialect view skips what is not JSON; the session counts it.
     const v = await all(sb.brain, `SELECT count(*) FROM dialects.v_cc WHERE session_id = '99999999-9999-4999-8999-999999999999'`);
     assert.equal(v[0][0], 3, 'the replaced line is still JSON; the two non-JSON lines are not in the view');
     const s = await all(sb.brain, `SELECT n_lines, n_bad_lines FROM derived.sessions WHERE session_id = '99999999-9999-4999-8999-999999999999'`);
-    assert.deepEqual(s[0], [5, 2]);
+    assert.deepEqual(s[0], [6, 3]);
     const m = await all(sb.brain, `SELECT text FROM derived.messages WHERE session_id = '99999999-9999-4999-8999-999999999999' ORDER BY line_no`);
     assert.deepEqual(m.map((x) => x[0]), ['caf\uFFFD\uFFFD', 'crlf', 'ünïcødé ✓ 🚀']);
   } finally {
