@@ -104,10 +104,6 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
     // Spill files of a big build go beside the cache, never to a shared temp folder.
     await db.conn.run(`SET temp_directory = '${`${tmp}.tmp`.replace(/'/g, "''")}'`);
     await db.conn.run('SET preserve_insertion_order = false');
-    // Fewer checkpoints than DuckDB's default (every 16 MB of log): each one rewrote the row
-    // groups the next batch appends to and left their old blocks free inside the file (a fifth
-    // of it). Not none: what is not checkpointed stays in memory (at 1 GB, past the limit).
-    await db.conn.run(`SET checkpoint_threshold = '64MB'`);
     const schema = loadSchema();
     await db.conn.run(schema.text);
     lap('schema');
