@@ -36,26 +36,45 @@ CREATE TABLE IF NOT EXISTS floor.witnesses (
 );
 
 -- per-line rows. Duplicates preserved; dedup is derived-layer business (C3 resolution).
--- (Storage, not meaning, departs from the document here: the lines are zstd-compressed, as DuckDB
--- keeps long strings uncompressed otherwise (the cache was 1.4x the lake), and there is no
--- primary key or index: no query used them (DuckDB scans by zone maps, and the loader writes
--- rows in file order), while building them cost most of the rebuild's memory and a third of the
--- file. (file_id, witness_gen, byte_offset) is still unique: the loader deletes from a restart
--- offset before it writes again, see ops/ingest_lines.sql.)
-CREATE TABLE IF NOT EXISTS floor.raw_lines (
+-- (Storage, not meaning, departs from the document here. The lines are stored once, in
+-- floor.line_store, zstd-compressed (DuckDB keeps long strings uncompressed otherwise: the cache
+-- was 1.4x the lake), without a primary key or index (no query used them: DuckDB scans by zone
+-- maps, and the loader writes rows in file order; building them cost most of the rebuild's memory
+-- and a third of the file). floor.raw_lines is the document's table as a view over it: a line's
+-- sha256 and byte length are what raw_line's own bytes give (64 hex characters a line do not
+-- compress), computed when read, and stored only for a line whose text is not its bytes (invalid
+-- UTF-8 replaced) or that has no newline. (file_id, witness_gen, byte_offset) is still unique: the
+-- loader deletes from a restart offset before it writes again, see ops/ingest_lines.sql.)
+CREATE TABLE IF NOT EXISTS floor.line_store (
   file_id       TEXT NOT NULL,
-  witness_gen   SMALLINT NOT NULL DEFAULT 1,   -- bumped on rewrite; OLD GENERATIONS KEPT
+  witness_gen   SMALLINT NOT NULL,
   byte_offset   BIGINT NOT NULL,
-  line_no       INTEGER NOT NULL,              -- 1-based within (file, gen) — the citation line number
-  raw_line      TEXT NOT NULL USING COMPRESSION zstd, -- utf-8; lake object is byte-exact if this was replaced
-  line_sha256   TEXT NOT NULL USING COMPRESSION zstd, -- sha256 of ORIGINAL line bytes (no trailing newline)
-  n_bytes       INTEGER NOT NULL,              -- original byte length incl. newline
-  utf8_replaced BOOLEAN NOT NULL DEFAULT false,
+  line_no       INTEGER NOT NULL,
+  raw_line      TEXT NOT NULL USING COMPRESSION zstd,
+  utf8_replaced BOOLEAN NOT NULL,
   lane          TEXT NOT NULL,
   agent         TEXT NOT NULL,
-  event_time    TIMESTAMPTZ,                   -- the line's OWN clock; nullable (not every line has one)
-  captured_at   TIMESTAMPTZ NOT NULL           -- NEVER null (the 89/89 lesson)
+  event_time    TIMESTAMPTZ,
+  captured_at   TIMESTAMPTZ NOT NULL,
+  orig_sha256   TEXT,      -- NULL: sha256(raw_line) is the line's hash
+  orig_n_bytes  INTEGER    -- NULL: the line is raw_line's bytes and a newline
 );
+
+CREATE OR REPLACE VIEW floor.raw_lines AS
+SELECT
+  file_id,
+  witness_gen,                                  -- bumped on rewrite; OLD GENERATIONS KEPT
+  byte_offset,
+  line_no,                                      -- 1-based within (file, gen) — the citation line number
+  raw_line,                                     -- utf-8; lake object is byte-exact if this was replaced
+  coalesce(orig_sha256, sha256(raw_line)) AS line_sha256, -- sha256 of ORIGINAL line bytes (no trailing newline)
+  CAST(coalesce(orig_n_bytes, strlen(raw_line) + 1) AS INTEGER) AS n_bytes, -- original byte length incl. newline
+  utf8_replaced,
+  lane,
+  agent,
+  event_time,                                   -- the line's OWN clock; nullable (not every line has one)
+  captured_at                                   -- NEVER null (the 89/89 lesson)
+FROM floor.line_store;
 
 -- the sync-state v1 defined and never used, made real
 CREATE TABLE IF NOT EXISTS floor.ingest_state (

@@ -15,6 +15,5 @@ CREATE OR REPLACE TEMP TABLE stage_state (
 CREATE OR REPLACE TEMP TABLE bulk_files (
   idx INTEGER, path TEXT, file_id TEXT, witness_gen SMALLINT, lane TEXT, agent TEXT);
 CREATE OR REPLACE TEMP TABLE bulk_lines (
-  idx INTEGER, line_no INTEGER, byte_offset BIGINT, n_bytes INTEGER, captured_us BIGINT,
-  line_sha256 TEXT);
+  idx INTEGER, line_no INTEGER, byte_offset BIGINT, n_bytes INTEGER, captured_us BIGINT);
 CREATE OR REPLACE TEMP TABLE touched_files (file_id TEXT);

@@ -34,6 +34,8 @@ export interface IngestOptions {
   bulk?: boolean;
   /** Bytes of lake files per bulk statement (bounds DuckDB's memory for one statement). */
   bulkBatchBytes?: number;
+  /** With fromScratch: lake bytes loaded before their derived rows are made (bounds memory). */
+  deriveBatchBytes?: number;
   /** Called after each step with its name (timing). */
   trace?: (step: string) => void;
 }
@@ -64,8 +66,10 @@ type ChunkTimes = { from: number[]; us: bigint[] };
 const STAGE_FLUSH_ROWS = 50_000;
 // read_text holds a whole file as one value; bigger files go through the program's line reader.
 const BULK_MAX_FILE = 256 << 20;
-// Lake bytes per bulk statement and per derive: what DuckDB holds of a batch at once.
-const BULK_BATCH = 64 << 20;
+// Lake bytes per bulk statement: what DuckDB holds of a batch at once (read_text, split).
+const BULK_BATCH = 32 << 20;
+// Lake bytes a rebuild loads before deriving their files' rows.
+const DERIVE_BATCH = 64 << 20;
 
 export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
   const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');
@@ -246,14 +250,18 @@ export async function ingest(
   };
 
   // Bulk: DuckDB reads and splits whole files, a batch at a time; the program gives each line's
-  // offset, length, sha256 (Node's is several times faster than DuckDB's) and captured_at, and
-  // checks the file is UTF-8 (read_text refuses it otherwise), in one pass over each file. A file
-  // that is not UTF-8, or whose claim ends inside a line, goes through the line reader after.
+  // offset, length and captured_at, and checks the file is UTF-8 (read_text refuses it
+  // otherwise), in one pass over each file (no line is hashed: floor.raw_lines hashes a line when
+  // it is read). A file that is not UTF-8, or whose claim ends inside a line, goes through the
+  // line reader after.
   const unbulked: Bulk[] = [];
   if (bulk.length > 0) {
     const times = await chunkTimes(conn, from.offset);
     const batchBytes = opts.bulkBatchBytes ?? BULK_BATCH;
     const bulkSql = loadSql('ops', 'ingest_bulk');
+    const deriveBytes = opts.deriveBatchBytes ?? DERIVE_BATCH;
+    const pendingDerive = new Set<string>();
+    let pendingBytes = 0;
     for (let i = 0; i < bulk.length; ) {
       let size = 0;
       const batch: Bulk[] = [];
@@ -262,18 +270,18 @@ export async function ingest(
         batch.push(bulk[i++]);
       }
       const files = await ChunkAppender.temp(conn, 'bulk_files', [INTEGER, VARCHAR, VARCHAR, SMALLINT, VARCHAR, VARCHAR]);
-      const lines = await ChunkAppender.temp(conn, 'bulk_lines', [INTEGER, INTEGER, BIGINT, INTEGER, BIGINT, VARCHAR]);
+      const lines = await ChunkAppender.temp(conn, 'bulk_lines', [INTEGER, INTEGER, BIGINT, INTEGER, BIGINT]);
       const taken: Bulk[] = [];
       batch.forEach((b, idx) => {
         const t = times.get(`${b.g.fileId}\0${b.g.gen}`) ?? { from: [0], us: [0n] };
         let k = 0;
         let sc: FileScan;
         try {
-          sc = scanFile(b.abs, b.g.claimedEnd, (lineNo, off, n, sha) => {
+          sc = scanFile(b.abs, b.g.claimedEnd, (lineNo, off, n) => {
             // The chunk holding the line's last byte.
             const last = off + n - 1;
             while (k + 1 < t.from.length && t.from[k + 1] <= last) k++;
-            lines.push([idx, lineNo, BigInt(off), n, t.us[k], sha]);
+            lines.push([idx, lineNo, BigInt(off), n, t.us[k]]);
           });
         } catch (e) {
           stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
@@ -296,10 +304,18 @@ export async function ingest(
       lap('bulk batch: sql');
       await conn.run('DELETE FROM bulk_files; DELETE FROM bulk_lines;');
       stats.bulkFiles += taken.length;
-      // Derive while the batch's rows are still in memory; a file whose newest generation comes
-      // in a later batch is derived again then.
-      await refresh([...new Set(taken.map((b) => b.g.fileId))]);
-      lap('bulk batch: derived');
+      // Derive once DERIVE_BATCH bytes are loaded (and after the last batch), while their rows
+      // are fresh: what DuckDB holds stays bounded whatever the floor's size, and each view reads
+      // the row groups of those files once (per load batch it read them again in every view). A
+      // file whose newest generation comes in a later batch is derived again then.
+      for (const b of taken) pendingDerive.add(b.g.fileId);
+      pendingBytes += size;
+      if (pendingBytes >= deriveBytes || i >= bulk.length) {
+        await refresh([...pendingDerive]);
+        pendingDerive.clear();
+        pendingBytes = 0;
+        lap('bulk batch: derived');
+      }
     }
   }
   lap(`bulk (${bulk.length} files)`);
@@ -319,7 +335,7 @@ export async function ingest(
 
   // 4. Derived tables of the other touched files, in batches of about the same size.
   const rest = ordered.filter((g) => !refreshed.has(g.fileId));
-  const batchBytesRest = opts.bulkBatchBytes ?? BULK_BATCH;
+  const batchBytesRest = opts.deriveBatchBytes ?? DERIVE_BATCH;
   for (let i = 0; i < rest.length; ) {
     const ids = new Set<string>();
     let size = 0;

@@ -89,13 +89,12 @@ export interface FileScan {
 }
 
 /** One pass over a lake file: UTF-8 validity, complete lines and prefix hash up to `claimedEnd`.
- * onLine (optional) is given each line of the claimed range: number, byte offset, byte length
- * including its newline (the last line may be unterminated when the claim ends the file) and the
- * sha256 of its bytes without the newline. */
+ * onLine (optional) is given each line of the claimed range: number, byte offset and byte length
+ * including its newline (the last line may be unterminated when the claim ends the file). */
 export function scanFile(
   file: string,
   claimedEnd: number,
-  onLine?: (lineNo: number, byteOffset: number, nBytes: number, sha256: string) => void,
+  onLine?: (lineNo: number, byteOffset: number, nBytes: number) => void,
 ): FileScan {
   const fd = fs.openSync(file, 'r');
   try {
@@ -120,12 +119,7 @@ export function scanFile(
         let i = block.indexOf(10, 0);
         while (i >= 0 && i < end) {
           lines++;
-          if (onLine) {
-            // The line is block[lastNl+1, i), preceded by the pending pieces when it began earlier.
-            const piece = block.subarray(lastNl + 1, i);
-            const bytes = lastNl < 0 && pending.length ? Buffer.concat([...pending, piece]) : piece;
-            onLine(lines, lastOffset, pos + i + 1 - lastOffset, hashHex(bytes));
-          }
+          onLine?.(lines, lastOffset, pos + i + 1 - lastOffset);
           lastOffset = pos + i + 1;
           lastNl = i;
           i = block.indexOf(10, i + 1);
@@ -149,7 +143,7 @@ export function scanFile(
       pos += n;
     }
     // An unterminated last line counts when the claim covers it to the end of the file.
-    if (onLine && limit > lastOffset && limit === size) onLine(lines + 1, lastOffset, limit - lastOffset, hashHex(Buffer.concat(pending)));
+    if (onLine && limit > lastOffset && limit === size) onLine(lines + 1, lastOffset, limit - lastOffset);
     return { size, utf8, lastOffset, lines, prefixSha256: h.digest('hex'), cutTail: limit > lastOffset && limit < size };
   } finally {
     fs.closeSync(fd);
@@ -183,8 +177,9 @@ export interface LakeLine {
   byteOffset: number;
   lineNo: number;
   text: string;
-  /** sha256 of the line's bytes (without the newline). */
-  sha256: string;
+  /** sha256 of the line's bytes (without the newline) when text is not those bytes (utf8Replaced):
+   * otherwise the text's own hash is the line's, and the cache computes it when read. */
+  sha256: string | null;
   nBytes: number;
   utf8Replaced: boolean;
   terminated: boolean;
@@ -228,7 +223,7 @@ function makeLine(bytes: Buffer, byteOffset: number, lineNo: number, terminated:
     byteOffset,
     lineNo,
     text: bytes.toString('utf8'),
-    sha256: hashHex(bytes),
+    sha256: ok ? null : hashHex(bytes),
     nBytes: bytes.length + (terminated ? 1 : 0),
     utf8Replaced: !ok,
     terminated,

@@ -18,6 +18,7 @@ const BAD = Buffer.concat([
   Buffer.from('\n'),
   Buffer.from('{"type":"user","timestamp":"2026-04-01T10:00:01.000Z","message":{"role":"user","content":"crlf"}}\r\n'),
   Buffer.from('{"type":"user","timestamp":"2026-04-01T10:00:02.000Z","message":{"role":"user","content":"ünïcødé ✓ 🚀"}}\n'),
+  Buffer.from('a NUL \u0000 byte, valid UTF-8 but not JSON\n'),
 ]);
 
 function addBadFile(home: string): string {
@@ -120,7 +121,7 @@ test('rebuild: bad UTF-8 is replaced and flagged, non-JSON lines are rows, CRLF 
       lines.push(BAD.subarray(p, nl));
       p = nl + 1;
     }
-    assert.equal(rows.length, 5);
+    assert.equal(rows.length, 6);
     assert.match(rows[0][1] as string, /caf\uFFFD\uFFFD"/);
     assert.equal(rows[0][2], true);
     assert.equal(rows[0][3], sha256(lines[0]), 'hash of the original bytes, not of the replacement');
@@ -133,11 +134,14 @@ test('rebuild: bad UTF-8 is replaced and flagged, non-JSON lines are rows, CRLF 
     assert.equal(rows[3][3], sha256(lines[3]));
     assert.equal(rows[4][2], false);
     assert.equal(rows[4][3], sha256(lines[4]));
+    // The hash floor.raw_lines computes from the stored text is the line's, NUL byte included.
+    assert.equal(rows[5][3], sha256(lines[5]));
+    assert.equal(rows[5][4], lines[5].length + 1);
     // The dialect view skips what is not JSON; the session counts it.
     const v = await all(sb.brain, `SELECT count(*) FROM dialects.v_cc WHERE session_id = '99999999-9999-4999-8999-999999999999'`);
     assert.equal(v[0][0], 3, 'the replaced line is still JSON; the two non-JSON lines are not in the view');
     const s = await all(sb.brain, `SELECT n_lines, n_bad_lines FROM derived.sessions WHERE session_id = '99999999-9999-4999-8999-999999999999'`);
-    assert.deepEqual(s[0], [5, 2]);
+    assert.deepEqual(s[0], [6, 3]);
     const m = await all(sb.brain, `SELECT text FROM derived.messages WHERE session_id = '99999999-9999-4999-8999-999999999999' ORDER BY line_no`);
     assert.deepEqual(m.map((x) => x[0]), ['caf\uFFFD\uFFFD', 'crlf', 'ünïcødé ✓ 🚀']);
   } finally {
@@ -215,18 +219,26 @@ test('leftovers of a rebuild whose process died are removed by the next rebuild'
   }
 });
 
-test('the lines are stored zstd-compressed, without an index or key constraint to build', async () => {
-  const sb = await capturedSandbox('cache-storage');
+test('the lines are stored zstd-compressed, without an index or key constraint to build, and without their hashes', async () => {
+  const sb = await capturedSandbox('cache-storage', (s) => void addBadFile(s.home));
   try {
     await rebuildCache(sb.brain);
     const db = await openDb(path.join(sb.brain, 'brain.duckdb'), { readOnly: true });
     try {
       const q = async (sql: string) => (await db.conn.runAndReadAll(sql)).getRows();
-      const comp = await q(`SELECT DISTINCT compression FROM pragma_storage_info('floor.raw_lines')
+      const comp = await q(`SELECT DISTINCT compression FROM pragma_storage_info('floor.line_store')
                             WHERE column_name = 'raw_line' AND segment_type = 'VARCHAR'`);
       assert.deepEqual(comp.map((r) => r[0]), ['ZSTD']);
-      assert.deepEqual(await q(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'raw_lines'`), []);
-      assert.deepEqual(await q(`SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'raw_lines' AND constraint_type <> 'NOT NULL'`), []);
+      assert.deepEqual(await q(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'line_store'`), []);
+      assert.deepEqual(await q(`SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'line_store' AND constraint_type <> 'NOT NULL'`), []);
+      // floor.raw_lines is the document's table as a view: a line's sha256 is stored only where
+      // raw_line's bytes are not the line's (the one line with invalid UTF-8), its length only
+      // there and for a last line without a newline.
+      assert.deepEqual(await q(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'floor' AND view_name = 'raw_lines'`), [['raw_lines']]);
+      const stored = await q(`SELECT count(*), count(orig_sha256), count(orig_n_bytes) FILTER (WHERE utf8_replaced),
+                                     count(orig_n_bytes) FILTER (WHERE NOT utf8_replaced AND strlen(raw_line) <> orig_n_bytes) FROM floor.line_store`);
+      assert.ok(Number(stored[0][0]) > 2500);
+      assert.deepEqual(stored[0].slice(1).map(Number), [1, 1, 0]);
     } finally {
       db.close();
     }

@@ -115,9 +115,10 @@ SELECT * FROM cc;
 -- once. (ccusage keeps the first line, which misses what the reply wrote after its first block.)
 CREATE OR REPLACE VIEW derived.v_usage_lines_cc AS
 WITH
+  -- (raw_line only where cc_v reads it: the window holds its rows, one file at a time.)
   cc_all AS (
     SELECT session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
-           message_id, request_id, usage, raw_line,
+           message_id, request_id, usage, CASE WHEN usage IS NOT NULL THEN raw_line END AS raw_line,
            min(TRY_CAST(timestamp_text AS TIMESTAMPTZ)) OVER (PARTITION BY file_id, witness_gen) AS file_first_ts
     FROM dialects.v_cc),
   -- The fields ccusage's schema checks, as JSON (null and absent differ there), for usage lines.
