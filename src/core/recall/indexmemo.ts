@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import { openIndex, type FileRow, type IndexOpen, type LiveFile, type TurnIndex } from '../index/turnindex';
 import type { Root } from '../index/roots';
+import { IndexKeeper } from '../index/turnindex/keeper';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase } from '../sqlite';
 
@@ -100,16 +101,7 @@ export function liveFilesAmong(idx: TurnIndex, ids: Set<number>): LiveFile[] {
 
 // ---------------------------------------------------------------- a live index kept open
 
-let kept: { key: string; index: TurnIndex; timer: NodeJS.Timeout } | null = null;
-const KEEP_MS = 5 * 60_000;
-
-function dropKept(): void {
-  if (!kept) return;
-  clearTimeout(kept.timer);
-  kept.index.kept = false;
-  kept.index.close();
-  kept = null;
-}
+const live = new IndexKeeper();
 
 /** Which file a root's index is now: `brain rebuild` puts a new file (a new inode) in its place. */
 function identity(root: Root): string | null {
@@ -125,25 +117,19 @@ function identity(root: Root): string | null {
  * (the editor's worker) while its file stays the same, and closed after a few idle minutes:
  * opening it (loading the schema, preparing statements) costs more than a search. */
 export function keptLive(root: Root): IndexOpen {
-  const key = identity(root);
-  if (kept && key !== null && kept.key === key) {
-    kept.timer.refresh();
-    return { ok: true, index: kept.index };
-  }
-  dropKept();
+  const held = live.get(identity(root));
+  if (held) return { ok: true, index: held };
+  live.drop();
   const o = openIndex(root);
   if (!o.ok) return o;
   // The file may have been made just now: its identity is taken once it is there.
   const now = identity(root);
-  if (now !== null) {
-    o.index.kept = true;
-    kept = { key: now, index: o.index, timer: setTimeout(dropKept, KEEP_MS).unref() };
-  }
+  if (now !== null) live.keep(now, o.index);
   return o;
 }
 
 /** Forgets a kept index that failed (an update that could not write): the next search opens it again. */
 export function dropKeptLive(index: TurnIndex): void {
-  if (kept?.index === index) dropKept();
+  if (live.holds(index)) live.drop();
   else index.close();
 }

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import { loadSqlite, sqliteLoadError } from '../../sqlite';
 import type { Root } from '../roots';
+import { IndexKeeper } from './keeper';
 import type { IndexOpen } from './open';
 import { fileBytes, indexSymlink, type DB } from './schema';
 import { TurnIndex } from './update';
@@ -21,18 +22,9 @@ export function snapshotIndex(root: Root): IndexOpen {
   return o;
 }
 
-let kept: { key: string; index: TurnIndex; timer: NodeJS.Timeout } | null = null;
+const kept = new IndexKeeper();
 /** The copy and SQLite's own take twice this while it is made (an index this size is a ~70 GB floor). */
 const MAX_SNAPSHOT_BYTES = 1 << 30;
-const KEEP_MS = 5 * 60_000;
-
-function dropKept(): void {
-  if (!kept) return;
-  clearTimeout(kept.timer);
-  kept.index.kept = false;
-  kept.index.close();
-  kept = null;
-}
 
 function takeSnapshot(root: Root): IndexOpen {
   const Database = loadSqlite();
@@ -53,13 +45,12 @@ function takeSnapshot(root: Root): IndexOpen {
   if (!before) return { ok: false, reason: `no turn index at ${file}` };
   if (walBytes() > 0) return { ok: false, reason: 'the turn index has writes not yet merged into its file (a recorder is writing it)' };
   const key = `${file}\0${before}\0${root.machines.map((m) => `${m.machine}=${m.dir}`).join('\0')}`;
-  if (kept && kept.key === key) {
-    const why = kept.index.behind();
-    if (why) return { ok: false, reason: why };
-    kept.timer.refresh();
-    return { ok: true, index: kept.index };
+  const held = kept.get(key);
+  if (held) {
+    const why = held.behind();
+    return why ? { ok: false, reason: why } : { ok: true, index: held };
   }
-  dropKept();
+  kept.drop();
   const size = Number(before.split(':')[1]);
   if (size > MAX_SNAPSHOT_BYTES) return { ok: false, reason: `the turn index is too large to copy into memory (${(size / 2 ** 30).toFixed(1)} GB)` };
   let buf: Buffer;
@@ -89,6 +80,6 @@ function takeSnapshot(root: Root): IndexOpen {
     db.close();
     return { ok: false, reason: `the turn index cannot be read (${(e as Error).message})` };
   }
-  kept = { key, index: idx, timer: setTimeout(dropKept, KEEP_MS).unref() };
+  kept.keep(key, idx);
   return { ok: true, index: idx };
 }
