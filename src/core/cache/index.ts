@@ -12,7 +12,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { BrainError } from '../errors';
 import { layout, mkdirPrivate, FILE_MODE } from '../home';
 import { agents, registry } from '../agents';
-import { openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS } from './db';
+import { copyInto, openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS } from './db';
 import { ingest, readMeta, manifestCheck, type IngestStats } from './ingest';
 import { loadSchema } from './sqlfiles';
 import { precheck } from './readonly';
@@ -91,6 +91,7 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
   mkdirPrivate(home);
   removeStaleRebuilds(home);
   const tmp = `${target}.rebuild-${process.pid}-${Date.now()}`;
+  const compact = `${tmp}.compact`;
   removeDbFiles(tmp);
   let stats: IngestStats;
   const db = await openDb(tmp, {
@@ -113,14 +114,19 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
     await db.conn.run(`INSERT OR REPLACE INTO floor.cache_meta VALUES ('built_at', CAST(now() AS VARCHAR))`);
     await db.conn.run('CHECKPOINT');
     lap('checkpoint');
+    await copyInto(db.conn, compact);
+    lap('copy into a fresh file');
   } catch (e) {
     db.close();
     removeDbFiles(tmp);
+    removeDbFiles(compact);
     fs.rmSync(`${tmp}.tmp`, { recursive: true, force: true });
     throw e;
   }
   db.close();
   lap('close');
+  removeDbFiles(tmp);
+  fs.renameSync(compact, tmp);
   fs.rmSync(`${tmp}.tmp`, { recursive: true, force: true });
   fs.chmodSync(tmp, FILE_MODE);
   await swapIn(tmp, target, opts);

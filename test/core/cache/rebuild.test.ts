@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { rebuildCache, runReadOnlySql } from '../../../src/core/cache';
 import { openDb } from '../../../src/core/cache/db';
 import { all, capturedSandbox, digest, manifestLines, sha256 } from './helpers';
+// @ts-expect-error the bench's corpus generator is plain JavaScript
+import { generate } from '../../../bench/corpus.mjs';
 
 const BAD = Buffer.concat([
   Buffer.from('{"type":"user","timestamp":"2026-04-01T10:00:00.000Z","sessionId":"bad","message":{"role":"user","content":"caf'),
@@ -239,6 +241,35 @@ test('the lines are stored zstd-compressed, without an index or key constraint t
                                      count(orig_n_bytes) FILTER (WHERE NOT utf8_replaced AND strlen(raw_line) <> orig_n_bytes) FROM floor.line_store`);
       assert.ok(Number(stored[0][0]) > 2500);
       assert.deepEqual(stored[0].slice(1).map(Number), [1, 1, 0]);
+    } finally {
+      db.close();
+    }
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('a rebuilt cache holds no free blocks: the build is copied into a fresh file, every table, view and macro with it', async () => {
+  // 40 MB of generated sessions: enough for a build's parallel inserts to leave blocks free (2 of
+  // 71 here before the copy; a third of the file at 1 GB).
+  const sb = await capturedSandbox('cache-compact', (s) => {
+    const out = path.join(s.dir, 'corpus');
+    generate({ size: 40 << 20, out, seed: 3 });
+    fs.cpSync(path.join(out, 'home'), s.home, { recursive: true });
+  });
+  try {
+    await rebuildCache(sb.brain, { threads: 2 });
+    assert.deepEqual(fs.readdirSync(sb.brain).filter((n) => n.startsWith('brain.duckdb')), ['brain.duckdb'], 'nothing of the build is left beside it');
+    const db = await openDb(path.join(sb.brain, 'brain.duckdb'), { readOnly: true });
+    try {
+      const q = async (sql: string) => (await db.conn.runAndReadAll(sql)).getRows();
+      const [[total, used, free]] = await q('SELECT total_blocks, used_blocks, free_blocks FROM pragma_database_size()');
+      assert.equal(Number(free), 0, `${free} of ${total} blocks free (${used} used)`);
+      const macros = await q(`SELECT count(*) FROM duckdb_functions() WHERE function_type = 'macro' AND NOT internal`);
+      assert.ok(Number(macros[0][0]) >= 5, 'the macros came along');
+      const [[lines, sha]] = await q('SELECT count(*), count(line_sha256) FROM floor.raw_lines');
+      assert.ok(Number(lines) > 10_000 && Number(sha) === Number(lines));
+      assert.ok(Number((await q('SELECT count(*) FROM derived.messages'))[0][0]) > 1000);
     } finally {
       db.close();
     }
