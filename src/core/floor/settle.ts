@@ -1,8 +1,9 @@
 // The floor as it is copied out (brain sync, brain backup): rsync copies whole lake files, so any
 // byte past the manifest's claims would reach the copy as if it were floor. Such bytes exist only
 // while a pass writes (its journal accounts for them) or after one was killed (until the next pass
-// claims or cuts them). So the copy runs under the floor lock, after the recovery a pass would run
-// first: what a killed pass left is claimed or cut, and no pass writes while the copy reads.
+// claims or cuts them). So a copy starts under the floor lock, after the recovery a pass would run
+// first: what a killed pass left is claimed or cut. `brain backup` keeps the lock while it copies;
+// `brain sync` lets go before its push (a pass then claims what it writes; see sync.ts).
 import { mkdirPrivate, layout } from '../home';
 import { Applier } from './apply';
 import { waitLock, type HeldLock } from './lock';

@@ -14,12 +14,9 @@ import { TurnIndex } from './update';
  * while it was read, and it holds everything the manifests claim; otherwise a reason, and the
  * caller scans. Costs one read of the file and its size in memory while in use. */
 export function snapshotIndex(root: Root): IndexOpen {
-  const o = takeSnapshot(root);
-  if (!o.ok) return o;
   // A long-lived reader (the MCP server) keeps the copy while the file stays the same, and lets it
-  // go after a few idle minutes (it is the size of the index).
-  o.index.kept = true;
-  return o;
+  // go after a few idle minutes (it is the size of the index): the keeper marks it kept.
+  return takeSnapshot(root);
 }
 
 const kept = new IndexKeeper();
