@@ -17,6 +17,8 @@ const entries = [
   // The CLI without `brain mcp`, which is its own bundle (see src/cli/verbs.ts).
   { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', define: { __BRAIN_SPLIT__: 'true' } },
   { entryPoints: ['src/cli/mcp.ts'], outfile: 'dist/cli-mcp.js' },
+  // `brain hook` alone (bin/brain picks it): what a harness waits for at each session start.
+  { entryPoints: ['src/cli/hookbin.ts'], outfile: 'dist/hook.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
