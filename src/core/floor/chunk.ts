@@ -9,11 +9,10 @@ import type { Applier } from './apply';
 import { fingerprints, sha256 } from './classify';
 import { crashArmed, crashPoint } from './crash';
 import { writeAll, writeFileAtomic } from './durable';
-import type { ChunkHasher } from './hasher';
+import type { ChunkHasher, HashResult } from './hasher';
 import { firstTimestamp, type Lane, type ManifestLine } from './manifest';
 import { FP_WINDOW, type OffsetRec } from './offsets';
 import { dropPending, readPending, writePending } from './pending';
-import { countNewlines } from './ranges';
 import type { Journal } from './journal';
 import { spoolId, type ChunkEntry } from './spool';
 
@@ -98,7 +97,6 @@ export function readNew(
   try {
     const hasher = h.hasherFor(st.size - base.consumed);
     hasher.begin();
-    let nl = 0;
     let lastNl = -1;
     let pos = base.consumed;
     let head: Buffer | null = null;
@@ -119,10 +117,7 @@ export function readNew(
       // Hand the block to the hasher first: on a large pass it is hashed on another core while
       // this thread writes it to the lake.
       hasher.block(buf, n, li);
-      if (li >= 0) {
-        nl += countNewlines(block, 0, li + 1);
-        lastNl = pos + li;
-      }
+      if (li >= 0) lastNl = pos + li;
       if (pos === base.consumed && n > 1 && crashArmed()) {
         // Tests: a kill half-way through the write leaves a torn lake tail.
         writeAll(out, block.subarray(0, n >> 1));
@@ -132,25 +127,24 @@ export function readNew(
       last = { buf: block, start: pos };
       pos += n;
     }
-    const digests = hasher.end();
+    const ticket = hasher.end();
     crashPoint('after-lake-write');
     const end = pos;
     const complete = lastNl >= 0 ? lastNl + 1 : base.consumed;
     let chunkEnd = complete;
-    let digest = digests.atNewline;
-    let lineCount = nl;
     let unterminated = false;
     let source = h.o.source;
+    // Known now only where a pending tail needs the line count; else at the batch's commit.
+    let known: HashResult | null = null;
     if (end > complete) {
       const quiet = h.now - st.mtimeMs >= h.o.quietMs;
       const jsonDoc = !quiet && base.consumed === 0 && isJsonDocument(lake, abs);
       if (quiet || jsonDoc) {
         chunkEnd = end;
-        digest = digests.full;
-        lineCount = nl + 1;
         unterminated = true;
         if (quiet) source = 'quiet';
       } else {
+        known = hasher.result(ticket);
         writePending(pendingFile, lake, complete, end - complete, {
           v: 1,
           lane,
@@ -163,7 +157,7 @@ export function readNew(
           gen: base.gen,
           lake_path: base.lake_path,
           byte_from: complete,
-          line_from: base.lines + nl + 1,
+          line_from: base.lines + known.lines + 1,
           len: end - complete,
           size: st.size,
           mtime_ms: st.mtimeMs,
@@ -177,6 +171,7 @@ export function readNew(
     closed = true;
     if (chunkEnd === base.consumed) {
       // Only an unterminated line: nothing to claim, and no lake file made for it.
+      if (!known) hasher.drop(ticket);
       if (target.created) fs.rmSync(lake, { force: true });
       done = true;
       return 0;
@@ -191,43 +186,63 @@ export function readNew(
         ? { head_sha: sha256(head.subarray(0, hw)), tail_sha: sha256(last.buf.subarray(tf - last.start, chunkEnd - last.start)) }
         : fingerprints(fd, chunkEnd);
     reading = false;
-    const after: OffsetRec = {
-      ...base,
-      consumed: chunkEnd,
-      lines: base.lines + lineCount,
-      unterminated,
-      ...fp,
-      updated_at: new Date(h.now).toISOString(),
+    const eventTs = firstTimestamp(head);
+    const tookTail = c.pending > pendingBefore;
+    const claim = (r: HashResult): void => {
+      const lineCount = unterminated ? r.lines + 1 : r.lines;
+      const after: OffsetRec = {
+        ...base,
+        consumed: chunkEnd,
+        lines: base.lines + lineCount,
+        unterminated,
+        ...fp,
+        updated_at: new Date(h.now).toISOString(),
+      };
+      // The pending tail (if any) must know the floor state it follows, for a vanished origin.
+      const p = tookTail || pendingWaits ? readPending(pendingFile) : null;
+      if (p) writeFileAtomic(pendingFile, JSON.stringify({ ...p, offsets: after }) + '\n', { sync: false });
+      const line: ManifestLine = {
+        v: 1,
+        lane,
+        agent: agent.agent,
+        session,
+        gen: base.gen,
+        byte_from: base.consumed,
+        byte_to: chunkEnd,
+        line_from: base.lines + 1,
+        line_to: base.lines + lineCount,
+        chunk_sha256: unterminated ? r.full : r.atNewline,
+        captured_at: new Date().toISOString(),
+        event_ts_first: eventTs,
+        machine_id: h.report.machine,
+        origin_path: base.origin,
+        source,
+        lake_path: base.lake_path,
+        ...(unterminated ? { unterminated: true } : {}),
+      };
+      h.journal.written({ v: 1, kind: 'chunk', id: spoolId(), line, offsets: after } satisfies ChunkEntry);
+      crashPoint('after-journal-chunk');
+      c.chunks++;
+      c.bytes += chunkEnd - base.consumed;
+      c.lines += lineCount;
+      if (isNew && base.gen === 1) c.new_files++;
     };
-    // The pending tail (if any) must know the floor state it follows, for a vanished origin.
-    const p = c.pending > pendingBefore || pendingWaits ? readPending(pendingFile) : null;
-    if (p) writeFileAtomic(pendingFile, JSON.stringify({ ...p, offsets: after }) + '\n', { sync: false });
-    const line: ManifestLine = {
-      v: 1,
-      lane,
-      agent: agent.agent,
-      session,
-      gen: base.gen,
-      byte_from: base.consumed,
-      byte_to: chunkEnd,
-      line_from: base.lines + 1,
-      line_to: base.lines + lineCount,
-      chunk_sha256: digest,
-      captured_at: new Date().toISOString(),
-      event_ts_first: firstTimestamp(head),
-      machine_id: h.report.machine,
-      origin_path: base.origin,
-      source,
-      lake_path: base.lake_path,
-      ...(unterminated ? { unterminated: true } : {}),
-    };
-    h.journal.written({ v: 1, kind: 'chunk', id: spoolId(), line, offsets: after } satisfies ChunkEntry);
-    crashPoint('after-journal-chunk');
+    if (known || tookTail || pendingWaits) claim(known ?? hasher.result(ticket));
+    else {
+      // The common case (no tail waits): the chunk is said in the journal when the batch commits,
+      // once its hash is done, so this thread goes on to the next file while the worker hashes.
+      // Until then the journal's `open` line stands for these bytes, as for any write not yet
+      // said: a kill before the commit has them cut and read again, never claimed.
+      h.journal.defer(() => {
+        try {
+          claim(hasher.result(ticket));
+        } catch (e) {
+          if (e && typeof e === 'object') floorFailures.add(e);
+          throw e;
+        }
+      });
+    }
     done = true;
-    c.chunks++;
-    c.bytes += chunkEnd - base.consumed;
-    c.lines += lineCount;
-    if (isNew && base.gen === 1) c.new_files++;
     return chunkEnd - base.consumed;
   } catch (e) {
     if (!reading && e && typeof e === 'object') floorFailures.add(e);

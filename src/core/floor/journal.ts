@@ -86,6 +86,8 @@ export class Journal {
   private file = '';
   private chunks: ChunkEntry[] = [];
   private lakes: string[] = [];
+  /** Chunks whose lines wait for their hashes (chunk.ts): said at the commit. */
+  private later: (() => void)[] = [];
 
   constructor(readonly l: Layout) {}
 
@@ -112,9 +114,17 @@ export class Journal {
     this.lakes.push(path.join(this.l.root, e.line.lake_path));
   }
 
+  /** A chunk written to the lake whose line `say` writes (through written()) at the commit. */
+  defer(say: () => void): void {
+    this.later.push(say);
+  }
+
   /** Commits the batch; returns the manifest lines written. */
   commit(a: Applier): ManifestLine[] {
     if (this.fd === undefined) return [];
+    const later = this.later;
+    this.later = [];
+    for (const say of later) say();
     fs.closeSync(this.fd);
     this.fd = undefined;
     const file = this.file;
@@ -129,6 +139,7 @@ export class Journal {
 
   /** A pass that throws (a full disk) leaves its journal to the next pass's recovery. */
   close(): void {
+    this.later = [];
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }

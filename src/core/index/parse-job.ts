@@ -114,8 +114,21 @@ function tsValue(ts: string | null): number | string | null {
 
 export function runParseJob(j: ParseJob): ParseResult {
   let r;
+  // When the raw lines start where the parse does (a file read from its start), their trigrams
+  // are taken from the parse's own reads: the file is read once, in the same chunks readRaw
+  // would cut (both read up to RAW_CHUNK bytes and cut after the last newline).
+  const from = j.resume?.byte ?? 0;
+  const together = j.raw_from !== undefined && j.raw_from === from;
+  const streamed: RawChunks = { to: from, chunks: [] };
+  let raw: RawChunks | null = together ? streamed : null;
+  const onBlock = together
+    ? (buf: Buffer, to: number) => {
+        streamed.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, to)));
+        streamed.to += to;
+      }
+    : undefined;
   try {
-    r = readTurns(j.file, j.lane, j.rel, { full: false, resume: j.resume, to: j.to, tail: j.tail });
+    r = readTurns(j.file, j.lane, j.rel, { full: false, resume: j.resume, to: j.to, tail: j.tail, onBlock });
   } catch (e) {
     // ELOOP: the file became a symlink after its path was checked; it is not followed.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'missing' };
@@ -134,9 +147,8 @@ export function runParseJob(j: ParseJob): ParseResult {
     const side = t.sidechain ? 1 : 0;
     if (t.role === 'user' && (!title || side < title.side)) title = { n: t.n, side, text: t.text };
   }
-  let raw: RawChunks | null = null;
   try {
-    if (j.raw_from !== undefined) raw = readRaw(j.file, j.raw_from, j.to);
+    if (j.raw_from !== undefined && !together) raw = readRaw(j.file, j.raw_from, j.to);
   } catch (e) {
     // Gone or a symlink since it was parsed: its raw lines are read on a later update.
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;

@@ -23,6 +23,8 @@ export interface ReadOptions {
   /** Also read an unterminated last line (a chunk the manifest marks unterminated). */
   tail?: boolean;
   onBad?: (l: import('../turns').RawLine) => void;
+  /** Called with each read's complete lines (see forEachLine), not with an unterminated tail. */
+  onBlock?: (buf: Buffer, to: number) => void;
 }
 
 /** Lane-relative path of a lake path ('lake/<lane>/<rel>' -> '<rel>'). */
@@ -41,9 +43,15 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
   const p = d.open({ full: o.full, rel, onBad: o.onBad }, (t) => turns.push(t), o.resume);
   const from = o.resume ? { byte: o.resume.byte, line: o.resume.line } : { byte: 0, line: 1 };
   let ck: Checkpoint | null = null;
-  const end = forEachLine(file, from, o.to ?? null, (l) => {
-    p.line(l);
-  });
+  const end = forEachLine(
+    file,
+    from,
+    o.to ?? null,
+    (l) => {
+      p.line(l);
+    },
+    { block: o.onBlock },
+  );
   if (o.tail && end.tailBytes > 0) {
     // An unterminated last line may still grow: resume before it next time.
     ck = p.checkpoint();

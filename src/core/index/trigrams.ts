@@ -24,24 +24,21 @@ export function wideKey(a: number, b: number, c: number): number {
 }
 
 interface Acc {
-  stamp: number;
   out: number[];
   wide: Set<number> | null;
 }
 
-// Which ASCII trigrams the current chunk gave already: a stamp per trigram, so nothing is cleared.
-let stamp = 0;
-const asciiSeen = new Uint32Array(ASCII_KEYS);
+// Which ASCII trigrams the current chunk gave already: one bit each (256 KB, so it stays in the
+// cache; a word per trigram took 8 MB and a cache miss on most bytes), cleared after each chunk
+// through the keys it gave.
+const asciiSeen = new Int32Array(ASCII_KEYS >>> 5);
 
 function start(): Acc {
-  if (++stamp === 0xffffffff) {
-    asciiSeen.fill(0);
-    stamp = 1;
-  }
-  return { stamp, out: [], wide: null };
+  return { out: [], wide: null };
 }
 
 function finish(acc: Acc): number[] {
+  for (const k of acc.out) asciiSeen[k >>> 5] = 0;
   if (acc.wide) for (const w of acc.wide) acc.out.push(w);
   return acc.out;
 }
@@ -61,8 +58,10 @@ function addString(acc: Acc, s: string): void {
     if (a >= 0) {
       if ((a | b | c) < 128) {
         const k = (a << 14) | (b << 7) | c;
-        if (asciiSeen[k] !== acc.stamp) {
-          asciiSeen[k] = acc.stamp;
+        const w = asciiSeen[k >>> 5];
+        const m = 1 << (k & 31);
+        if ((w & m) === 0) {
+          asciiSeen[k >>> 5] = w | m;
           acc.out.push(k);
         }
       } else (acc.wide ??= new Set()).add(wideKey(a, b, c));
@@ -89,31 +88,30 @@ const EDGE = 8;
  * (no term the index is asked for holds one). */
 export function rawTrigramKeys(buf: Buffer, from: number, to: number): number[] {
   const acc = start();
-  const st = acc.stamp;
   const out = acc.out;
-  let a = -1;
-  let b = -1;
+  const seen = asciiSeen;
+  // The last three ASCII code points (lowercased) as a key, and how many of them are there.
+  let k = 0;
+  let have = 0;
   let i = from;
   while (i < to) {
     const x = buf[i];
     if (x < 128) {
+      i++;
       if (x === 10) {
-        a = b = -1;
-        i++;
+        have = 0;
         continue;
       }
-      const c = x >= 65 && x <= 90 ? x + 32 : x;
-      if (a >= 0) {
-        // By hand, as in addString: this loop sees every byte of the lake.
-        const k = (a << 14) | (b << 7) | c;
-        if (asciiSeen[k] !== st) {
-          asciiSeen[k] = st;
+      // By hand, as in addString: this loop sees every byte of the lake.
+      k = ((k << 7) | (x - 65 < 26 && x >= 65 ? x + 32 : x)) & (ASCII_KEYS - 1);
+      if (++have >= 3) {
+        const w = seen[k >>> 5];
+        const m = 1 << (k & 31);
+        if ((w & m) === 0) {
+          seen[k >>> 5] = w | m;
           out.push(k);
         }
       }
-      a = b;
-      b = c;
-      i++;
       continue;
     }
     // Up to the next EDGE ASCII bytes in a row (or the end), then decoded with EDGE bytes before.
@@ -126,12 +124,18 @@ export function rawTrigramKeys(buf: Buffer, from: number, to: number): number[] 
     const from2 = Math.max(from, i - EDGE);
     for (const line of fold(buf.toString('utf8', from2, e)).split('\n')) addString(acc, line);
     i = e;
-    a = b = -1;
-    if (run >= 2 && buf[e - 1] !== 10 && buf[e - 2] !== 10) {
-      a = buf[e - 2] >= 65 && buf[e - 2] <= 90 ? buf[e - 2] + 32 : buf[e - 2];
-      b = buf[e - 1] >= 65 && buf[e - 1] <= 90 ? buf[e - 1] + 32 : buf[e - 1];
-    } else if (run >= 1 && buf[e - 1] !== 10) {
-      b = buf[e - 1] >= 65 && buf[e - 1] <= 90 ? buf[e - 1] + 32 : buf[e - 1];
+    // The ASCII bytes the stretch ended with start the next trigrams (none across a newline).
+    have = 0;
+    k = 0;
+    for (let j = Math.max(i - Math.min(run, 2), from); j < i; j++) {
+      const y = buf[j];
+      if (y === 10) {
+        have = 0;
+        k = 0;
+        continue;
+      }
+      k = ((k << 7) | (y >= 65 && y <= 90 ? y + 32 : y)) & (ASCII_KEYS - 1);
+      have++;
     }
   }
   return finish(acc);

@@ -19,14 +19,15 @@ export interface LineEnd {
 /**
  * Calls `cb` for every newline-terminated line in [from.byte, to) of `file`; `from.line` is the
  * number of the line starting at from.byte. With `tail`, an unterminated last line is passed too.
- * The RawLine's buffer is reused: it is valid only during the callback.
+ * The RawLine's buffer is reused: it is valid only during the callback. `block` is called after
+ * each read's complete lines with the buffer they start (at 0) and end in.
  */
 export function forEachLine(
   file: string,
   from: { byte: number; line: number },
   to: number | null,
   cb: (l: RawLine) => void,
-  opts: { tail?: boolean } = {},
+  opts: { tail?: boolean; block?: (buf: Buffer, to: number) => void } = {},
 ): LineEnd {
   // Floor files are never symlinks: one found here was planted, and is not followed.
   const fd = fs.openSync(file, READ_NOFOLLOW);
@@ -53,6 +54,8 @@ export function forEachLine(
         line++;
         p = nl + 1;
       }
+      // The complete lines of this read, buf[0, p), for a reader that wants the bytes as well.
+      if (p > 0 && opts.block) opts.block(buf, p);
       if (n === 0) {
         if (len > p && opts.tail) {
           cb({ no: line, from: bufStart + p, to: bufStart + len, buf, s: p, e: len });
