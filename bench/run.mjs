@@ -64,7 +64,19 @@ if (only.includes('floor')) {
   // Warm the page cache the same way for both: read everything once.
   spawnSync('sh', ['-c', `find "${home}" -type f -exec cat {} + > /dev/null`]);
   const cpDest = path.join(outRoot, 'cp-copy');
-  fs.rmSync(cpDest, { recursive: true, force: true });
+  // What a timed run replaces is moved aside and deleted after the last one: this ext4 (no
+  // journal) will not reuse an inode freed in the last minute, and each file created scans past
+  // every such inode, so deleting a copy just before a run made that run pay for the deletion
+  // (brain record the most: it creates twice the files cp does, lake and offsets).
+  const trash = path.join(outRoot, 'floor-trash');
+  fs.rmSync(trash, { recursive: true, force: true });
+  fs.mkdirSync(trash);
+  let trashed = 0;
+  const aside = (p) => {
+    if (fs.existsSync(p)) fs.renameSync(p, path.join(trash, String(trashed++)));
+  };
+  aside(cpDest);
+  aside(brainHome);
   // sync before each timed run: neither pays for the other's dirty pages. The two alternate three
   // times and medians are compared: this machine's writeback makes any single run swing 5x.
   const runs = { cp: [], cpSync: [], rec: [] };
@@ -72,18 +84,18 @@ if (only.includes('floor')) {
   for (let i = 0; i < 3; i++) {
     spawnSync('sync');
     runs.cp.push((await measure('cp', ['-r', home, cpDest])).ms);
-    spawnSync('sync');
-    fs.rmSync(cpDest, { recursive: true, force: true });
+    aside(cpDest);
     spawnSync('sync');
     runs.cpSync.push((await measure('sh', ['-c', `cp -r "${home}" "${cpDest}" && sync`])).ms);
-    fs.rmSync(cpDest, { recursive: true, force: true });
-    fs.rmSync(brainHome, { recursive: true, force: true });
+    aside(cpDest);
+    aside(brainHome);
     spawnSync('sync');
     const r = await measure(process.execPath, [CLI, 'record', '--json', '--no-caches'], env);
     if (r.code !== 0) throw new Error(`brain record failed: ${r.err}`);
     runs.rec.push(r.ms);
     rec = rec && rec.rss > r.rss ? rec : r;
   }
+  fs.rmSync(trash, { recursive: true, force: true });
   const med = (a) => [...a].sort((x, y) => x - y)[1];
   const cp = { ms: med(runs.cp) };
   const cpSync = { ms: med(runs.cpSync) };

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { countNewlines } from './ranges';
 
 /** The largest block one read takes. */
-export const SLOT = 4 << 20;
+export const SLOT = 512 << 10;
 
 export interface HashResult {
   /** Digest of every byte handed over. */

@@ -564,3 +564,37 @@ test('the raw index names every file whose complete lines hold a term, grown in 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a first build writes its turns several a statement without cutting the FTS index into a segment per file', () => {
+  const dir = tmp('segments');
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(29);
+    // Sessions of more turns than a multi-row insert takes, and a second generation among them
+    // (its older copies leave the FTS index mid-batch).
+    for (let i = 0; i < 40; i++) writeGen(floor, genClaude(r, 30));
+    const g = genClaude(r, 30);
+    writeGen(floor, g);
+    floor.append(g.lane, g.rel, Buffer.from(g.lines.slice(0, 40).join('\n') + '\n'), { gen: 2 });
+    const idx = open(rootOf(dir));
+    try {
+      const rep = idx.update();
+      assert.ok(rep.files >= 41 && rep.turns > 40 * 60, JSON.stringify(rep));
+      // Each FTS5 flush starts a new origin: one per batch, not one per file.
+      const origins = idx.db.prepare(`SELECT count(DISTINCT origin) FROM turns_fts_docsize`).pluck().get() as number;
+      assert.ok(origins <= 4, `${origins} flushes for ${rep.files} files`);
+      const said = idx.db.prepare(`SELECT count(*) FROM turns WHERE said = 1`).pluck().get() as number;
+      const rows = idx.db.prepare(`SELECT count(*) FROM turns_fts_docsize`).pluck().get() as number;
+      assert.equal(rows, said, 'one FTS row per said turn, none for the older copies');
+      // The second generation's turns are found in it, not in the first.
+      const term = fold(g.lines.length ? (JSON.parse(g.lines[0]) as { message: { content: string } }).message.content.slice(0, 40) : '');
+      const m = idx.match(term);
+      assert.equal(m.length, 1);
+      assert.ok(m[0].ids.every((id) => (idx.db.prepare(`SELECT f.gen FROM turns t JOIN files f ON f.id = t.file_id WHERE t.id = ?`).pluck().get(id) as number) === 2));
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

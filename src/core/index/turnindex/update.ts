@@ -16,7 +16,7 @@ import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
 import { RawWriter } from './rawpost';
-import { BLOCK, fileBytes, type FileRow, type SessionRow, type UpdateReport } from './schema';
+import { BLOCK, ROWS, fileBytes, type FileRow, type SessionRow, type UpdateReport } from './schema';
 import { setting } from '../../settings';
 
 /** What a parse was based on: a result parsed ahead is stale once this changes. */
@@ -39,6 +39,17 @@ interface Claim {
 /** An open turn index: what it reads (IndexQueries), and bringing it up to date with the floor. */
 export class TurnIndex extends IndexQueries {
   private raw: RawWriter | null = null;
+  /** A batch's FTS rows (rowid, text), written at its end (writeFts) so that its turn rows can go
+   * in several a statement before (see insTurns); `ftsWritten`: the batch wrote to FTS already. */
+  private ftsRows: (number | string)[] = [];
+  private ftsWritten = false;
+
+  private writeFts(): void {
+    const f = this.ftsRows;
+    for (let i = 0; i < f.length; i += 2) this.st.insFts.run(f[i], f[i + 1]);
+    if (f.length) this.ftsWritten = true;
+    f.length = 0;
+  }
 
   private rawWriter(): RawWriter {
     this.raw ??= new RawWriter(this.rawSt);
@@ -133,6 +144,8 @@ export class TurnIndex extends IndexQueries {
         const started = Date.now();
         let bytes = 0;
         this.tx(() => {
+          this.ftsRows.length = 0;
+          this.ftsWritten = false;
           while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
             fill(i);
             let ahead: { key: string; result: ParseResult } | undefined;
@@ -155,6 +168,7 @@ export class TurnIndex extends IndexQueries {
             rep.turns += r.turns;
             if (r.bytes > 0 || r.turns > 0) rep.files++;
           }
+          this.writeFts();
           // The raw lists go in with the raw_done they match; a first build (its file its own
           // until done) writes them when they are big or at the end, each list once.
           if (!this.fresh || i >= behind.length || this.rawWriter().size > 32 << 20) this.rawWriter().flush();
@@ -265,6 +279,8 @@ export class TurnIndex extends IndexQueries {
     }
     const resume = job.resume;
     if (resume) {
+      this.writeFts();
+      this.ftsWritten = true;
       this.st.delFtsFrom.run(row.id, resume.line);
       this.st.delTurnsFrom.run(row.id, resume.line);
       // A title taken from a turn read again (a user item may turn out to be context) is
@@ -274,6 +290,7 @@ export class TurnIndex extends IndexQueries {
     // The session's last block, if it has one, and its last slot taken; a new block when full.
     let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
     let seq = block === null ? BLOCK : ((this.st.lastSeq.get(block * BLOCK, block * BLOCK + BLOCK) as number | null) ?? block * BLOCK - 1) - block * BLOCK;
+    const rows: unknown[] = [];
     for (const t of r.turns) {
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
@@ -281,14 +298,22 @@ export class TurnIndex extends IndexQueries {
       }
       const id = (block as number) * BLOCK + seq;
       const folded = t[8];
-      this.st.insTurn.run(id, row.id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
-      if (folded) this.st.insFts.run(id, folded);
+      rows.push(id, row.id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
+      if (rows.length === 12 * ROWS && !this.ftsWritten) {
+        this.st.insTurns.run(rows);
+        rows.length = 0;
+      }
+      if (folded) this.ftsRows.push(id, folded);
     }
+    for (let i = 0; i < rows.length; i += 12) this.st.insTurn.run(rows.slice(i, i + 12));
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
     if (row.gen > 1 && r.turns.length) {
       const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, from: resume?.line ?? 0 };
+      // The older copies' rows may be among the batch's pending ones.
+      this.writeFts();
+      this.ftsWritten = true;
       this.st.unsayFts.run(o);
       this.st.unsayRows.run(o);
     }
