@@ -24,9 +24,14 @@ export interface ParseJob {
 export interface RawChunks {
   to: number;
   chunks: Int32Array[];
+  /** Each chunk's bytes: from, to (flat pairs). */
+  ranges: number[];
 }
 
 const RAW_CHUNK = 4 << 20;
+/** Bytes between two kept checkpoints (raw_marks): the tool tier parses about half of this, plus
+ * the turn around a match, for each file it verifies. */
+export const RAW_MARK = 64 << 10;
 
 export { fold };
 
@@ -59,6 +64,8 @@ export type ParseResult =
       checkpoint: Checkpoint;
       end: { byte: number; line: number; tail: number };
       raw: RawChunks | null;
+      /** Checkpoints every RAW_MARK bytes: [byte of the line end, checkpoint as JSON]. */
+      marks: [number, string][];
     }
   /** No dialect reads this file (a sub-agent's .meta.json). */
   | { kind: 'none' }
@@ -71,7 +78,7 @@ let spare: Buffer | null = null;
 /** Reads the complete lines between `from` and `to` (a chunk never splits a line, so a term
  * within a line is within one chunk). */
 export function readRaw(file: string, from: number, to: number): RawChunks {
-  const out: RawChunks = { to: from, chunks: [] };
+  const out: RawChunks = { to: from, chunks: [], ranges: [] };
   if (to <= from) return out;
   const fd = fs.openSync(file, READ_NOFOLLOW);
   let buf = spare ?? Buffer.allocUnsafe(RAW_CHUNK);
@@ -94,6 +101,7 @@ export function readRaw(file: string, from: number, to: number): RawChunks {
       const nl = buf.lastIndexOf(10, len - 1);
       if (nl < 0) continue;
       out.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, nl + 1)));
+      out.ranges.push(out.to, out.to + nl + 1);
       out.to += nl + 1;
       buf.copy(buf, 0, nl + 1, len);
       len -= nl + 1;
@@ -119,16 +127,25 @@ export function runParseJob(j: ParseJob): ParseResult {
   // would cut (both read up to RAW_CHUNK bytes and cut after the last newline).
   const from = j.resume?.byte ?? 0;
   const together = j.raw_from !== undefined && j.raw_from === from;
-  const streamed: RawChunks = { to: from, chunks: [] };
+  const streamed: RawChunks = { to: from, chunks: [], ranges: [] };
   let raw: RawChunks | null = together ? streamed : null;
   const onBlock = together
     ? (buf: Buffer, to: number) => {
         streamed.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, to)));
+        streamed.ranges.push(streamed.to, streamed.to + to);
         streamed.to += to;
       }
     : undefined;
+  const marks: [number, string][] = [];
   try {
-    r = readTurns(j.file, j.lane, j.rel, { full: false, resume: j.resume, to: j.to, tail: j.tail, onBlock });
+    r = readTurns(j.file, j.lane, j.rel, {
+      full: false,
+      resume: j.resume,
+      to: j.to,
+      tail: j.tail,
+      onBlock,
+      marks: { every: RAW_MARK, add: (b, ck) => marks.push([b, JSON.stringify(ck)]) },
+    });
   } catch (e) {
     // ELOOP: the file became a symlink after its path was checked; it is not followed.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'missing' };
@@ -153,5 +170,5 @@ export function runParseJob(j: ParseJob): ParseResult {
     // Gone or a symlink since it was parsed: its raw lines are read on a later update.
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
   }
-  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw };
+  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw, marks };
 }

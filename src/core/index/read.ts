@@ -25,6 +25,9 @@ export interface ReadOptions {
   onBad?: (l: import('../turns').RawLine) => void;
   /** Called with each read's complete lines (see forEachLine), not with an unterminated tail. */
   onBlock?: (buf: Buffer, to: number) => void;
+  /** Called with the parser's checkpoint after a complete line, every `every` bytes or so (the
+   * index keeps them: raw_marks). */
+  marks?: { every: number; add: (byte: number, ck: Checkpoint) => void };
 }
 
 /** Lane-relative path of a lake path ('lake/<lane>/<rel>' -> '<rel>'). */
@@ -43,12 +46,20 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
   const p = d.open({ full: o.full, rel, onBad: o.onBad }, (t) => turns.push(t), o.resume);
   const from = o.resume ? { byte: o.resume.byte, line: o.resume.line } : { byte: 0, line: 1 };
   let ck: Checkpoint | null = null;
+  const m = o.marks;
+  // At the first line end past each multiple of `every`: a file read a few lines at a time gets
+  // its marks too, and reading lines again gives the same ones.
+  let nextMark = m ? (Math.floor(from.byte / m.every) + 1) * m.every : Infinity;
   const end = forEachLine(
     file,
     from,
     o.to ?? null,
     (l) => {
       p.line(l);
+      if (l.to >= nextMark) {
+        m!.add(l.to, p.checkpoint());
+        nextMark = (Math.floor(l.to / m!.every) + 1) * m!.every;
+      }
     },
     { block: o.onBlock },
   );

@@ -79,17 +79,45 @@ export function newestGen(idx: TurnIndex, file: { machine: string; base: string;
   return Math.max(g, file.gen);
 }
 
+/** Turns `ids` with what counting each once across generations needs (onePerTurn): the key, the
+ * file's generation and base, and the newest live generation of that base. One statement prepared
+ * once for any number of ids, the files' facts from the memo: a common term matches thousands of
+ * turns in rewritten sessions, and a statement prepared per session, with a subquery per row,
+ * cost more than the rest of the search. */
+export function turnGens(idx: TurnIndex, ids: number[]): { id: number; key: number; gen: number; newest: number; base: string }[] {
+  const rows = stmt(idx, `SELECT id, file_id, key FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+    .raw(true)
+    .all(JSON.stringify(ids)) as [number, number, number][];
+  // A session has a few files: each one's facts looked up once.
+  const files = new Map<number, { gen: number; base: string; newest: number } | null>();
+  const out: { id: number; key: number; gen: number; newest: number; base: string }[] = [];
+  for (const [id, fileId, key] of rows) {
+    let f = files.get(fileId);
+    if (f === undefined) {
+      const r = fileRow(idx, fileId);
+      files.set(fileId, (f = r ? { gen: r.gen, base: r.base, newest: newestGen(idx, r) } : null));
+    }
+    if (f) out.push({ id, key, gen: f.gen, base: f.base, newest: f.newest });
+  }
+  return out;
+}
+
 export function fileRow(idx: TurnIndex, id: number): FileRow | undefined {
   const m = current(idx);
   if (!m.files.has(id)) m.files.set(id, stmt(idx, `SELECT * FROM files WHERE id = ?`).get(id) as FileRow | undefined);
   return m.files.get(id);
 }
 
+/** The last checkpoint kept (raw_marks) at or before `byte` of a file (null: parse from the start). */
+export function markBefore(idx: TurnIndex, fileId: number, byte: number): { byte: number; ck: string } | null {
+  return (stmt(idx, `SELECT byte, ck FROM raw_marks WHERE file_id = ? AND byte <= ? ORDER BY byte DESC LIMIT 1`).get(fileId, byte) as { byte: number; ck: string } | undefined) ?? null;
+}
+
 const LIVE_COLS = 'id, machine, lake_path, base, gen, lane, sess_id, claimed, unterminated, first_seen, last_seen, raw_done';
 
 /** The live files among `ids` (raw_fts named them), and those with lines raw_fts does not hold yet
  * (a line still being written, a file not read): what the tool tier reads for a term. */
-export function liveFilesAmong(idx: TurnIndex, ids: Set<number>): LiveFile[] {
+export function liveFilesAmong(idx: TurnIndex, ids: Iterable<number>): LiveFile[] {
   const out = stmt(idx, `SELECT ${LIVE_COLS} FROM files WHERE live = 1 AND raw_done < claimed`).all() as LiveFile[];
   const one = stmt(idx, `SELECT ${LIVE_COLS} FROM files WHERE id = ? AND live = 1 AND raw_done >= claimed`);
   for (const id of ids) {

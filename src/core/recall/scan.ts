@@ -274,7 +274,7 @@ export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = tru
 }
 
 /** Where in a turn (outside its text) the term sits, and the text around it; the first place wins. */
-function toolMention(t: Turn, q: string): { field: SnippetField; text: string } | null {
+export function toolMention(t: Turn, q: string): { field: SnippetField; text: string } | null {
   if (t.thinking && fold(t.thinking).includes(q)) return { field: 'thinking', text: t.thinking };
   for (const u of t.tools) {
     if (u.arguments && fold(u.arguments).includes(q)) return { field: 'tool_arguments', text: `${u.name}: ${u.arguments}` };

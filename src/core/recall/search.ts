@@ -18,7 +18,8 @@ import { roleOfIndex } from '../index/parse-job';
 import { citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
-import { dropKeptLive, fileRow, keptLive, liveFilesAmong, newestGen, rewrittenSessions } from './indexmemo';
+import { dropKeptLive, fileRow, keptLive, liveFilesAmong, markBefore, newestGen, rewrittenSessions, turnGens } from './indexmemo';
+import { scanParts } from './partial';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
@@ -241,7 +242,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     inTier1.add(row.id);
     let { count, ids } = m;
     if (rewritten.has(m.sess_id)) {
-      const one = onePerTurn(idx.turnsWithGen(m.all.split(',').map(Number)));
+      const one = onePerTurn(turnGens(idx, m.all.split(',').map(Number)));
       count = one.length;
       // What the newest generation still says first, then what was rewritten away.
       ids = one
@@ -293,8 +294,8 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   // written, a file it could not read) are read here. Only those files are parsed, as rg's are.
   const forms = rawPatterns(term);
   const hit = forms ? idx.rawFiles(forms) : null;
-  const files: { file: FloorFile; sess: SessionKeys; tailFrom: number | null }[] = [];
-  const live = hit ? liveFilesAmong(idx, hit) : idx.liveFiles();
+  const files: { id: number; file: FloorFile; sess: SessionKeys; tailFrom: number | null }[] = [];
+  const live = hit ? liveFilesAmong(idx, hit.keys()) : idx.liveFiles();
   // The sessions' keys (without titles) for each file's filter: one read of the table for many
   // files, a lookup each for a few; titles after ranking.
   const keys = all ?? (live.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null);
@@ -314,6 +315,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
       continue;
     }
     files.push({
+      id: fr.id,
       sess: s,
       tailFrom: hit && !hit.has(fr.id) ? fr.raw_done : null,
       file: {
@@ -331,21 +333,23 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     });
   }
   const bySess = new Map<number, { sess: SessionKeys; scans: FileScan[] }>();
+  const entryOf = new Map(files.map((x) => [x.file, x]));
   const candidates = hit
-    ? files.filter((x) => x.tailFrom === null || nodeHas(path.join(x.file.mf.dir, x.file.lake_path), forms!, x.file.to, x.tailFrom)).map((x) => x.file)
+    ? files.filter((x) => x.tailFrom === null || nodeHas(path.join(x.file.mf.dir, x.file.lake_path), forms!, x.file.to, x.tailFrom))
     : prefilter(
         files.map((x) => x.file),
         term,
-      ).files;
-  const sessOfFile = new Map(files.map((x) => [x.file, x.sess]));
-  for (const file of candidates) {
+      ).files.map((file) => entryOf.get(file)!);
+  for (const { id, file, sess, tailFrom } of candidates) {
     file.newest = newestGen(idx, { machine: file.mf.machine, base: file.base, gen: file.gen });
-    const sc = scanFile(file, term, SNIPPETS, false);
+    // A file the raw index holds whole: only its matched chunks are read, and parsed around the
+    // lines that hold the term; else (lines it does not hold yet) the whole file is parsed.
+    const ranges = hit && tailFrom === null ? hit.get(id) : undefined;
+    const sc = ranges ? scanParts(file, term, SNIPPETS, ranges, forms!, (b) => markBefore(idx, id, b)) : scanFile(file, term, SNIPPETS, false);
     if (!sc || sc.toolCount === 0) continue;
-    const s = sessOfFile.get(file)!;
-    const e = bySess.get(s.id) ?? { sess: s, scans: [] };
+    const e = bySess.get(sess.id) ?? { sess, scans: [] };
     e.scans.push(sc);
-    bySess.set(s.id, e);
+    bySess.set(sess.id, e);
   }
   const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => ({ ...toolRanked(lightInfo(sess), scans), id: sess.id }));
   rank(tier2, newest);

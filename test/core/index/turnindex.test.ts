@@ -338,7 +338,7 @@ test('a one-line append touches only the raw lists of its own trigrams, each a s
         assert.ok(keys.has(Math.floor(k / 2 ** 20)), `segment ${k} changed`);
         assert.ok(len <= 4096, `segment ${k} is ${len} bytes`);
       }
-      assert.deepEqual([...idx.rawFiles(rawPatterns('QuagmireWombat')!)!], [idx.liveFiles().find((f) => f.lake_path === floor.lakePath(g.lane, g.rel))!.id]);
+      assert.deepEqual([...idx.rawFiles(rawPatterns('QuagmireWombat')!)!.keys()], [idx.liveFiles().find((f) => f.lake_path === floor.lakePath(g.lane, g.rel))!.id]);
     } finally {
       idx.close();
     }
@@ -519,7 +519,21 @@ test('the raw index names every file whose complete lines hold a term, grown in 
           const forms = rawPatterns(t)!;
           const got = idx.rawFiles(forms)!;
           for (const { f, text } of texts) {
-            if (forms.some((p) => text.includes(p))) assert.ok(got.has(f.id), `${label}: ${JSON.stringify(t)} is in ${f.lake_path}`);
+            if (!forms.some((p) => text.includes(p))) continue;
+            assert.ok(got.has(f.id), `${label}: ${JSON.stringify(t)} is in ${f.lake_path}`);
+            // Each line that holds it lies in one of the chunks named (the tool tier reads only those).
+            const ranges = got.get(f.id)!;
+            const b = raw.get(f.id)!;
+            for (let s = 0; s < f.raw_done; ) {
+              const e = b.indexOf(10, s) + 1 || f.raw_done;
+              const line = fold(b.subarray(s, e).toString('utf8'));
+              if (forms.some((p) => line.includes(p))) {
+                let inside = false;
+                for (let i = 0; i < ranges.length; i += 2) if (ranges[i] <= s && e <= ranges[i + 1]) inside = true;
+                assert.ok(inside, `${label}: the line at byte ${s} of ${f.lake_path} holding ${JSON.stringify(t)} is in a chunk named (${ranges.join(',')})`);
+              }
+              s = e;
+            }
           }
           if (t === 'zzqxjvwkq') assert.equal(got.size, 0);
         }
@@ -543,7 +557,7 @@ test('the raw index names every file whose complete lines hold a term, grown in 
       assert.equal(idx.rawFiles(rawPatterns('walrusquill')!)!.size, 0);
       floor.append(g.lane, g.rel, ' done"}}\n');
       idx.update();
-      assert.deepEqual([...idx.rawFiles(rawPatterns('WalrusQuill')!)!], [tailFile.id]);
+      assert.deepEqual([...idx.rawFiles(rawPatterns('WalrusQuill')!)!.keys()], [tailFile.id]);
       check('tail');
       // A new generation: both generations stay in the raw index (every generation is searched),
       // each named for what it holds.
@@ -553,7 +567,7 @@ test('the raw index names every file whose complete lines hold a term, grown in 
       idx.update();
       const g2 = idx.liveFiles().find((f) => f.base === g1.base && f.gen === 2);
       assert.ok(g2, 'generation 2 is indexed');
-      assert.deepEqual([...idx.rawFiles(rawPatterns('MarmotQuill')!)!], [g2.id]);
+      assert.deepEqual([...idx.rawFiles(rawPatterns('MarmotQuill')!)!.keys()], [g2.id]);
       const everything = idx.rawFiles(rawPatterns('"type"')!)!;
       assert.ok(everything.has(g1.id) && everything.has(g2.id), 'both generations are named');
       check('generation');

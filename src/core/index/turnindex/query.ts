@@ -90,8 +90,9 @@ export class IndexQueries extends IndexBase {
   }
 
   /** The files (ids) with a raw chunk holding every trigram of one of `forms` (lowercased raw
-   * forms of a term): a superset of the files whose indexed lines hold it. Null: no trigram to ask. */
-  rawFiles(forms: string[]): Set<number> | null {
+   * forms of a term), each with those chunks' byte ranges (from, to pairs): a superset of the
+   * files and lines that hold it. Null: no trigram to ask. */
+  rawFiles(forms: string[]): Map<number, number[]> | null {
     return rawFilesOf(this.rawSt, forms);
   }
 
@@ -123,7 +124,7 @@ export class IndexQueries extends IndexBase {
 
   /** The live files among `ids`, and those with lines the raw index does not hold yet (a line still
    * being written, a file not read): what the tool tier reads for a term the raw index answered. */
-  liveFilesAmong(ids: Set<number>): LiveFile[] {
+  liveFilesAmong(ids: Iterable<number>): LiveFile[] {
     const out = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE live = 1 AND raw_done < claimed`).all() as LiveFile[];
     const one = this.db.prepare(`SELECT ${LIVE_COLS} FROM files WHERE id = ? AND live = 1 AND raw_done >= claimed`);
     for (const id of ids) {

@@ -52,9 +52,9 @@ export function rawStatements(d: SqliteDatabase) {
     anySeg: d.prepare(`SELECT 1 FROM raw_post LIMIT 1`).pluck(),
     putSeg: d.prepare(`INSERT OR REPLACE INTO raw_post (k, ids) VALUES (?, ?)`),
     segs: d.prepare(`SELECT ids FROM raw_post WHERE k >= ? AND k < ? ORDER BY k`).pluck(),
-    chunkFiles: d.prepare(`SELECT DISTINCT file_id FROM raw_chunks WHERE id IN (SELECT value FROM json_each(?))`).pluck(),
+    chunkFiles: d.prepare(`SELECT file_id, byte_from, byte_to FROM raw_chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`).raw(),
     lastChunk: d.prepare(`SELECT max(id) FROM raw_chunks`).pluck(),
-    allChunks: d.prepare(`SELECT id, file_id FROM raw_chunks`).raw(),
+    allChunks: d.prepare(`SELECT id, file_id, byte_from, byte_to FROM raw_chunks`).raw(),
   };
 }
 
@@ -157,8 +157,9 @@ export class RawWriter {
 }
 
 /** The files with a chunk holding every trigram key of one of `forms` (lowercased raw forms of a
- * term): a superset of the files whose indexed lines hold it. Null: a form has no trigram. */
-export function rawFilesOf(st: RawSt, forms: string[]): Set<number> | null {
+ * term), each with those chunks' byte ranges (from, to pairs, ascending): a superset of the files
+ * and lines that hold it. Null: a form has no trigram. */
+export function rawFilesOf(st: RawSt, forms: string[]): Map<number, number[]> | null {
   const lists = new Map<number, number[]>();
   const listOf = (k: number): number[] => {
     let l = lists.get(k);
@@ -184,13 +185,19 @@ export function rawFilesOf(st: RawSt, forms: string[]): Set<number> | null {
     }
     for (const c of cur) chunks.add(c);
   }
-  const files = new Set<number>();
+  const files = new Map<number, number[]>();
   if (chunks.size === 0) return files;
+  const add = (file: number, from: number, to: number) => {
+    const r = files.get(file);
+    if (r) r.push(from, to);
+    else files.set(file, [from, to]);
+  };
   // Most chunks: read them all; else one statement for the ids (a lookup each costs more).
+  // Chunk ids grow with a file's bytes, so either way a file's ranges come in order.
   if (chunks.size * 4 > ((st.lastChunk.get() as number | null) ?? 0)) {
-    for (const [id, file] of st.allChunks.all() as [number, number][]) if (chunks.has(id)) files.add(file);
+    for (const [id, file, from, to] of st.allChunks.all() as [number, number, number, number][]) if (chunks.has(id)) add(file, from, to);
   } else {
-    for (const f of st.chunkFiles.all(JSON.stringify([...chunks])) as number[]) files.add(f);
+    for (const [file, from, to] of st.chunkFiles.all(JSON.stringify([...chunks].sort((a, b) => a - b))) as [number, number, number][]) add(file, from, to);
   }
   return files;
 }

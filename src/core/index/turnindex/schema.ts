@@ -22,7 +22,9 @@ export type DB = SqliteDatabase;
 // FTS5 (raw_fts), and turn rowids are dense (blocks of BLOCK ids, each a session's) instead of
 // 2^24 apart per session, which made FTS5 doclist entries across sessions 4-5 byte varints; a
 // turn's time is a number, and its session is its file's (not a column of its own).
-export const SCHEMA_VERSION = '8';
+// 9: each raw chunk keeps its byte range, and the parser's checkpoint every RAW_MARK bytes of a
+// file is kept (raw_marks), so the tool tier reads and parses only the matched chunks' lines.
+export const SCHEMA_VERSION = '9';
 
 /** A turn's rowid is its block's id times BLOCK plus its slot. A block belongs to one session and
  * is taken when the session's last one is full, so rowids stay dense (an FTS5 doclist stores each
@@ -104,8 +106,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigr
 -- file's complete lines read in one update; its rowid is the next number, so a key's list grows by
 -- a byte or two a chunk, and its file is one lookup away.
 CREATE TABLE IF NOT EXISTS raw_post (k INTEGER PRIMARY KEY, ids BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS raw_chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS raw_chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, byte_from INTEGER NOT NULL, byte_to INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS raw_chunks_file ON raw_chunks (file_id);
+-- Where a file's parse can start again near a byte: the parser's checkpoint (JSON) after the line
+-- that ends at \`byte\`, every RAW_MARK bytes or so. The tool tier parses a matched line from the
+-- last mark before it instead of from the file's start.
+CREATE TABLE IF NOT EXISTS raw_marks (file_id INTEGER NOT NULL, byte INTEGER NOT NULL, ck TEXT NOT NULL, PRIMARY KEY (file_id, byte)) WITHOUT ROWID;
 `;
 
 /** Turns of older generations of a file (@machine, @base, @gen) that the lines of generation
@@ -234,7 +240,7 @@ export class IndexBase {
     }
     if (v !== undefined && v !== SCHEMA_VERSION) {
       // Another layout: it is a cache, so start again.
-      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS raw_marks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -321,7 +327,8 @@ export class IndexBase {
       unsayFts: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${OLDER_COPIES})`),
       unsayRows: d.prepare(`UPDATE turns SET said = 0 WHERE id IN (${OLDER_COPIES})`),
       countTurns: d.prepare(sessionTurns('@sess')).pluck(),
-      insChunk: d.prepare(`INSERT INTO raw_chunks (file_id) VALUES (?)`),
+      insChunk: d.prepare(`INSERT INTO raw_chunks (file_id, byte_from, byte_to) VALUES (?, ?, ?)`),
+      insMark: d.prepare(`INSERT OR REPLACE INTO raw_marks (file_id, byte, ck) VALUES (?, ?, ?)`),
       setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),

@@ -212,7 +212,7 @@ export class TurnIndex extends IndexQueries {
     this.tx(() => {
       this.db.exec(`DELETE FROM turns; DELETE FROM blocks; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-      this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks;`);
+      this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks; DELETE FROM raw_marks;`);
     });
     this.raw?.clear();
   }
@@ -318,9 +318,12 @@ export class TurnIndex extends IndexQueries {
       this.st.unsayRows.run(o);
     }
     if (r.raw && r.raw.to > row.raw_done) {
-      for (const c of r.raw.chunks) this.rawWriter().add(Number(this.st.insChunk.run(row.id).lastInsertRowid), c);
+      const { chunks, ranges } = r.raw;
+      for (let i = 0; i < chunks.length; i++) this.rawWriter().add(Number(this.st.insChunk.run(row.id, ranges[2 * i], ranges[2 * i + 1]).lastInsertRowid), chunks[i]);
       this.st.setRaw.run(r.raw.to, row.id);
     }
+    // Lines read again (a resume) give the same checkpoints: a mark is replaced, never wrong.
+    for (const [b, ck] of r.marks) this.st.insMark.run(row.id, b, ck);
     // The title is the first prompt (the main conversation's before a sub-agent's).
     if (r.title) {
       const key = r.title.side * 2 ** 31 + r.title.n;
