@@ -334,6 +334,8 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   }
   const bySess = new Map<number, { sess: SessionKeys; scans: FileScan[] }>();
   const entryOf = new Map(files.map((x) => [x.file, x]));
+  // Files with lines the raw index does not hold yet: read whole, those lines included.
+  const partlyRaw = new Set(live.filter((fr) => fr.raw_done < fr.claimed).map((fr) => fr.id));
   const candidates = hit
     ? files.filter((x) => x.tailFrom === null || nodeHas(path.join(x.file.mf.dir, x.file.lake_path), forms!, x.file.to, x.tailFrom))
     : prefilter(
@@ -344,7 +346,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     file.newest = newestGen(idx, { machine: file.mf.machine, base: file.base, gen: file.gen });
     // A file the raw index holds whole: only its matched chunks are read, and parsed around the
     // lines that hold the term; else (lines it does not hold yet) the whole file is parsed.
-    const ranges = hit && tailFrom === null ? hit.get(id) : undefined;
+    const ranges = hit && tailFrom === null && !partlyRaw.has(id) ? hit.get(id) : undefined;
     const sc = ranges ? scanParts(file, term, SNIPPETS, ranges, forms!, (b) => markBefore(idx, id, b)) : scanFile(file, term, SNIPPETS, false);
     if (!sc || sc.toolCount === 0) continue;
     const e = bySess.get(sess.id) ?? { sess, scans: [] };

@@ -11,6 +11,7 @@ import { homeRoot } from '../../../src/core/index/roots';
 import { rawPatterns, scanFile, type FileScan, type FloorFile } from '../../../src/core/recall/scan';
 import { scanParts } from '../../../src/core/recall/partial';
 import { markBefore } from '../../../src/core/recall/indexmemo';
+import { search } from '../../../src/core/recall';
 import { RAW_MARK } from '../../../src/core/index/parse-job';
 import { TestFloor, chunkLines, fixtureLane, fixtureTranscripts } from '../index/floor';
 import { REPO } from '../../helpers/env';
@@ -142,6 +143,27 @@ test('a file whose chunk holds every trigram of a term but not the term is dropp
     } finally {
       idx.close();
     }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file the raw index names with lines it does not hold yet is read whole, those lines included', async () => {
+  const dir = tmp('partial-tail');
+  try {
+    const floor = new TestFloor(dir);
+    const msg = (text: string, i: number) => JSON.stringify({ type: 'message', timestamp: `2026-03-01T10:00:0${i}Z`, message: { role: 'toolResult', toolCallId: `c${i}`, toolName: 'bash', content: [{ type: 'text', text }] } });
+    const rel = '--w--/s-tail.jsonl';
+    floor.append('pi', rel, `${JSON.stringify({ type: 'session', version: 3, id: 's-tail', timestamp: '2026-03-01T10:00:00Z', cwd: '/w' })}\n${msg('first QuokkaLedger output', 1)}\n`, { session: 's-tail' });
+    const env = { HOME: dir, BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', BRAIN_NO_RG: '1' };
+    assert.equal(search({ term: 'quokkaledger' }, env).hits[0]?.matching_turns, 1);
+    // A second mention on a line still being written: the raw index does not hold it yet.
+    floor.append('pi', rel, msg('second QuokkaLedger output', 2), { session: 's-tail' });
+    const r = search({ term: 'quokkaledger' }, env);
+    assert.deepEqual(
+      r.hits.map((h) => [h.session, h.tier, h.matching_turns]),
+      [['s-tail', 'tools', 2]],
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
