@@ -40,10 +40,13 @@ JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness
 -- the array case reads the blocks' type and text with one from_json (twice as fast as extracting
 -- each block as JSON and then its fields, measured) and falls back to the document's form if
 -- from_json refuses the array.
+-- content is always JSON that DuckDB wrote (a "JSON" field of from_json: no blank before the
+-- value), so its first character is its type; json_type(content) in the WHEN made the from_json
+-- after it hold ~100 MB more per 32 MB of lines (DuckDB 1.5, measured), for the same answer.
 CREATE OR REPLACE MACRO derived.text_of(content) AS
   CASE WHEN content IS NULL THEN NULL
-       WHEN json_type(content) = 'VARCHAR' THEN json_extract_string(content, '$')
-       WHEN json_type(content) = 'ARRAY' THEN
+       WHEN left(content, 1) = '"' THEN json_extract_string(content, '$')
+       WHEN left(content, 1) = '[' THEN
          coalesce(
            array_to_string(list_transform(
              list_filter(TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR"}]')),

@@ -80,9 +80,13 @@ WITH
                          CAST(m.is_meta AS VARCHAR))) AS same
     FROM ({{union derived.v_messages}}) m
     LEFT JOIN derived.sessions s USING (file_id)),
-  c AS (SELECT *, count(*) OVER (PARTITION BY file_id, same, witness_gen) AS copies FROM m)
-SELECT * EXCLUDE (same, copies) FROM c
-QUALIFY witness_gen = arg_max(witness_gen, copies * 100000 + witness_gen) OVER (PARTITION BY file_id, same);
+  -- The generation kept per message, by aggregates rather than two windows over every row: a
+  -- window holds all of m's columns (text) in partitions; here only the keys are held.
+  g AS (SELECT file_id, same, witness_gen, count(*) AS copies FROM m GROUP BY ALL),
+  pick AS (SELECT file_id, same, arg_max(witness_gen, copies * 100000 + witness_gen) AS witness_gen
+           FROM g GROUP BY ALL)
+SELECT m.* EXCLUDE (same) FROM m
+SEMI JOIN pick ON pick.file_id = m.file_id AND pick.same = m.same AND pick.witness_gen = m.witness_gen;
 
 CREATE TABLE IF NOT EXISTS derived.messages AS
   SELECT * FROM derived.v_messages_all WITH NO DATA;

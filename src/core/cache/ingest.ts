@@ -32,6 +32,8 @@ export interface IngestOptions {
   fromScratch: boolean;
   /** With fromScratch: let DuckDB read whole valid-UTF-8 files itself (default true). */
   bulk?: boolean;
+  /** With bulk: the largest file DuckDB reads itself; bigger ones go through the line reader. */
+  bulkMaxFileBytes?: number;
   /** Bytes of lake files per bulk statement (bounds DuckDB's memory for one statement). */
   bulkBatchBytes?: number;
   /** With fromScratch: lake bytes loaded before their derived rows are made (bounds memory). */
@@ -64,12 +66,19 @@ interface Gen {
 type ChunkTimes = { from: number[]; us: bigint[] };
 
 const STAGE_FLUSH_ROWS = 50_000;
-// read_text holds a whole file as one value; bigger files go through the program's line reader.
-const BULK_MAX_FILE = 256 << 20;
-// Lake bytes per bulk statement: what DuckDB holds of a batch at once (read_text, split).
-const BULK_BATCH = 32 << 20;
-// Lake bytes a rebuild loads before deriving their files' rows.
-const DERIVE_BATCH = 64 << 20;
+// Staged text held before it goes into floor.line_store: DuckDB copies it a few times on the way.
+const STAGE_FLUSH_BYTES = 8 << 20;
+// read_text holds a whole file as one value, string_split a second copy of it, and the insert
+// more (parsed, compressed): a 50 MB file loaded so raised a rebuild's peak by 250 MB. Bigger
+// files go through the program's line reader, which holds STAGE_FLUSH_BYTES of lines at a time.
+const BULK_MAX_FILE = 32 << 20;
+// Lake bytes per bulk statement: what DuckDB holds of a batch at once (read_text, split, parsed
+// for event_time, compressed); 32 MB put a 1 GB rebuild's load steps near 500 MB of RSS.
+const BULK_BATCH = 16 << 20;
+// Lake bytes a rebuild loads before deriving their files' rows: what the derive statements hold
+// at once grows with it (64 MB raised a 1 GB rebuild's peak RSS from 716 to 1,003 MB; 32 MB still
+// reached 523 MB).
+const DERIVE_BATCH = 16 << 20;
 
 export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
   const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');
@@ -145,6 +154,7 @@ export async function ingest(
   const latest = new Map<string, number>();
   for (const g of gens.values()) latest.set(g.fileId, Math.max(latest.get(g.fileId) ?? 0, g.gen));
   const bulk: Bulk[] = [];
+  let stagedBytes = 0;
   const flushLines = async () => {
     lineApp.flush();
     if (lineApp.rows > 0) {
@@ -152,6 +162,7 @@ export async function ingest(
       await conn.run('DELETE FROM stage_lines');
     }
     lineApp.rows = 0;
+    stagedBytes = 0;
   };
   const flushState = async () => {
     stateApp.flush();
@@ -171,11 +182,12 @@ export async function ingest(
         g.lane, g.lane,
       ]);
       stats.stagedLines++;
+      stagedBytes += l.nBytes;
       if (l.terminated) {
         lastOffset = l.byteOffset + l.nBytes;
         lastLine = l.lineNo;
       }
-      if (lineApp.rows >= STAGE_FLUSH_ROWS) await flushLines();
+      if (lineApp.rows >= STAGE_FLUSH_ROWS || stagedBytes >= STAGE_FLUSH_BYTES) await flushLines();
     }
     if (isLatest) {
       stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(lastOffset), lastLine, hashRange(abs, 0, lastOffset)]);
@@ -220,7 +232,7 @@ export async function ingest(
         const size = fs.statSync(abs).size;
         if (size < g.claimedEnd) throw new Error(`${abs} has ${size} bytes, the manifest claims ${g.claimedEnd}`);
         stats.bytes += g.claimedEnd;
-        if (opts.bulk !== false && size <= BULK_MAX_FILE) {
+        if (opts.bulk !== false && size <= (opts.bulkMaxFileBytes ?? BULK_MAX_FILE)) {
           bulk.push({ g, abs, size, isLatest });
           continue;
         }

@@ -86,7 +86,7 @@ const LAST = 2;
 const EXIT = 4;
 /** Result slots: a ticket's slot is reused TICKETS tickets later (collected first if unread). */
 const TICKETS = 8192;
-const CTRL_BYTES = 16; // [0] jobs posted, [1] jobs done, [2] worker asleep, [3] capture thread asleep
+const CTRL_BYTES = 32; // [0] jobs posted, [1] jobs done, [2] worker asleep, [3] capture thread asleep, [4] worker failed
 const JOBS_BASE = CTRL_BYTES;
 const LINES_BASE = JOBS_BASE + JOBS * JOB_INTS * 4; // one float64 per ticket
 const DIGESTS_BASE = LINES_BASE + TICKETS * 8; // 65 bytes per ticket: two raw digests, and whether the second is set
@@ -96,13 +96,13 @@ const WORKER = `
 const { workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { sab, c } = workerData;
-const ctrl = new Int32Array(sab, 0, 4);
+const ctrl = new Int32Array(sab, 0, 8);
 const jobs = new Int32Array(sab, c.JOBS_BASE, c.JOBS * c.JOB_INTS);
 const lines = new Float64Array(sab, c.LINES_BASE, c.TICKETS);
 const digests = Buffer.from(sab, c.DIGESTS_BASE, c.TICKETS * 72);
 let h = null, snap = null, n = 0, done = 0;
 const count = (b, to) => { let k = 0, i = b.indexOf(10); while (i >= 0 && i < to) { k++; i = b.indexOf(10, i + 1); } return k; };
-for (;;) {
+try { for (;;) {
   while (Atomics.load(ctrl, 0) === done) {
     Atomics.store(ctrl, 2, 1);
     Atomics.wait(ctrl, 0, done);
@@ -126,11 +126,15 @@ for (;;) {
   done++;
   Atomics.store(ctrl, 1, done);
   if (Atomics.load(ctrl, 3)) Atomics.notify(ctrl, 1);
+} } catch (e) {
+  Atomics.store(ctrl, 4, 1);
+  Atomics.notify(ctrl, 1);
+  throw e;
 }`;
 
 export class WorkerHasher implements ChunkHasher {
   private sab = new SharedArrayBuffer(RING_BASE + RING);
-  private ctrl = new Int32Array(this.sab, 0, 4);
+  private ctrl = new Int32Array(this.sab, 0, 8);
   private jobs = new Int32Array(this.sab, JOBS_BASE, JOBS * JOB_INTS);
   private lines = new Float64Array(this.sab, LINES_BASE, TICKETS);
   private digests = Buffer.from(this.sab, DIGESTS_BASE, TICKETS * 72);
@@ -152,6 +156,8 @@ export class WorkerHasher implements ChunkHasher {
 
   constructor() {
     this.worker.unref();
+    // Its failure is said through the shared flag, to the waiting thread (waitJob).
+    this.worker.on('error', () => undefined);
   }
 
   private doneJobs(): number {
@@ -163,6 +169,8 @@ export class WorkerHasher implements ChunkHasher {
     // Said before each wait, so the worker wakes this thread only when it sleeps (a wake is a
     // system call; most jobs finish with nobody waiting). The timeout covers the flag's race.
     for (let d = this.doneJobs(); d <= j; d = this.doneJobs()) {
+      // A worker that died (out of memory) would be waited for forever, with the floor lock held.
+      if (Atomics.load(this.ctrl, 4)) throw new Error('the hashing thread stopped; run `brain record` again');
       Atomics.store(this.ctrl, 3, 1);
       if (this.doneJobs() === d) Atomics.wait(this.ctrl, 1, d, 50);
       Atomics.store(this.ctrl, 3, 0);

@@ -167,6 +167,25 @@ test("rebuild: DuckDB's bulk reader and the program's line reader give identical
   }
 });
 
+test('rebuild: lake files above the bulk size go through the line reader, with the same cache', async () => {
+  const sb = await capturedSandbox('cache-bigfiles');
+  try {
+    const a = await rebuildCache(sb.brain);
+    assert.deepEqual(a.problems, []);
+    const viaBulk = await digest(sb.brain);
+    // The median lake file's size as the limit: about half the files are read line by line.
+    const sizes = manifestLines(sb.brain).map((m) => m.byte_to as number).sort((x, y) => x - y);
+    const limit = sizes[Math.floor(sizes.length / 2)];
+    const b = await rebuildCache(sb.brain, { bulkMaxFileBytes: limit });
+    assert.deepEqual(b.problems, []);
+    assert.ok(b.bulkFiles > 0 && b.bulkFiles < a.bulkFiles, `${b.bulkFiles} of ${a.bulkFiles} files in bulk`);
+    assert.ok(b.stagedLines > a.stagedLines, 'the bigger files were staged line by line');
+    assert.deepEqual(await digest(sb.brain), viaBulk);
+  } finally {
+    sb.cleanup();
+  }
+});
+
 test('ingest_state: prefix_sha256 is the hash of the lake bytes before last_offset', async () => {
   const sb = await capturedSandbox('cache-state');
   try {

@@ -86,3 +86,17 @@ test('inline hasher: the same results', () => {
   const r = rng(4);
   run(new InlineHasher(), [...Array.from({ length: 300 }, () => Math.floor(r() * 20000)), SLOT + 7, 0], 5);
 });
+
+test('worker hasher: a hashing thread that fails is said, not waited for forever', () => {
+  const h = new WorkerHasher();
+  try {
+    h.begin();
+    const buf = h.slot();
+    // A block the worker cannot take (past the end of the shared memory) makes it throw.
+    h.block(buf, 64 << 20, -1);
+    const t = h.end();
+    assert.throws(() => h.result(t), /hashing thread stopped/);
+  } finally {
+    h.dispose();
+  }
+});
