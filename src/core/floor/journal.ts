@@ -3,8 +3,9 @@
 // journal (spool/_journal/<id>.jsonl) accounts for every byte written past the claims: before a
 // lake file is written it says where the write starts, after it (at the latest when the batch
 // commits, once the chunk's hash is done) the chunk (manifest line and offsets) the bytes make.
-// Saying a chunk late only widens what a kill leaves unsaid, and what is unsaid is cut, not claimed. The batch is committed in the floor's order: lake and journal flushed,
-// then the manifest lines, then the offsets, then the journal removed. A pass killed anywhere
+// Saying a chunk late only widens what a kill leaves unsaid, and what is unsaid is cut, not
+// claimed. The batch is committed in the floor's order: lake and journal flushed, then the
+// manifest lines, then the offsets, then the journal removed. A pass killed anywhere
 // leaves a journal that the next pass's recovery reads: chunks whose bytes the lake holds whole
 // (hash checked) are claimed, and whatever else was written past the claims is cut, so the
 // origin's bytes are read again. verify counts journalled bytes as pending, not as a problem.

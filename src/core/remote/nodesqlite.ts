@@ -23,6 +23,12 @@ const sqlite = require('node:sqlite') as { DatabaseSync: new (file: string, o: {
 
 type Params = unknown[];
 
+/** better-sqlite3 spreads an array argument into positional parameters (the turn index binds a
+ * multi-row insert so); node:sqlite would take it as an object of named ones. */
+function args(p: Params): NodeSqlite.SQLInputValue[] {
+  return p.flatMap((v) => (Array.isArray(v) ? v : [v])) as NodeSqlite.SQLInputValue[];
+}
+
 class Statement {
   private mode: 'rows' | 'pluck' | 'raw' = 'rows';
 
@@ -45,16 +51,16 @@ class Statement {
   }
 
   run(...p: Params): { changes: number; lastInsertRowid: number } {
-    const r = this.st.run(...(p as NodeSqlite.SQLInputValue[]));
+    const r = this.st.run(...args(p));
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
 
   get(...p: Params): unknown {
-    return this.shape(this.st.get(...(p as NodeSqlite.SQLInputValue[])) as Record<string, unknown> | undefined);
+    return this.shape(this.st.get(...args(p)) as Record<string, unknown> | undefined);
   }
 
   all(...p: Params): unknown[] {
-    return (this.st.all(...(p as NodeSqlite.SQLInputValue[])) as Record<string, unknown>[]).map((r) => this.shape(r));
+    return (this.st.all(...args(p)) as Record<string, unknown>[]).map((r) => this.shape(r));
   }
 
   *iterate(...p: Params): IterableIterator<unknown> {
