@@ -72,13 +72,12 @@ const STAGE_FLUSH_BYTES = 8 << 20;
 // more (parsed, compressed): a 50 MB file loaded so raised a rebuild's peak by 250 MB. Bigger
 // files go through the program's line reader, which holds STAGE_FLUSH_BYTES of lines at a time.
 const BULK_MAX_FILE = 32 << 20;
-// Lake bytes per bulk statement: what DuckDB holds of a batch at once (read_text, split, parsed
-// for event_time, compressed); 32 MB put a 1 GB rebuild's load steps near 500 MB of RSS.
-const BULK_BATCH = 16 << 20;
-// Lake bytes a rebuild loads before deriving their files' rows: what the derive statements hold
-// at once grows with it (64 MB raised a 1 GB rebuild's peak RSS from 716 to 1,003 MB; 32 MB still
-// reached 523 MB).
-const DERIVE_BATCH = 16 << 20;
+// Lake bytes per bulk statement, and lake bytes loaded before their files' rows are derived. At
+// 1 GB (idle 2-core VM, same session, with the allocator handing memory back): 32/64 MB peaked at
+// 657 MB RSS in 234 s; 16/16 MB at 658 MB in 283 s (each derive step has a fixed cost); without
+// the allocator flush 32/64 MB took 149 s but 1,022 MB.
+const BULK_BATCH = 32 << 20;
+const DERIVE_BATCH = 64 << 20;
 
 export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
   const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');
