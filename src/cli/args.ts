@@ -102,3 +102,14 @@ export function humanBytes(n: number): string {
   }
   return `${i === 0 ? v : v.toFixed(1)} ${u[i]}`;
 }
+
+/** The process's streams and environment as a verb sees them. stdin is made on first use: building
+ * the stream costs every command (a search) that never reads it. */
+export const processIo: VerbContext = {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  get stdin(): NodeJS.ReadableStream {
+    return process.stdin;
+  },
+};

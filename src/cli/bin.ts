@@ -1,5 +1,6 @@
 // Entry of dist/cli.js (the `brain` bin).
 import { describe } from '../core/errors';
+import { processIo as io } from './args';
 import { main } from './main';
 
 // `brain sql … | head` closes the pipe early: that is the reader's choice, not an error.
@@ -9,16 +10,6 @@ for (const stream of [process.stdout, process.stderr]) {
     throw e;
   });
 }
-
-// stdin is made on first use: building the stream costs every command (a search) that never reads it.
-const io = {
-  env: process.env,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  get stdin(): NodeJS.ReadableStream {
-    return process.stdin;
-  },
-};
 
 main(process.argv.slice(2), io).then(
   (code) => {

@@ -3,17 +3,8 @@
 // (dist/cli.js, ~1 MB) for a verb that needs the floor's meta writer only. bin/brain sends
 // `brain hook …` here; `--help` and every other verb still go through dist/cli.js.
 import { BrainError, describe } from '../core/errors';
-import { parseArgs } from './args';
+import { parseArgs, processIo as io } from './args';
 import { hook } from './hook';
-
-const io = {
-  env: process.env,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  get stdin(): NodeJS.ReadableStream {
-    return process.stdin;
-  },
-};
 
 (async () => hook.run(parseArgs(process.argv.slice(3), hook.options), io))().then(
   (code) => {

@@ -6,7 +6,7 @@
 // and rebuilds the turns still open there, exactly as the parse from the start did.
 import * as fs from 'node:fs';
 import type { Checkpoint, DialectParser, RawLine, Turn } from '../turns';
-import { isSaid, turnKey } from '../turns';
+import { turnKey } from '../turns';
 import { dialectFor } from '../agents';
 import { forEachLine, lineText } from '../agents/kit/jsonl';
 import { laneRel } from '../index/read';
@@ -14,7 +14,7 @@ import { fold } from '../index/turnindex';
 import { lakeFile } from '../index/lakepath';
 import { READ_NOFOLLOW, UnsafePathError } from '../safepath';
 import { snippetText } from './snippet';
-import { toolMention, type FileScan, type FloorFile, type Mention } from './scan';
+import { addMentions, type FileScan, type FloorFile, type Mention } from './scan';
 
 /** Bytes read past a match at a time while a turn it is in is still open. */
 const MORE = 64 << 10;
@@ -193,19 +193,7 @@ export function scanParts(
   if (atEnd) cur.p?.finish();
 
   const out: FileScan = { file, info: null, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
-  for (const t of [...turns.values()].sort((a, b) => a.n - b.n)) {
-    if (isSaid(t) && fold(t.text).includes(q)) {
-      const key = turnKey(t);
-      out.textKeys.push(key);
-      if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span, key });
-      continue;
-    }
-    const m = toolMention(t, q);
-    if (!m) continue;
-    const key = turnKey(t);
-    out.toolKeys.push(key);
-    if (++out.toolCount <= keep) out.tool.push({ turn: { n: t.n, role: t.role }, key, field: m.field, snippet: snippetText(m.text, term), span: t.span });
-  }
+  addMentions(out, [...turns.values()].sort((a, b) => a.n - b.n), q, term, keep);
   // Unparsed lines come after the turns' mentions, in line order.
   const badList = [...bad.entries()].sort((a, b) => a[0] - b[0]).map(([, m]) => m);
   out.toolCount += badList.length;

@@ -223,6 +223,24 @@ export interface FileScan {
 }
 
 /** Parses a file in full and sorts every mention of `term` by where it sits. */
+/** Each turn's mention of `q` (the folded term) into `out`: said text first, else its tool parts;
+ * counted all, kept `keep` of each. A whole-file scan and a read of matched chunks share it. */
+export function addMentions(out: FileScan, turns: Iterable<Turn>, q: string, term: string, keep: number): void {
+  for (const t of turns) {
+    if (isSaid(t) && fold(t.text).includes(q)) {
+      const key = turnKey(t);
+      out.textKeys.push(key);
+      if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span, key });
+      continue;
+    }
+    const m = toolMention(t, q);
+    if (!m) continue;
+    const key = turnKey(t);
+    out.toolKeys.push(key);
+    if (++out.toolCount <= keep) out.tool.push({ turn: { n: t.n, role: t.role }, key, field: m.field, snippet: snippetText(m.text, term), span: t.span });
+  }
+}
+
 export function scanFile(file: FloorFile, term: string, keep?: number): (FileScan & { info: SessionInfo }) | null;
 export function scanFile(file: FloorFile, term: string, keep: number, withInfo: boolean): FileScan | null;
 export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = true): FileScan | null {
@@ -253,19 +271,7 @@ export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = tru
   }
   if (!r) return null;
   const out: FileScan = { file, info: withInfo ? infoFromFile(file, r.facts, r.turns) : null, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
-  for (const t of r.turns) {
-    if (isSaid(t) && fold(t.text).includes(q)) {
-      const key = turnKey(t);
-      out.textKeys.push(key);
-      if (++out.textCount <= keep) out.text.push({ n: t.n, role: t.role, snippet: snippetText(t.text, term), span: t.span, key });
-      continue;
-    }
-    const m = toolMention(t, q);
-    if (!m) continue;
-    const key = turnKey(t);
-    out.toolKeys.push(key);
-    if (++out.toolCount <= keep) out.tool.push({ turn: { n: t.n, role: t.role }, key, field: m.field, snippet: snippetText(m.text, term), span: t.span });
-  }
+  addMentions(out, r.turns, q, term, keep);
   // Unparsed lines come after the turns' mentions.
   out.toolCount += badCount;
   out.toolKeys.push(...badKeys);
