@@ -1,4 +1,4 @@
-// System packages the tests use for real: rsync, an sshd, Chromium, ripgrep, and libkrb5-dev for
+// System packages the tests use for real: rsync, an sshd, Chromium, ripgrep, strace, and libkrb5-dev for
 // code-server's native modules. Installed with apt when running as root; otherwise the command is
 // printed and the run fails (no test is ever skipped for a missing tool).
 import { spawnSync } from 'node:child_process';
@@ -10,6 +10,7 @@ const need = [
   { bin: 'ssh', pkg: 'openssh-client' },
   { bin: 'chromium', pkg: 'chromium', paths: ['/usr/bin/chromium'] },
   { bin: 'rg', pkg: 'ripgrep' },
+  { bin: 'strace', pkg: 'strace' },
   { bin: 'git', pkg: 'git' },
   { bin: 'sha256sum', pkg: 'coreutils' },
   { pkg: 'libkrb5-dev', file: '/usr/include/gssapi/gssapi.h' },

@@ -25,6 +25,7 @@ import { waitLock, tryLock, type HeldLock } from './lock';
 import { InlineHasher, WorkerHasher, type ChunkHasher } from './hasher';
 import { Journal } from './journal';
 import { setting } from '../settings';
+import { UnchangedOrigins } from './unchanged';
 
 export { fingerprints } from './classify';
 export { isDir } from './origins';
@@ -152,6 +153,8 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
       if (!opts.only && !pass.stopped) pass.checkPrefixes();
       else report.prefix_check.waiting = pass.checksDue();
       pass.flush();
+      // Only a full pass sees every origin, so only its list replaces the last one.
+      if (!opts.only && !pass.stopped) pass.unchanged.save();
     } finally {
       pass.dispose();
     }
@@ -197,6 +200,7 @@ class Pass {
   /** Entries this pass put in the spool (unterminated tails taken in), applied at the flush. */
   private spooled = 0;
   readonly journal: Journal;
+  readonly unchanged: UnchangedOrigins;
   stopped = false;
   private progress = { files: 0, bytes: 0 };
   readonly now: number;
@@ -209,6 +213,7 @@ class Pass {
   ) {
     this.now = o.now ?? Date.now();
     this.journal = new Journal(l);
+    this.unchanged = new UnchangedOrigins(l.offsets);
   }
 
   warn(lane: Lane, code: string, p: string, message: string, hint?: string): void {
@@ -218,6 +223,11 @@ class Pass {
 
   file(agent: AgentPaths, root: OriginRoot, abs: Buffer, segs: Buffer[]): void {
     const lane = agent.lane;
+    if (this.unchanged.passBy(abs)) {
+      this.report.lanes[lane].files++;
+      this.passed();
+      return;
+    }
     const display = displayPath(abs);
     const name = originLakeRel(root.lakePrefix, segs);
     const held = name.legacy && heldUnderLegacy(this.l, this.applier, lane, name.rel, name.legacy.rel, display);
@@ -239,7 +249,8 @@ class Pass {
     const { fd, st } = o;
     try {
       this.report.lanes[lane].files++;
-      this.captureFd(agent, lane, fd, st, abs, display, baseRel);
+      const plain = !name.legacy && !name.escaped;
+      if (this.captureFd(agent, lane, fd, st, abs, display, baseRel) === 'untouched' && plain) this.unchanged.note(abs, st);
     } catch (e) {
       // A full disk is the floor's, not this file's: stop the pass (capture() says what to do); so
       // is any failure to write the floor (a symlink planted in the lake, a lake that is a file).
@@ -248,13 +259,19 @@ class Pass {
     } finally {
       fs.closeSync(fd);
     }
+    this.passed();
+  }
+
+  private passed(): void {
     this.progress.files++;
     this.o.onProgress?.(this.progress);
     if (this.o.shouldStop?.()) this.stopped = true;
   }
 
-  /** `forced`: a change the prefix check found, which opens a generation whatever else is seen. */
-  private captureFd(agent: AgentPaths, lane: Lane, fd: number, st: fs.Stats, abs: Buffer, display: string, baseRel: string, forced?: string): void {
+  /** `forced`: a change the prefix check found, which opens a generation whatever else is seen.
+   * 'untouched': the origin needed nothing (its offsets record says it is all on the floor, with
+   * no check due and no tail waiting), read from a record this pass did not make. */
+  private captureFd(agent: AgentPaths, lane: Lane, fd: number, st: fs.Stats, abs: Buffer, display: string, baseRel: string, forced?: string): 'untouched' | void {
     // An origin met twice in one batch (named twice in a watch pass) would be read again from
     // offsets its uncommitted chunk has not moved yet, and its bytes claimed twice: commit first.
     if (this.batchOrigins.has(`${lane}/${baseRel}`)) this.flush();
@@ -264,7 +281,8 @@ class Pass {
     const due = { agent, lane, abs, display, baseRel };
     if (off?.check_left && !forced) this.noteCheck({ ...due, at: off.check_at ?? 0, left: off.check_left, pos: off.check_pos ?? 0 });
     const pendingFile = pendingPath(this.l, lane, baseRel);
-    const pending = this.mayWait(lane, pendingFile) ? readPending(pendingFile) : null;
+    const waits = this.mayWait(lane, pendingFile);
+    const pending = waits ? readPending(pendingFile) : null;
     let gen = off?.gen ?? 1;
     let consumed = off?.consumed ?? 0;
     let lines = off?.lines ?? 0;
@@ -276,7 +294,7 @@ class Pass {
         if (pending && this.now - st.mtimeMs >= this.o.quietMs) {
           this.fromPending(pending, 'quiet');
         }
-        return;
+        return stored && !waits && !off.check_left && !off.deferred_since ? 'untouched' : undefined;
       }
       if (change.kind === 'generation') reason = change.reason;
       if (reason && agent.rewritesWhole?.(baseRel) && rewriteDeferred(this.l, off, st, this.now, this.o.rewriteQuietMs)) {
