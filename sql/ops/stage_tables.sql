@@ -17,3 +17,4 @@ CREATE OR REPLACE TEMP TABLE bulk_files (
 CREATE OR REPLACE TEMP TABLE bulk_lines (
   idx INTEGER, line_no INTEGER, byte_offset BIGINT, n_bytes INTEGER, captured_us BIGINT);
 CREATE OR REPLACE TEMP TABLE touched_files (file_id TEXT);
+CREATE OR REPLACE TEMP TABLE touched_origins (lane TEXT, origin_path TEXT);

@@ -42,6 +42,9 @@ export interface IngestOptions {
   trace?: (step: string) => void;
 }
 
+/** A statement of the load failed: the whole ingest stops with it (a file's own problem does not). */
+class IngestSqlError extends Error {}
+
 /** file_id of the floor document: sha256(machine_id:agent:path)[:32], agent being the lane code. */
 export function fileIdOf(machine: string, lane: string, originPath: string): string {
   return createHash('sha256').update(`${machine}:${lane}:${originPath}`).digest('hex').slice(0, 32);
@@ -121,7 +124,11 @@ export async function ingest(
     BIGINT, VARCHAR, SMALLINT, VARCHAR, VARCHAR, VARCHAR, BIGINT, BIGINT, INTEGER, INTEGER, VARCHAR,
     VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, BOOLEAN,
   ]);
-  for (const e of scan.entries) stageChunk(chunkApp, e, gens);
+  // A lake file is one document whatever machine name its later lines carry (a renamed host, a
+  // hook run without the editor's BRAIN_MACHINE): its file_id is fixed by the first line that
+  // claimed its origin. Otherwise its later lines made a second document, read from byte 0.
+  const origins = opts.fromScratch ? new Map<string, string>() : await knownOrigins(conn, scan.entries);
+  for (const e of scan.entries) stageChunk(chunkApp, e, gens, origins);
   chunkApp.close();
   await conn.run(loadSql('ops', 'ingest_chunks'));
   const lap = opts.trace ?? (() => undefined);
@@ -157,7 +164,14 @@ export async function ingest(
   const flushLines = async () => {
     lineApp.flush();
     if (lineApp.rows > 0) {
-      await conn.run(loadSql('ops', 'ingest_lines'));
+      // Not one file's problem (the loop below notes those and goes on): the statement failed,
+      // and in an update's transaction every later one would fail with "transaction is aborted",
+      // hiding this message.
+      try {
+        await conn.run(loadSql('ops', 'ingest_lines'));
+      } catch (e) {
+        throw new IngestSqlError(`loading staged lines into floor.line_store failed: ${(e as Error).message}`);
+      }
       await conn.run('DELETE FROM stage_lines');
     }
     lineApp.rows = 0;
@@ -240,6 +254,7 @@ export async function ingest(
       }
       await stageRange(g, abs, start, lineNo, isLatest);
     } catch (e) {
+      if (e instanceof IngestSqlError) throw e;
       stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${(e as Error).message}`);
     }
   }
@@ -334,6 +349,7 @@ export async function ingest(
     try {
       await stageRange(b.g, b.abs, 0, 1, b.isLatest);
     } catch (e) {
+      if (e instanceof IngestSqlError) throw e;
       stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
     }
     refreshed.delete(b.g.fileId);
@@ -382,9 +398,36 @@ async function chunkTimes(conn: DuckDBConnection, fromOffset: number): Promise<M
   return out;
 }
 
-function stageChunk(app: ChunkAppender, e: ManifestEntry, gens: Map<string, Gen>): void {
+/** file_id of each origin (lane, origin path) of these lines that the cache already holds. */
+async function knownOrigins(conn: DuckDBConnection, entries: ManifestEntry[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const app = await ChunkAppender.temp(conn, 'touched_origins', [VARCHAR, VARCHAR]);
+  const seen = new Set<string>();
+  for (const { line: m } of entries) {
+    const k = originKey(m.lane, m.origin_path);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    app.push([m.lane, m.origin_path]);
+  }
+  app.close();
+  const r = await conn.runAndReadAll(
+    `SELECT f.lane, f.abs_path, arg_min(f.file_id, f.first_seen) FROM floor.files f
+     JOIN touched_origins t ON t.lane = f.lane AND t.origin_path = f.abs_path GROUP BY ALL`,
+  );
+  for (const [lane, origin, id] of r.getRows()) out.set(originKey(String(lane), String(origin)), String(id));
+  await conn.run('DELETE FROM touched_origins');
+  return out;
+}
+
+function originKey(lane: string, originPath: string): string {
+  return `${lane}\0${originPath}`;
+}
+
+function stageChunk(app: ChunkAppender, e: ManifestEntry, gens: Map<string, Gen>, origins: Map<string, string>): void {
   const m = e.line;
-  const fileId = fileIdOf(m.machine_id, m.lane, m.origin_path);
+  const ok = originKey(m.lane, m.origin_path);
+  let fileId = origins.get(ok);
+  if (fileId === undefined) origins.set(ok, (fileId = fileIdOf(m.machine_id, m.lane, m.origin_path)));
   app.push([
     BigInt(e.offset), fileId, m.gen, m.lane, m.agent, m.session ?? null, BigInt(m.byte_from), BigInt(m.byte_to),
     m.line_from, m.line_to, m.chunk_sha256, m.captured_at ?? null, m.event_ts_first ?? null, m.machine_id,

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { capture } from '../../../src/core/floor/capture';
 import { rebuildCache, updateCache } from '../../../src/core/cache';
-import { all, appendLine, capturedSandbox, digest } from './helpers';
+import { all, appendLine, capturedSandbox, digest, manifestLines } from './helpers';
 
 const SESSION = 'ef958aa1-0e93-49f0-bb71-150f63befcd1';
 
@@ -139,5 +139,31 @@ test('a cache of another floor, or of other SQL files, is rebuilt', async () => 
   } finally {
     a.cleanup();
     b.cleanup();
+  }
+});
+
+test('lines captured under another machine name (a renamed host, a hook without BRAIN_MACHINE) stay one document', async () => {
+  const sb = await capturedSandbox('cache-rename');
+  try {
+    await rebuildCache(sb.brain);
+    const q = `SELECT count(*) FROM derived.messages WHERE session_id = '${SESSION}'`;
+    const before = (await all(sb.brain, q))[0][0] as number;
+    appendLine(ccFile(sb.home), userLine('said after the rename', '2026-05-02T09:00:00.000Z'));
+    await capture({ home: sb.brain, env: { ...sb.env, BRAIN_MACHINE: 'renamed-box' }, quietMs: 0 });
+    const machines = new Set(manifestLines(sb.brain).filter((m) => m.origin_path === ccFile(sb.home)).map((m) => m.machine_id));
+    assert.deepEqual([...machines].sort(), ['renamed-box', 'testbox']);
+    // Before: the new line made a second file_id, read from byte 0, and the update failed (its
+    // lines had no chunk before the rename), leaving the cache behind on every later update.
+    const u = await updateCache(sb.brain);
+    assert.equal(u.mode, 'update');
+    assert.equal(u.stagedLines, 1, 'only the new line was read');
+    assert.equal((await all(sb.brain, q))[0][0], before + 1, 'no line twice');
+    const files = await all(sb.brain, `SELECT DISTINCT file_id FROM floor.chunks WHERE origin_path = '${ccFile(sb.home)}'`);
+    assert.equal(files.length, 1);
+    const incremental = await digest(sb.brain);
+    await rebuildCache(sb.brain);
+    assert.deepEqual(await digest(sb.brain), incremental, 'a rebuild gives the same cache');
+  } finally {
+    sb.cleanup();
   }
 });
