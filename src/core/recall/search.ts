@@ -18,7 +18,7 @@ import { roleOfIndex } from '../index/parse-job';
 import { citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
-import { dropKeptLive, fileRow, keptLive, liveFilesAmong, markBefore, newestGen, rewrittenSessions, turnGens } from './indexmemo';
+import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, rewrittenSessions, turnGens } from './indexmemo';
 import { scanParts } from './partial';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
@@ -226,23 +226,31 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const seen = new Set<string>();
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
+  const l = lookups(idx);
   const matches = idx.match(term);
   // A session whose file was rewritten holds a turn once per generation that kept it: its
   // matches count each turn once, and cite the newest generation that holds it.
-  const rewritten = matches.length ? rewrittenSessions(idx, matches.map((m) => m.sess_id)) : new Set<number>();
-  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: newestGen(idx, file) > file.gen });
+  const rewritten = matches.length ? rewrittenSessions(l, matches.map((m) => m.sess_id)) : new Set<number>();
+  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: newestGen(l, file) > file.gen });
   // Many sessions: one read of the table (without the titles) beats a lookup each; the titles of
   // the sessions shown are read after ranking.
   const all = matches.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null;
+  const listed: { m: (typeof matches)[number]; row: SessionKeys; info: SessionInfo }[] = [];
   for (const m of matches) {
     const row = all ? all.get(m.sess_id) : idx.session(m.sess_id);
     if (!row) continue;
     const info = lightInfo(row);
     if (!passes(f, info)) continue;
+    listed.push({ m, row, info });
+  }
+  // The matched turns of every rewritten session listed, with their keys, in one read.
+  const again = listed.filter((x) => rewritten.has(x.m.sess_id)).map((x) => x.m.all);
+  const gens = again.length ? turnGens(l, again.join(',')) : null;
+  for (const { m, row, info } of listed) {
     inTier1.add(row.id);
     let { count, ids } = m;
-    if (rewritten.has(m.sess_id)) {
-      const one = onePerTurn(turnGens(idx, m.all.split(',').map(Number)));
+    if (gens && rewritten.has(m.sess_id)) {
+      const one = onePerTurn(m.all.split(',').flatMap((id) => gens.get(Number(id)) ?? []));
       count = one.length;
       // What the newest generation still says first, then what was rewritten away.
       ids = one
@@ -260,7 +268,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           .map((id) => idx.turn(id))
           .filter((t) => t !== undefined)
           .flatMap((t) => {
-          const file = fileRow(idx, t.file_id);
+          const file = fileRow(l, t.file_id);
           const mf = file && root.machines.find((x) => x.machine === file.machine);
           if (!file || !mf) return [];
           const role = roleOfIndex(t.role);
@@ -343,7 +351,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
         term,
       ).files.map((file) => entryOf.get(file)!);
   for (const { id, file, sess, tailFrom } of candidates) {
-    file.newest = newestGen(idx, { machine: file.mf.machine, base: file.base, gen: file.gen });
+    file.newest = newestGen(l, { machine: file.mf.machine, base: file.base, gen: file.gen });
     // A file the raw index holds whole: only its matched chunks are read, and parsed around the
     // lines that hold the term; else (lines it does not hold yet) the whole file is parsed.
     const ranges = hit && tailFrom === null && !partlyRaw.has(id) ? hit.get(id) : undefined;
