@@ -15,7 +15,7 @@ import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type Session
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { roleOfIndex } from '../index/parse-job';
-import { citeSpan } from './cite';
+import { citeBytes, citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
 import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, rewrittenSessions, turnGens } from './indexmemo';
@@ -108,14 +108,18 @@ function rank(list: Ranked[], newest: boolean): Ranked[] {
   return list.sort((a, b) => (newest ? byDate(a, b) || b.count - a.count : b.count - a.count || byDate(a, b)) || a.info.session.localeCompare(b.info.session));
 }
 
-/** The raw lines of a span, when no dialect turn comes out of them (kept honest, not pretty). */
-function rawText(file: string, span: { byte_from: number; byte_to: number }): string {
+/** A span's bytes, read once for both its text and its citation's hash. Throws when the file ends
+ * before the span does (it changed under the index): no snippet, as hashing it would. */
+function spanBytes(file: string, span: { byte_from: number; byte_to: number }): Buffer {
   const fd = fs.openSync(file, READ_NOFOLLOW);
   try {
-    const n = Math.min(span.byte_to - span.byte_from, 1 << 20);
-    const b = Buffer.allocUnsafe(n);
-    fs.readSync(fd, b, 0, n, span.byte_from);
-    return b.toString('utf8');
+    const b = Buffer.allocUnsafe(span.byte_to - span.byte_from);
+    for (let got = 0; got < b.length; ) {
+      const n = fs.readSync(fd, b, got, b.length - got, span.byte_from + got);
+      if (n === 0) throw new Error(`${file} ends at byte ${span.byte_from + got}, before ${span.byte_to}`);
+      got += n;
+    }
+    return b;
   } finally {
     fs.closeSync(fd);
   }
@@ -273,9 +277,10 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           if (!file || !mf) return [];
           const role = roleOfIndex(t.role);
           try {
-            const abs = lakeFile(mf.dir, file.lake_path, seen);
-            // The index keeps no turn text: the snippet comes from the turn's own lines.
-            const text = turnText(abs, file.lane, laneRel(file.lake_path).rel, t, role) ?? rawText(abs, t);
+            const bytes = spanBytes(lakeFile(mf.dir, file.lake_path, seen), t);
+            // The index keeps no turn text: the snippet comes from the turn's own lines (the raw
+            // lines when no dialect turn comes out of them: kept honest, not pretty).
+            const text = turnText(bytes, file.lane, laneRel(file.lake_path).rel, t, role) ?? bytes.toString('utf8', 0, Math.min(bytes.length, 1 << 20));
             return [
               {
                 turn: t.n,
@@ -283,7 +288,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
                 field: 'text' as const,
                 text: snippetText(text, term),
                 ...genOf(file),
-                citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen, seen),
+                citation: citeBytes(mf.machine, file.lake_path, t, file.gen, bytes),
               },
             ];
           } catch (e) {
