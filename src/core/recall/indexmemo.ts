@@ -17,6 +17,7 @@ type Stmt = BetterSqlite3.Statement<unknown[], unknown>;
 
 interface Memo {
   stmts: Map<string, Stmt>;
+  mapped?: boolean;
   /** The index's state when the answers below were taken (see version). */
   at: string;
   rewritten?: Set<number>;
@@ -67,6 +68,17 @@ export interface Lookups {
 
 export function lookups(idx: TurnIndex): Lookups {
   return { idx, memo: current(idx) };
+}
+
+/** A search reads the index file through a memory map (once set, for the connection's life): a
+ * common term's search reads a few thousand pages, and a page read as a system call costs more
+ * than the page's work (on a loaded VM most of the match and of reading the files table). Only
+ * reads use it: SQLite writes with system calls as before, and an index being built is not mapped. */
+export function readMapped(idx: TurnIndex): void {
+  const m = memoOf(idx);
+  if (m.mapped) return;
+  idx.db.pragma(`mmap_size = ${2 ** 30}`);
+  m.mapped = true;
 }
 
 /** Those of `sessions` with a file of generation 2 or later: their matches may repeat a turn.

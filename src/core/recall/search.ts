@@ -18,7 +18,7 @@ import { roleOfIndex } from '../index/parse-job';
 import { citeBytes, citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
-import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, rewrittenSessions, turnGens } from './indexmemo';
+import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, readMapped, rewrittenSessions, turnGens } from './indexmemo';
 import { scanParts } from './partial';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
@@ -183,6 +183,7 @@ export function search(input: SearchInput, env: Env = process.env, opts: RecallO
     else {
       try {
         for (const r of o.index.update().refused) noteRefused(refused, r);
+        readMapped(o.index);
         idx = o.index;
       } catch (e) {
         dropKeptLive(o.index);
