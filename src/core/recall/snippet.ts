@@ -119,7 +119,7 @@ function walk(text: string, at: number, budget: number, dir: 'left' | 'right'): 
 export function snippetText(text: string, term: string, width = 200): string {
   width = Math.max(3, width);
   const m = findMatch(text, term) ?? { from: 0, to: 0 };
-  if (!WIDE_OR_MARK.test(text)) return narrowSnippet(text, m, width);
+  if (!NOT_NARROW.test(text)) return narrowSnippet(text, m, width);
   const mid = walk(text.slice(0, m.to), m.from, Infinity, 'right').parts.join('');
   const midCols = columns(mid);
   // A column for each side's "…", when that side has any text.
@@ -148,16 +148,18 @@ export function snippetText(text: string, term: string, width = 200): string {
   return `${cutL ? '…' : ''}${before}${mid}${after}${cutR ? '…' : ''}`;
 }
 
-// Text with no character at or above U+0300 (most of it): every shown character is one column and
-// one code unit, or a whitespace run shown as one space, so the windows are found by stepping over
-// indexes and cut out whole, instead of a string per character (a search's snippets are made in a
-// process that has just started, where that per-character work is most of their cost). The same
-// windows as the general path, to the character.
-const WIDE_OR_MARK = /[^\u0000-\u02ff]/;
+// Text with no combining mark, joiner, variation selector, wide character or surrogate (most of
+// it): every shown character is one column and one code unit, or a whitespace run shown as one
+// space, so the windows are found by stepping over indexes and cut out whole, instead of a string
+// per character (a search's snippets are made in a process that has just started, where that
+// per-character work is most of their cost). The same windows as the general path, to the character.
+const NOT_NARROW = new RegExp(`${MARK.source}|${WIDE.source}|[\\ud800-\\udfff]|[^\\u0000-\\uffff]`, 'u');
 const WS_RUN = /\s+/g;
 
+/** /\s/ on one code unit, without the pattern. */
 function isWs(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
+  if (c < 0x80) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** walk() over narrow text: where it stops, the columns taken, and whether it reached the end. */
