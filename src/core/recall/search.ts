@@ -232,6 +232,15 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
   const l = lookups(idx);
+  // A file's path is checked on disk once a search, not once a snippet (a session's three are
+  // mostly in one file); its reads still refuse a symlink put there since (READ_NOFOLLOW).
+  const paths = new Map<string, string>();
+  const checked = (dir: string, lakePath: string): string => {
+    const k = `${dir}\0${lakePath}`;
+    let p = paths.get(k);
+    if (p === undefined) paths.set(k, (p = lakeFile(dir, lakePath, seen)));
+    return p;
+  };
   const matches = idx.match(term);
   // A session whose file was rewritten holds a turn once per generation that kept it: its
   // matches count each turn once, and cite the newest generation that holds it.
@@ -278,7 +287,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           if (!file || !mf) return [];
           const role = roleOfIndex(t.role);
           try {
-            const bytes = spanBytes(lakeFile(mf.dir, file.lake_path, seen), t);
+            const bytes = spanBytes(checked(mf.dir, file.lake_path), t);
             // The index keeps no turn text: the snippet comes from the turn's own lines (the raw
             // lines when no dialect turn comes out of them: kept honest, not pretty).
             const text = turnText(bytes, file.lane, laneRel(file.lake_path).rel, t, role) ?? bytes.toString('utf8', 0, Math.min(bytes.length, 1 << 20));
