@@ -105,22 +105,26 @@ export function newestGen({ idx, memo: m }: Lookups, file: { machine: string; ba
 
 /** Turns with what counting each once across generations needs (onePerTurn): the key, the file's
  * generation and base, and the newest live generation of that base; `ids` is turn ids joined by
- * commas, as the match gives them (any number of sessions' at once). One statement for them all,
- * the files' facts from the memo: a common term matches thousands of turns in rewritten sessions,
- * and a statement per session, or a subquery per row, cost more than the rest of the search. */
+ * commas, as the match gives them (any number of sessions' at once). One statement for the turns
+ * and one for their files: a common term matches thousands of turns in rewritten sessions, and a
+ * statement per session, or per file, cost more than the rest of the search. */
 export function turnGens(l: Lookups, ids: string): Map<number, TurnGen> {
   const rows = stmt(l.idx, `SELECT id, file_id, key FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`)
     .raw(true)
     .all(`[${ids}]`) as [number, number, number][];
-  // A session has a few files: each one's facts looked up once.
-  const files = new Map<number, { gen: number; base: string; newest: number } | null>();
+  // Each file's facts once, for all files in one statement (thousands when many sessions were
+  // rewritten): its generation, base, and the newest live generation of that base (newestGen).
+  const facts = stmt(
+    l.idx,
+    `SELECT f.id, f.gen, f.base, max(f.gen, coalesce((SELECT max(g.gen) FROM files g WHERE g.machine = f.machine AND g.base = f.base AND g.live = 1), 0))
+     FROM files f WHERE f.id IN (SELECT value FROM json_each(?))`,
+  )
+    .raw(true)
+    .all(JSON.stringify([...new Set(rows.map((r) => r[1]))])) as [number, number, string, number][];
+  const files = new Map(facts.map(([id, gen, base, newest]) => [id, { gen, base, newest }]));
   const out = new Map<number, TurnGen>();
   for (const [id, fileId, key] of rows) {
-    let f = files.get(fileId);
-    if (f === undefined) {
-      const r = fileRow(l, fileId);
-      files.set(fileId, (f = r ? { gen: r.gen, base: r.base, newest: newestGen(l, r) } : null));
-    }
+    const f = files.get(fileId);
     if (f) out.set(id, { id, key, gen: f.gen, base: f.base, newest: f.newest });
   }
   return out;
