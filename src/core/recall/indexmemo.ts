@@ -73,10 +73,12 @@ export function lookups(idx: TurnIndex): Lookups {
 /** A search reads the index file through a memory map (once set, for the connection's life): a
  * common term's search reads a few thousand pages, and a page read as a system call costs more
  * than the page's work (on a loaded VM most of the match and of reading the files table). Only
- * reads use it: SQLite writes with system calls as before, and an index being built is not mapped. */
+ * reads use it: SQLite writes with system calls as before, and an index being built is not mapped.
+ * Not on Windows, where a mapped file cannot be replaced: `brain rebuild` puts a new index in place
+ * while the editor's worker holds the old one open. */
 export function readMapped(idx: TurnIndex): void {
   const m = memoOf(idx);
-  if (m.mapped) return;
+  if (m.mapped || process.platform === 'win32') return;
   idx.db.pragma(`mmap_size = ${2 ** 30}`);
   m.mapped = true;
 }
