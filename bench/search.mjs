@@ -107,6 +107,13 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
   const starts = [];
   for (let i = 0; i < 5; i++) starts.push((await measure(node, ['-e', '0'], env)).ms);
   const nodeStart = median(starts);
+  // A command with its CPU time (user + system, all threads): a shell runs it and prints its
+  // children's times after it (POSIX `times`), which load distorts less than the wall time.
+  const timed = async (cmd, argv) => {
+    const r = await measure('sh', ['-c', '"$@"; s=$?; times >&2; exit $s', 'sh', cmd, ...argv], env);
+    const m = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(r.err.trim());
+    return { ...r, cpu: m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN };
+  };
   for (const [label, term] of [
     ['common', common],
     ['middling', mid],
@@ -115,22 +122,27 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
   ]) {
     const rgArgs = ['-uu', '-l', '-i', '-F', term, lake];
     const sArgs = [BIN, 'search', term, '--json'];
-    await measure('rg', rgArgs, env);
-    await measure(node, sArgs, env);
+    await timed('rg', rgArgs);
+    await timed(node, sArgs);
     const rg = [];
     const br = [];
+    const rgCpu = [];
+    const brCpu = [];
     let last;
     for (let i = 0; i < 5; i++) {
-      rg.push((await measure('rg', rgArgs, env)).ms);
-      last = await measure(node, sArgs, env);
+      const r = await timed('rg', rgArgs);
+      rg.push(r.ms);
+      rgCpu.push(r.cpu);
+      last = await timed(node, sArgs);
       br.push(last.ms);
+      brCpu.push(last.cpu);
     }
     const j = JSON.parse(last.out);
     const ratio = median(br) / median(rg);
     console.log(
-      `  ${label.padEnd(17)} ${JSON.stringify(term).padEnd(26)} brain ${fmt(median(br)).padStart(9)}  rg ${fmt(median(rg)).padStart(9)}  ratio ${ratio.toFixed(2)}  (${j.total} sessions, ${j.source}${j.tool_output_searched ? ', tool output scanned' : ''})`,
+      `  ${label.padEnd(17)} ${JSON.stringify(term).padEnd(26)} brain ${fmt(median(br)).padStart(9)} (CPU ${fmt(median(brCpu))})  rg ${fmt(median(rg)).padStart(9)} (CPU ${fmt(median(rgCpu))})  ratio ${ratio.toFixed(2)}  (${j.total} sessions, ${j.source}${j.tool_output_searched ? ', tool output scanned' : ''})`,
     );
-    res.e2e[label] = { term, brain_ms: median(br), rg_ms: median(rg), ratio, total: j.total, tools: j.tool_output_searched };
+    res.e2e[label] = { term, brain_ms: median(br), rg_ms: median(rg), brain_cpu_ms: median(brCpu), rg_cpu_ms: median(rgCpu), ratio, total: j.total, tools: j.tool_output_searched };
   }
   console.log(`  (node -e 0 alone: ${fmt(nodeStart)})`);
 

@@ -77,9 +77,10 @@ export function readTurns(file: string, lane: string, rel: string, o: ReadOption
 /**
  * The text of the indexed entry (a turn, summary, notice or name) that starts at `span` (the index keeps no copy of turn
  * text): its lines are read again and parsed on their own. A turn's lines hold all of its text,
- * so this gives the text the index was built from; null when no such turn comes out.
+ * so this gives the text the index was built from; null when no such turn comes out. `file` is
+ * the file's path, or the span's bytes already read.
  */
-export function turnText(file: string, lane: string, rel: string, span: Span & { n?: number }, role: import('../turns').Role): string | null {
+export function turnText(file: string | Buffer, lane: string, rel: string, span: Span & { n?: number }, role: import('../turns').Role): string | null {
   const d = dialectFor(lane);
   if (!d || !d.reads(rel)) return null;
   let found: string | null = null;
@@ -87,7 +88,26 @@ export function turnText(file: string, lane: string, rel: string, span: Span & {
   const p = d.open({ full: false, rel }, (t) => {
     if (found === null && t.span.line_from === span.line_from && t.role === role && (!byN || t.n === span.n)) found = t.text;
   });
-  forEachLine(file, { byte: span.byte_from, line: span.line_from }, span.byte_to, (l) => p.line(l), { tail: true });
+  const from = { byte: span.byte_from, line: span.line_from };
+  if (typeof file === 'string') forEachLine(file, from, span.byte_to, (l) => p.line(l), { tail: true });
+  else eachLineIn(file, from, (l) => p.line(l));
   p.finish();
   return found;
+}
+
+/** The lines of `bytes` (a span already read, starting at `from` in its file), as forEachLine
+ * gives them with `tail`: a caller that also hashes the span reads it once. */
+function eachLineIn(bytes: Buffer, from: { byte: number; line: number }, cb: (l: import('../turns').RawLine) => void): void {
+  let line = from.line;
+  let p = 0;
+  for (;;) {
+    const nl = bytes.indexOf(10, p);
+    if (nl < 0) break;
+    let e = nl;
+    if (e > p && bytes[e - 1] === 13) e--;
+    cb({ no: line, from: from.byte + p, to: from.byte + nl + 1, buf: bytes, s: p, e });
+    line++;
+    p = nl + 1;
+  }
+  if (p < bytes.length) cb({ no: line, from: from.byte + p, to: from.byte + bytes.length, buf: bytes, s: p, e: bytes.length });
 }

@@ -2,6 +2,7 @@
 // names the machine and the path relative to that machine's floor, so the same citation resolves
 // in BRAIN_HOME on the machine that wrote it and at <store>/<machine>/ anywhere, also after the
 // origin (or the whole machine) is gone.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrainError } from '../errors';
@@ -24,16 +25,16 @@ export function genOf(lakePath: string): number {
 /** A span of a file made into a citation (hashing exactly the span's bytes). */
 /** `seen`: folders already found real in this call (a search citing many turns of a few files). */
 export function citeSpan(dir: string, machine: string, lakePath: string, span: Span, gen = genOf(lakePath), seen?: Set<string>): Citation {
-  return {
-    machine,
-    lake_path: lakePath,
-    gen,
-    line_from: span.line_from,
-    line_to: span.line_to,
-    byte_from: span.byte_from,
-    byte_to: span.byte_to,
-    sha256: hashRange(lakeFile(dir, lakePath, seen), span.byte_from, span.byte_to),
-  };
+  return citation(machine, lakePath, span, gen, hashRange(lakeFile(dir, lakePath, seen), span.byte_from, span.byte_to));
+}
+
+/** A span's citation from its bytes, already read (exactly byte_from..byte_to). */
+export function citeBytes(machine: string, lakePath: string, span: Span, gen: number, bytes: Buffer): Citation {
+  return citation(machine, lakePath, span, gen, createHash('sha256').update(bytes).digest('hex'));
+}
+
+function citation(machine: string, lakePath: string, span: Span, gen: number, sha256: string): Citation {
+  return { machine, lake_path: lakePath, gen, line_from: span.line_from, line_to: span.line_to, byte_from: span.byte_from, byte_to: span.byte_to, sha256 };
 }
 
 /** A lake_path from a tool argument or a citation: a usage error when it could never name a floor

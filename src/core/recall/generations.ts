@@ -81,23 +81,27 @@ export function timeline<F>(gens: GenTurns<F>[]): TimelineEntry<F>[] {
 }
 
 /** Matches found in several generations, each entry once: per key, the matches of the generation
- * holding most of them (the newest of equals). `gen` orders generations, `key` is turnKey. */
+ * holding most of them (the newest of equals). `gen` orders generations, `key` is turnKey. Sorted
+ * by entry (base, key) and generation, each entry's matches are one run: no map or key string a
+ * match (a common term's search counts thousands). */
 export function onePerTurn<T extends { gen: number; key: number; base?: string }>(matches: T[]): T[] {
-  const per = new Map<string, Map<number, T[]>>();
-  for (const m of matches) {
-    const k = `${m.base ?? ''}\0${m.key}`;
-    const g = per.get(k) ?? new Map<number, T[]>();
-    const l = g.get(m.gen) ?? [];
-    l.push(m);
-    g.set(m.gen, l);
-    per.set(k, g);
-  }
+  const base = (m: T) => m.base ?? '';
+  const s = [...matches].sort((a, b) => (base(a) < base(b) ? -1 : base(a) > base(b) ? 1 : 0) || a.key - b.key || a.gen - b.gen);
   const out: T[] = [];
-  for (const g of per.values()) {
-    let best: T[] = [];
-    let bestGen = -1;
-    for (const [gen, l] of g) if (l.length > best.length || (l.length === best.length && gen > bestGen)) [best, bestGen] = [l, gen];
-    out.push(...best);
+  for (let i = 0; i < s.length; ) {
+    let j = i + 1;
+    while (j < s.length && s[j].key === s[i].key && base(s[j]) === base(s[i])) j++;
+    // Generations ascend within the run: of equal counts, the later one (the newest) wins.
+    let best = i;
+    let most = 0;
+    for (let a = i; a < j; ) {
+      let b = a + 1;
+      while (b < j && s[b].gen === s[a].gen) b++;
+      if (b - a >= most) [best, most] = [a, b - a];
+      a = b;
+    }
+    for (let a = best; a < best + most; a++) out.push(s[a]);
+    i = j;
   }
   return out;
 }

@@ -3,6 +3,9 @@
 // changes rarely: its statements are prepared once per connection, and answers that depend on the
 // whole files table (which sessions were rewritten, each file's newest generation) are kept until
 // the index changes. A one-shot search (the CLI) asks only for the files it shows or reads.
+// Whether the index changed is asked once a search (lookups), not once a lookup: a common term in
+// rewritten sessions looks up thousands of files' facts, and two pragmas each cost more than the
+// lookups themselves.
 import * as fs from 'node:fs';
 import { openIndex, type FileRow, type IndexOpen, type LiveFile, type TurnIndex } from '../index/turnindex';
 import type { Root } from '../index/roots';
@@ -14,6 +17,7 @@ type Stmt = BetterSqlite3.Statement<unknown[], unknown>;
 
 interface Memo {
   stmts: Map<string, Stmt>;
+  mapped?: boolean;
   /** The index's state when the answers below were taken (see version). */
   at: string;
   rewritten?: Set<number>;
@@ -43,7 +47,7 @@ function version(idx: TurnIndex): string {
 }
 
 /** The memo, emptied when the index changed since its answers were taken. */
-export function current(idx: TurnIndex): Memo {
+function current(idx: TurnIndex): Memo {
   const m = memoOf(idx);
   const v = version(idx);
   if (m.at !== v) {
@@ -55,11 +59,34 @@ export function current(idx: TurnIndex): Memo {
   return m;
 }
 
+/** The index with its memo, as one search sees it: the memo's answers checked against the index's
+ * state once, when taken (a search reads the index after its own update, in one go). */
+export interface Lookups {
+  idx: TurnIndex;
+  memo: Memo;
+}
+
+export function lookups(idx: TurnIndex): Lookups {
+  return { idx, memo: current(idx) };
+}
+
+/** A search reads the index file through a memory map (once set, for the connection's life): a
+ * common term's search reads a few thousand pages, and a page read as a system call costs more
+ * than the page's work (on a loaded VM most of the match and of reading the files table). Only
+ * reads use it: SQLite writes with system calls as before, and an index being built is not mapped.
+ * Not on Windows, where a mapped file cannot be replaced: `brain rebuild` puts a new index in place
+ * while the editor's worker holds the old one open. */
+export function readMapped(idx: TurnIndex): void {
+  const m = memoOf(idx);
+  if (m.mapped || process.platform === 'win32') return;
+  idx.db.pragma(`mmap_size = ${2 ** 30}`);
+  m.mapped = true;
+}
+
 /** Those of `sessions` with a file of generation 2 or later: their matches may repeat a turn.
  * Many sessions: one read of the files table (kept while the index stays the same); a few (a rare
  * term in a one-shot search): one indexed lookup each, since that table holds every file's facts. */
-export function rewrittenSessions(idx: TurnIndex, sessions: number[]): Set<number> {
-  const m = current(idx);
+export function rewrittenSessions({ idx, memo: m }: Lookups, sessions: number[]): Set<number> {
   if (!m.rewritten && sessions.length > 50) m.rewritten = new Set(stmt(idx, `SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1`).pluck().all() as number[]);
   if (m.rewritten) return m.rewritten;
   const one = stmt(idx, `SELECT 1 FROM files WHERE sess_id = ? AND gen > 1 AND live = 1 LIMIT 1`).pluck();
@@ -68,8 +95,7 @@ export function rewrittenSessions(idx: TurnIndex, sessions: number[]): Set<numbe
 
 /** The newest live generation of a file's base (the file's own when none is live). One indexed
  * lookup per base, instead of grouping the whole files table on every search. */
-export function newestGen(idx: TurnIndex, file: { machine: string; base: string; gen: number }): number {
-  const m = current(idx);
+export function newestGen({ idx, memo: m }: Lookups, file: { machine: string; base: string; gen: number }): number {
   const k = `${file.machine}\0${file.base}`;
   let g = m.newest.get(k);
   if (g === undefined) {
@@ -79,31 +105,42 @@ export function newestGen(idx: TurnIndex, file: { machine: string; base: string;
   return Math.max(g, file.gen);
 }
 
-/** Turns `ids` with what counting each once across generations needs (onePerTurn): the key, the
- * file's generation and base, and the newest live generation of that base. One statement prepared
- * once for any number of ids, the files' facts from the memo: a common term matches thousands of
- * turns in rewritten sessions, and a statement prepared per session, with a subquery per row,
- * cost more than the rest of the search. */
-export function turnGens(idx: TurnIndex, ids: number[]): { id: number; key: number; gen: number; newest: number; base: string }[] {
-  const rows = stmt(idx, `SELECT id, file_id, key FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+/** Turns with what counting each once across generations needs (onePerTurn): the key, the file's
+ * generation and base, and the newest live generation of that base; `ids` is turn ids joined by
+ * commas, as the match gives them (any number of sessions' at once). One statement for the turns
+ * and one for their files: a common term matches thousands of turns in rewritten sessions, and a
+ * statement per session, or per file, cost more than the rest of the search. */
+export function turnGens(l: Lookups, ids: string): Map<number, TurnGen> {
+  const rows = stmt(l.idx, `SELECT id, file_id, key FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`)
     .raw(true)
-    .all(JSON.stringify(ids)) as [number, number, number][];
-  // A session has a few files: each one's facts looked up once.
-  const files = new Map<number, { gen: number; base: string; newest: number } | null>();
-  const out: { id: number; key: number; gen: number; newest: number; base: string }[] = [];
+    .all(`[${ids}]`) as [number, number, number][];
+  // Each file's facts once, for all files in one statement (thousands when many sessions were
+  // rewritten): its generation, base, and the newest live generation of that base (newestGen).
+  const facts = stmt(
+    l.idx,
+    `SELECT f.id, f.gen, f.base, max(f.gen, coalesce((SELECT max(g.gen) FROM files g WHERE g.machine = f.machine AND g.base = f.base AND g.live = 1), 0))
+     FROM files f WHERE f.id IN (SELECT value FROM json_each(?))`,
+  )
+    .raw(true)
+    .all(JSON.stringify([...new Set(rows.map((r) => r[1]))])) as [number, number, string, number][];
+  const files = new Map(facts.map(([id, gen, base, newest]) => [id, { gen, base, newest }]));
+  const out = new Map<number, TurnGen>();
   for (const [id, fileId, key] of rows) {
-    let f = files.get(fileId);
-    if (f === undefined) {
-      const r = fileRow(idx, fileId);
-      files.set(fileId, (f = r ? { gen: r.gen, base: r.base, newest: newestGen(idx, r) } : null));
-    }
-    if (f) out.push({ id, key, gen: f.gen, base: f.base, newest: f.newest });
+    const f = files.get(fileId);
+    if (f) out.set(id, { id, key, gen: f.gen, base: f.base, newest: f.newest });
   }
   return out;
 }
 
-export function fileRow(idx: TurnIndex, id: number): FileRow | undefined {
-  const m = current(idx);
+export interface TurnGen {
+  id: number;
+  key: number;
+  gen: number;
+  newest: number;
+  base: string;
+}
+
+export function fileRow({ idx, memo: m }: Lookups, id: number): FileRow | undefined {
   if (!m.files.has(id)) m.files.set(id, stmt(idx, `SELECT * FROM files WHERE id = ?`).get(id) as FileRow | undefined);
   return m.files.get(id);
 }

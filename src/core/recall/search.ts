@@ -15,10 +15,10 @@ import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type Session
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { roleOfIndex } from '../index/parse-job';
-import { citeSpan } from './cite';
+import { citeBytes, citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
-import { dropKeptLive, fileRow, keptLive, liveFilesAmong, markBefore, newestGen, rewrittenSessions, turnGens } from './indexmemo';
+import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, readMapped, rewrittenSessions, turnGens } from './indexmemo';
 import { scanParts } from './partial';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
@@ -108,14 +108,18 @@ function rank(list: Ranked[], newest: boolean): Ranked[] {
   return list.sort((a, b) => (newest ? byDate(a, b) || b.count - a.count : b.count - a.count || byDate(a, b)) || a.info.session.localeCompare(b.info.session));
 }
 
-/** The raw lines of a span, when no dialect turn comes out of them (kept honest, not pretty). */
-function rawText(file: string, span: { byte_from: number; byte_to: number }): string {
+/** A span's bytes, read once for both its text and its citation's hash. Throws when the file ends
+ * before the span does (it changed under the index): no snippet, as hashing it would. */
+function spanBytes(file: string, span: { byte_from: number; byte_to: number }): Buffer {
   const fd = fs.openSync(file, READ_NOFOLLOW);
   try {
-    const n = Math.min(span.byte_to - span.byte_from, 1 << 20);
-    const b = Buffer.allocUnsafe(n);
-    fs.readSync(fd, b, 0, n, span.byte_from);
-    return b.toString('utf8');
+    const b = Buffer.allocUnsafe(span.byte_to - span.byte_from);
+    for (let got = 0; got < b.length; ) {
+      const n = fs.readSync(fd, b, got, b.length - got, span.byte_from + got);
+      if (n === 0) throw new Error(`${file} ends at byte ${span.byte_from + got}, before ${span.byte_to}`);
+      got += n;
+    }
+    return b;
   } finally {
     fs.closeSync(fd);
   }
@@ -179,6 +183,7 @@ export function search(input: SearchInput, env: Env = process.env, opts: RecallO
     else {
       try {
         for (const r of o.index.update().refused) noteRefused(refused, r);
+        readMapped(o.index);
         idx = o.index;
       } catch (e) {
         dropKeptLive(o.index);
@@ -226,23 +231,40 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const seen = new Set<string>();
   const tier1: Ranked[] = [];
   const inTier1 = new Set<number>();
+  const l = lookups(idx);
+  // A file's path is checked on disk once a search, not once a snippet (a session's three are
+  // mostly in one file); its reads still refuse a symlink put there since (READ_NOFOLLOW).
+  const paths = new Map<string, string>();
+  const checked = (dir: string, lakePath: string): string => {
+    const k = `${dir}\0${lakePath}`;
+    let p = paths.get(k);
+    if (p === undefined) paths.set(k, (p = lakeFile(dir, lakePath, seen)));
+    return p;
+  };
   const matches = idx.match(term);
   // A session whose file was rewritten holds a turn once per generation that kept it: its
   // matches count each turn once, and cite the newest generation that holds it.
-  const rewritten = matches.length ? rewrittenSessions(idx, matches.map((m) => m.sess_id)) : new Set<number>();
-  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: newestGen(idx, file) > file.gen });
+  const rewritten = matches.length ? rewrittenSessions(l, matches.map((m) => m.sess_id)) : new Set<number>();
+  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: newestGen(l, file) > file.gen });
   // Many sessions: one read of the table (without the titles) beats a lookup each; the titles of
   // the sessions shown are read after ranking.
   const all = matches.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null;
+  const listed: { m: (typeof matches)[number]; row: SessionKeys; info: SessionInfo }[] = [];
   for (const m of matches) {
     const row = all ? all.get(m.sess_id) : idx.session(m.sess_id);
     if (!row) continue;
     const info = lightInfo(row);
     if (!passes(f, info)) continue;
+    listed.push({ m, row, info });
+  }
+  // The matched turns of every rewritten session listed, with their keys, in one read.
+  const again = listed.filter((x) => rewritten.has(x.m.sess_id)).map((x) => x.m.all);
+  const gens = again.length ? turnGens(l, again.join(',')) : null;
+  for (const { m, row, info } of listed) {
     inTier1.add(row.id);
     let { count, ids } = m;
-    if (rewritten.has(m.sess_id)) {
-      const one = onePerTurn(turnGens(idx, m.all.split(',').map(Number)));
+    if (gens && rewritten.has(m.sess_id)) {
+      const one = onePerTurn(m.all.split(',').flatMap((id) => gens.get(Number(id)) ?? []));
       count = one.length;
       // What the newest generation still says first, then what was rewritten away.
       ids = one
@@ -260,14 +282,15 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
           .map((id) => idx.turn(id))
           .filter((t) => t !== undefined)
           .flatMap((t) => {
-          const file = fileRow(idx, t.file_id);
+          const file = fileRow(l, t.file_id);
           const mf = file && root.machines.find((x) => x.machine === file.machine);
           if (!file || !mf) return [];
           const role = roleOfIndex(t.role);
           try {
-            const abs = lakeFile(mf.dir, file.lake_path, seen);
-            // The index keeps no turn text: the snippet comes from the turn's own lines.
-            const text = turnText(abs, file.lane, laneRel(file.lake_path).rel, t, role) ?? rawText(abs, t);
+            const bytes = spanBytes(checked(mf.dir, file.lake_path), t);
+            // The index keeps no turn text: the snippet comes from the turn's own lines (the raw
+            // lines when no dialect turn comes out of them: kept honest, not pretty).
+            const text = turnText(bytes, file.lane, laneRel(file.lake_path).rel, t, role) ?? bytes.toString('utf8', 0, Math.min(bytes.length, 1 << 20));
             return [
               {
                 turn: t.n,
@@ -275,7 +298,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
                 field: 'text' as const,
                 text: snippetText(text, term),
                 ...genOf(file),
-                citation: citeSpan(mf.dir, mf.machine, file.lake_path, t, file.gen, seen),
+                citation: citeBytes(mf.machine, file.lake_path, t, file.gen, bytes),
               },
             ];
           } catch (e) {
@@ -343,7 +366,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
         term,
       ).files.map((file) => entryOf.get(file)!);
   for (const { id, file, sess, tailFrom } of candidates) {
-    file.newest = newestGen(idx, { machine: file.mf.machine, base: file.base, gen: file.gen });
+    file.newest = newestGen(l, { machine: file.mf.machine, base: file.base, gen: file.gen });
     // A file the raw index holds whole: only its matched chunks are read, and parsed around the
     // lines that hold the term; else (lines it does not hold yet) the whole file is parsed.
     const ranges = hit && tailFrom === null && !partlyRaw.has(id) ? hit.get(id) : undefined;

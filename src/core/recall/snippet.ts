@@ -119,6 +119,7 @@ function walk(text: string, at: number, budget: number, dir: 'left' | 'right'): 
 export function snippetText(text: string, term: string, width = 200): string {
   width = Math.max(3, width);
   const m = findMatch(text, term) ?? { from: 0, to: 0 };
+  if (!NOT_NARROW.test(text)) return narrowSnippet(text, m, width);
   const mid = walk(text.slice(0, m.to), m.from, Infinity, 'right').parts.join('');
   const midCols = columns(mid);
   // A column for each side's "…", when that side has any text.
@@ -142,6 +143,58 @@ export function snippetText(text: string, term: string, width = 200): string {
   const R = walk(text, m.to, r, 'right');
   let before = L.parts.reverse().join('');
   let after = R.parts.join('');
+  if (!cutL) before = before.trimStart();
+  if (!cutR) after = after.trimEnd();
+  return `${cutL ? '…' : ''}${before}${mid}${after}${cutR ? '…' : ''}`;
+}
+
+// Text with no combining mark, joiner, variation selector, wide character or surrogate (most of
+// it): every shown character is one column and one code unit, or a whitespace run shown as one
+// space, so the windows are found by stepping over indexes and cut out whole, instead of a string
+// per character (a search's snippets are made in a process that has just started, where that
+// per-character work is most of their cost). The same windows as the general path, to the character.
+const NOT_NARROW = new RegExp(`${MARK.source}|${WIDE.source}|[\\ud800-\\udfff]|[^\\u0000-\\uffff]`, 'u');
+const WS_RUN = /\s+/g;
+
+/** /\s/ on one code unit, without the pattern. */
+function isWs(c: number): boolean {
+  if (c < 0x80) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** walk() over narrow text: where it stops, the columns taken, and whether it reached the end. */
+function narrowWalk(text: string, at: number, budget: number, dir: 'left' | 'right'): { next: number; cols: number; done: boolean } {
+  let i = at;
+  let cols = 0;
+  for (;;) {
+    if (dir === 'left' ? i <= 0 : i >= text.length) return { next: i, cols, done: true };
+    if (cols + 1 > budget) return { next: i, cols, done: false };
+    if (dir === 'right') {
+      if (isWs(text.charCodeAt(i++))) while (i < text.length && isWs(text.charCodeAt(i))) i++;
+    } else if (isWs(text.charCodeAt(--i))) while (i > 0 && isWs(text.charCodeAt(i - 1))) i--;
+    cols++;
+  }
+}
+
+function shown(s: string): string {
+  return s.replace(WS_RUN, ' ');
+}
+
+function narrowSnippet(text: string, m: { from: number; to: number }, width: number): string {
+  const mid = shown(text.slice(m.from, m.to));
+  const resL = m.from > 0 ? 1 : 0;
+  const resR = m.to < text.length ? 1 : 0;
+  const budget = width - mid.length - resL - resR;
+  if (budget < 0) return `${resL ? '…' : ''}${mid.slice(0, width - resL - 1)}…`;
+  const canL = narrowWalk(text, m.from, budget, 'left');
+  const canR = narrowWalk(text, m.to, budget, 'right');
+  let l = Math.min(canL.cols, Math.ceil(budget / 2));
+  const r = Math.min(canR.cols, budget - l);
+  l = Math.min(canL.cols, budget - r);
+  const cutL = !(canL.done && l === canL.cols);
+  const cutR = !(canR.done && r === canR.cols);
+  let before = shown(text.slice(narrowWalk(text, m.from, l, 'left').next, m.from));
+  let after = shown(text.slice(m.to, narrowWalk(text, m.to, r, 'right').next));
   if (!cutL) before = before.trimStart();
   if (!cutR) after = after.trimEnd();
   return `${cutL ? '…' : ''}${before}${mid}${after}${cutR ? '…' : ''}`;

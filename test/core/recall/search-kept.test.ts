@@ -80,3 +80,22 @@ test('a worker keeps the index open between searches, and still sees new session
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a search reads the index through a memory map; the one-shot search unmaps it when it closes', { skip: process.platform !== 'linux' && 'reads /proc/self/maps' }, () => {
+  const dir = tmp('mapped');
+  const env = envOf(dir);
+  const index = path.join(dir, 'turns.sqlite');
+  const mapped = () => fs.readFileSync('/proc/self/maps', 'utf8').split('\n').some((l) => l.endsWith(` ${index}`));
+  try {
+    const f = new TestFloor(dir);
+    f.append('pi', '--w-kept--/s-a.jsonl', piLines('s-a', [`where is the ${TERM}`, 'somewhere']), { session: 's-a' });
+    assert.deepEqual(search({ term: TERM }, env).hits.map((h) => h.session), ['s-a']);
+    assert.equal(mapped(), false, 'closed with the index');
+    assert.deepEqual(search({ term: TERM }, env, KEEP).hits.map((h) => h.session), ['s-a']);
+    assert.equal(mapped(), true, 'the kept index is read through a map');
+    f.append('pi', '--w-kept--/s-b.jsonl', piLines('s-b', [`a ${TERM} here`]), { session: 's-b' });
+    assert.deepEqual(search({ term: TERM }, env, KEEP).hits.map((h) => h.session).sort(), ['s-a', 's-b'], 'and still updated');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -71,3 +71,31 @@ test('a raw JSON line holds the term escaped: the snippet is still on it', () =>
   const s = snippetText(line, `say "${TERM}"`, 60);
   assert.ok(s.includes(`say \\"${TERM}\\"`), s);
 });
+
+test('text with no mark, wide character or surrogate gets the windows any other text gets', () => {
+  // Such text takes a path of its own (no string per character). A wide character far beyond the
+  // window sends the same text down the general path without changing what the window shows, so
+  // the two must agree: on whitespace runs of every kind at the window's edges, on terms that start
+  // or end with whitespace, and on "İ", which lowercases to two code units.
+  const alpha = ['a', 'b', 'Q', 'x', ' ', ' ', '\t', '\n', '\r\n', '\u000b', '\f', '\u00a0', '\u2003', '\u2028', '\ufeff', '\u1680', 'İ', 'ß', 'Ж', '…', '€', '"', '\\', '-'];
+  let seed = 11;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)];
+  let compared = 0;
+  for (let k = 0; k < 4000; k++) {
+    const width = 3 + Math.floor(rnd() * 60);
+    let text = '';
+    for (let i = 0, n = Math.floor(rnd() * 400); i < n; i++) text += pick(alpha);
+    const at = Math.floor(rnd() * text.length);
+    const term = text.slice(at, at + 1 + Math.floor(rnd() * 4));
+    if (!term.trim()) continue;
+    const from = text.toLowerCase().indexOf(term.toLowerCase());
+    const farLeft = text.slice(0, from).replace(/\s+/g, ' ').length > width + 4;
+    const farRight = text.slice(from + term.length * 2).replace(/\s+/g, ' ').length > width + 4;
+    const s = snippetText(text, term, width);
+    if (farLeft) assert.equal(s, snippetText(`日#${text}`, term, width), JSON.stringify({ text, term, width }));
+    if (farRight) assert.equal(s, snippetText(`${text}#日`, term, width), JSON.stringify({ text, term, width }));
+    if (farLeft || farRight) compared++;
+  }
+  assert.ok(compared > 1000, `${compared} compared`);
+});
