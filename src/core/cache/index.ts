@@ -20,6 +20,7 @@ import { readOnlyQuery, type SqlResult } from './query';
 import { DEFAULT_CLI_MAX_BYTES, DEFAULT_SQL_TIMEOUT_MS } from '../sqllimits';
 import { hashRange } from '../floor/ranges';
 import { setting } from '../settings';
+import { forgetFresh, knownCurrent, noteFresh } from './fresh';
 
 export type { Db } from './db';
 export type { IngestStats } from './ingest';
@@ -99,6 +100,7 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
   const compact = `${tmp}.compact`;
   removeDbFiles(tmp);
   let stats: IngestStats;
+  let meta: Map<string, string>;
   const db = await openDb(tmp, {
     readOnly: false,
     memoryLimit: opts.memoryLimit ?? REBUILD_MEMORY,
@@ -130,6 +132,7 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
     lap('checkpoint');
     await copyInto(db.conn, compact);
     lap('copy into a fresh file');
+    meta = await readMeta(db.conn);
   } catch (e) {
     db.close();
     removeDbFiles(tmp);
@@ -143,7 +146,9 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
   fs.renameSync(compact, tmp);
   fs.rmSync(`${tmp}.tmp`, { recursive: true, force: true });
   fs.chmodSync(tmp, FILE_MODE);
+  forgetFresh(target);
   await swapIn(tmp, target, opts);
+  noteWhere(target, meta);
   lap('swap');
   return { ...stats, mode: 'rebuild', reason, ms: Math.round(performance.now() - t0), path: target };
 }
@@ -248,6 +253,11 @@ async function updateLocked(home: string, opts: CacheOptions): Promise<BuildResu
   const t0 = performance.now();
   const target = dbPath(home);
   if (!fs.existsSync(target)) return rebuildLocked(home, opts, 'no cache yet');
+  if (knownCurrent(target, loadSchema().hash, layout(home).manifest)) {
+    return { ...emptyStats(), mode: 'current', ms: Math.round(performance.now() - t0), path: target };
+  }
+  // Until this update has closed the file and noted where it stands.
+  forgetFresh(target);
   let db: Db;
   try {
     db = await openDb(target, {
@@ -269,7 +279,9 @@ async function updateLocked(home: string, opts: CacheOptions): Promise<BuildResu
       return rebuildLocked(home, opts, f.reason);
     }
     if (f.state === 'current') {
+      const meta = await readMeta(db.conn);
       db.close();
+      noteWhere(target, meta);
       return { ...emptyStats(), mode: 'current', ms: Math.round(performance.now() - t0), path: target };
     }
     await db.conn.run('BEGIN TRANSACTION');
@@ -284,8 +296,19 @@ async function updateLocked(home: string, opts: CacheOptions): Promise<BuildResu
     db.close();
     throw e;
   }
+  const meta = await readMeta(db.conn);
   db.close();
+  noteWhere(target, meta);
   return { ...stats, mode: 'update', ms: Math.round(performance.now() - t0), path: target };
+}
+
+/** After the cache `target` was closed: its place in the manifest, for knownCurrent. */
+function noteWhere(target: string, meta: Map<string, string>): void {
+  noteFresh(target, meta.get('schema_hash') ?? '', {
+    offset: Number(meta.get('manifest_offset') ?? '0'),
+    checkFrom: Number(meta.get('manifest_check_from') ?? '-1'),
+    check: meta.get('manifest_check') ?? '',
+  });
 }
 
 function emptyStats(): IngestStats {

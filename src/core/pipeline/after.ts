@@ -110,6 +110,9 @@ async function updateIndex(home: string, env: Env): Promise<string> {
 }
 
 async function updateDuckdb(home: string): Promise<string> {
+  // Before DuckDB is loaded (about half a second): a cache noted current needs nothing.
+  const { cacheKnownCurrent } = await import('../cache/fresh');
+  if (cacheKnownCurrent(home)) return 'current';
   const { updateCache } = await import('../cache/index');
   const r = await updateCache(home);
   return r.mode === 'current' ? 'current' : `${r.mode}: ${r.manifestLines} manifest line(s)${r.problems.length ? `, ${r.problems.length} problem(s)` : ''}`;

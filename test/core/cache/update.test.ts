@@ -167,3 +167,46 @@ test('lines captured under another machine name (a renamed host, a hook without 
     sb.cleanup();
   }
 });
+
+test('a cache known current is not opened; another writer, a grown manifest or a torn note open it again', async () => {
+  const sb = await capturedSandbox('cache-fresh');
+  try {
+    const db = path.join(sb.brain, 'brain.duckdb');
+    await rebuildCache(sb.brain);
+    assert.ok(fs.existsSync(`${db}.fresh.json`), 'the rebuild noted where the cache stands');
+    // Locked by another process for the whole update: only an answer that never opens the file
+    // can come back (an open would wait for the lock, then fail with cache-locked).
+    const holder = await DuckDBInstance.create(db);
+    const hc = await holder.connect();
+    try {
+      const u = await updateCache(sb.brain, { lockTimeoutMs: 300 });
+      assert.equal(u.mode, 'current');
+    } finally {
+      hc.closeSync();
+      holder.closeSync();
+    }
+    // That holder wrote nothing, but it opened the file read-write: if its checkpoint changed the
+    // file, the note no longer matches and the cache is opened (and found current) again.
+    assert.equal((await updateCache(sb.brain)).mode, 'current');
+    // Another writer changed the cache: the note is not trusted, the cache itself is read.
+    await setMeta(sb.brain, 'manifest_offset', '0');
+    await setMeta(sb.brain, 'manifest_check_from', '-1');
+    await setMeta(sb.brain, 'manifest_check', '');
+    const again = await updateCache(sb.brain);
+    assert.equal(again.mode, 'update', 'the lowered offset was seen');
+    assert.ok(again.manifestLines > 40);
+    // The manifest grew: the note is not enough either.
+    appendLine(ccFile(sb.home), userLine('after the note', '2026-05-03T09:00:00.000Z'));
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
+    const grown = await updateCache(sb.brain);
+    assert.equal(grown.mode, 'update');
+    assert.equal(grown.stagedLines, 1);
+    assert.equal((await all(sb.brain, `SELECT count(*) FROM derived.messages WHERE text = 'after the note'`))[0][0], 1);
+    // A note that does not parse is not trusted.
+    fs.writeFileSync(`${db}.fresh.json`, '{"v":1,');
+    assert.equal((await updateCache(sb.brain)).mode, 'current');
+    assert.doesNotThrow(() => JSON.parse(fs.readFileSync(`${db}.fresh.json`, 'utf8')), 'noted again');
+  } finally {
+    sb.cleanup();
+  }
+});
