@@ -3,8 +3,11 @@
 // which files may hold a term (those with a chunk holding all its keys), and the tool tier then
 // reads those files to verify: a prefilter, like rg, not an answer.
 //
-// A key's list is a few rows of raw_post, each a segment: chunk ids ascending as varint deltas
-// (the first from 0), rowid key * SEG + segment number, so one rowid range is a key's whole list.
+// A key's list is a few rows of raw_post, each a segment of ascending chunk ids, rowid
+// key * SEG + segment number, so one rowid range is a key's whole list. A segment is written in
+// the smaller of two forms: varint deltas (the first from 0), or, for a key most chunks hold (a
+// common trigram), a bitmap: a 0 byte (no varint of the first form starts with one: ids and their
+// deltas are at least 1), the first id as a varint, then one bit per id from it on.
 // Chunk ids only grow, so an update appends: to the key's last segment while it is small (a
 // one-line append rewrites a few KB, whatever the store's size), else to a new one. A first build
 // gathers every key's list in memory and writes it once, in segments of the same size. FTS5 did this before (schema 7), at
@@ -27,11 +30,33 @@ function putVarint(out: Uint8Array, at: number, v: number): number {
   return at;
 }
 
-/** Appends the chunk ids a segment holds to `out`; returns the last one (or `prev`). */
-function decode(b: Uint8Array, out: number[] | null, prev = 0): number {
+function varintLen(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/** Appends the chunk ids a segment holds to `out`; returns the last one (0: none). */
+function decode(b: Uint8Array, out: number[] | null): number {
   let v = 0;
   let mul = 1;
-  for (let i = 0; i < b.length; i++) {
+  let i = 0;
+  if (b.length > 0 && b[0] === 0) {
+    // A bitmap: its first id, then a bit per id.
+    for (i = 1; b[i] & 0x80; i++, mul *= 128) v += (b[i] & 0x7f) * mul;
+    const base = v + b[i++] * mul;
+    let last = 0;
+    for (let j = i; j < b.length; j++) {
+      let x = b[j];
+      while (x) {
+        const bit = 31 - Math.clz32(x & -x);
+        x &= x - 1;
+        last = base + (j - i) * 8 + bit;
+        out?.push(last);
+      }
+    }
+    return last;
+  }
+  let prev = 0;
+  for (; i < b.length; i++) {
     const x = b[i];
     v += (x & 0x7f) * mul;
     if (x & 0x80) {
@@ -44,6 +69,39 @@ function decode(b: Uint8Array, out: number[] | null, prev = 0): number {
     mul = 1;
   }
   return prev;
+}
+
+/** Writes one segment: as many of `ids` from `from` on as fit SEG_MAX bytes in the smaller form,
+ * into `out`. Returns the index after the last id taken and the segment's length. */
+function encodeSeg(ids: ArrayLike<number>, from: number, to: number, out: Uint8Array): { end: number; len: number } {
+  const base = ids[from];
+  const head = 1 + varintLen(base);
+  let vlen = 0;
+  let prev = 0;
+  let j = from;
+  for (; j < to; j++) {
+    const v = vlen + varintLen(ids[j] - prev);
+    if (Math.min(v, head + ((ids[j] - base) >>> 3) + 1) > SEG_MAX) break;
+    vlen = v;
+    prev = ids[j];
+  }
+  const blen = head + ((ids[j - 1] - base) >>> 3) + 1;
+  if (blen < vlen) {
+    out.fill(0, 0, blen);
+    putVarint(out, 1, base);
+    for (let k = from; k < j; k++) {
+      const d = ids[k] - base;
+      out[head + (d >>> 3)] |= 1 << (d & 7);
+    }
+    return { end: j, len: blen };
+  }
+  let len = 0;
+  prev = 0;
+  for (let k = from; k < j; k++) {
+    len = putVarint(out, len, ids[k] - prev);
+    prev = ids[k];
+  }
+  return { end: j, len };
 }
 
 export function rawStatements(d: SqliteDatabase) {
@@ -124,22 +182,21 @@ export class RawWriter {
       const last = this.empty && !this.written.has(k) ? undefined : (this.st.lastSeg.get(k * SEG, (k + 1) * SEG) as { k: number; ids: Uint8Array } | undefined);
       let seg = last ? last.k : k * SEG - 1;
       if (last && last.ids.length < SEG_MAX) {
-        // Into the last segment while it has room, each id after the one it ends with.
-        let prev = decode(last.ids, null);
-        let len = 0;
-        while (i < to && last.ids.length + len < SEG_MAX) {
-          len = putVarint(scratch, len, order[i] - prev);
-          prev = order[i++];
+        // Into the last segment while it has room: its ids and the new ones, written again
+        // (a segment holds fewer than 8 * SEG_MAX ids).
+        const pre: number[] = [];
+        decode(last.ids, pre);
+        const had = pre.length;
+        for (let j = i; j < to && pre.length < had + 8 * SEG_MAX; j++) pre.push(order[j]);
+        const { end, len } = encodeSeg(pre, 0, pre.length, scratch);
+        if (end > had) {
+          this.st.putSeg.run(last.k, Buffer.from(scratch.subarray(0, len)));
+          i += end - had;
         }
-        this.st.putSeg.run(last.k, Buffer.concat([last.ids, scratch.subarray(0, len)]));
       }
       while (i < to) {
-        let len = 0;
-        let prev = 0;
-        while (i < to && len < SEG_MAX) {
-          len = putVarint(scratch, len, order[i] - prev);
-          prev = order[i++];
-        }
+        const { end, len } = encodeSeg(order, i, to, scratch);
+        i = end;
         if (++seg >= (k + 1) * SEG) throw new Error(`the raw index has no room left for trigram key ${k}`);
         this.st.putSeg.run(seg, Buffer.from(scratch.subarray(0, len)));
       }

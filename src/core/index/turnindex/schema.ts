@@ -24,7 +24,9 @@ export type DB = SqliteDatabase;
 // turn's time is a number, and its session is its file's (not a column of its own).
 // 9: each raw chunk keeps its byte range, and the parser's checkpoint every RAW_MARK bytes of a
 // file is kept (raw_marks), so the tool tier reads and parses only the matched chunks' lines.
-export const SCHEMA_VERSION = '9';
+// 10: a raw list's segment where most chunks hold its key is a bitmap (rawpost.ts): about an
+// eighth of the raw index's bytes on a generated store.
+export const SCHEMA_VERSION = '10';
 
 /** A turn's rowid is its block's id times BLOCK plus its slot. A block belongs to one session and
  * is taken when the session's last one is full, so rowids stay dense (an FTS5 doclist stores each
