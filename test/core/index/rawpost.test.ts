@@ -86,6 +86,9 @@ test('an index an older brain built (schema 9, varint lists) is built again in t
       assert.equal(o.index.db.prepare(`SELECT count(*) FROM raw_post`).pluck().get(), n);
       assert.deepEqual(answers(o.index), fresh);
       assert.deepEqual(fresh, [[300, 300], [150, 150], [300, 300]]);
+      // Built as a first build is, in a new file: merged once, finished, nothing left free.
+      assert.equal(o.index.db.prepare(`SELECT v FROM meta WHERE k = 'building'`).pluck().get(), '0');
+      assert.equal(o.index.db.pragma('freelist_count', { simple: true }), 0);
     } finally {
       o.index.close();
     }

@@ -230,8 +230,8 @@ export class IndexBase {
   ) {}
 
   /** Creates or checks the schema. 'reopen': a fresh open found another process's finished build;
-   * 'abandoned': a build that never finished (its process died). */
-  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' | 'newer' {
+   * 'abandoned': a build that never finished (its process died); 'older': an older brain's layout. */
+  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' | 'newer' | 'older' {
     const v = this.tableExists('meta') ? (this.db.prepare(`SELECT v FROM meta WHERE k = 'schema'`).get() as { v: string } | undefined)?.v : undefined;
     // An index a newer brain built (a store several machines share) is left alone: rebuilding it
     // here would make the newer one rebuild it in turn.
@@ -240,8 +240,10 @@ export class IndexBase {
       if (fresh) return 'reopen';
       if ((this.db.prepare(`SELECT v FROM meta WHERE k = 'building'`).get() as { v: string } | undefined)?.v === '1') return 'abandoned';
     }
+    // An older layout: it is a cache, so it is built again, as a first build into a new file (its
+    // tables dropped here would leave their pages free, and a build beside readers merges as it goes).
+    if (v !== undefined && v !== SCHEMA_VERSION && !fresh) return 'older';
     if (v !== undefined && v !== SCHEMA_VERSION) {
-      // Another layout: it is a cache, so start again.
       this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS raw_marks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
