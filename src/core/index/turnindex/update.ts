@@ -43,6 +43,9 @@ export class TurnIndex extends IndexQueries {
    * in several a statement before (see insTurns); `ftsWritten`: the batch wrote to FTS already. */
   private ftsRows: (number | string)[] = [];
   private ftsWritten = false;
+  /** Folders found real (no symlink) during this update: a thousand files share a few, and each
+   * path's walk cost more than its parse on a store of short sessions. */
+  private seen = new Set<string>();
 
   private writeFts(): void {
     const f = this.ftsRows;
@@ -62,6 +65,7 @@ export class TurnIndex extends IndexQueries {
     const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
     // What a failed update gathered was rolled back with it.
     this.raw?.clear();
+    this.seen = new Set();
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     if (this.root.kind === 'home') {
@@ -244,7 +248,7 @@ export class TurnIndex extends IndexQueries {
   private jobFor(row: FileRow, refused?: UpdateReport['refused']): ParseJob | null {
     const mf = this.root.machines.find((m) => m.machine === row.machine);
     if (!mf) return null;
-    const problem = lakeFileProblem(mf.dir, row.lake_path);
+    const problem = lakeFileProblem(mf.dir, row.lake_path, this.seen);
     if (problem) {
       refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
       return null;
@@ -348,7 +352,7 @@ export class TurnIndex extends IndexQueries {
     const f = file && file.live && !live.some((x) => x.gen > file.gen) ? file : live[0];
     const ff: FileFacts | null = (f === file ? facts : undefined) ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
     const mf = this.root.machines.find((m) => m.machine === s.machine);
-    const meta = mf ? readMeta(mf.dir, s.lane, s.session) : null;
+    const meta = mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
