@@ -285,8 +285,8 @@ export class TurnIndex extends IndexQueries {
     if (resume) {
       this.writeFts();
       this.ftsWritten = true;
-      this.st.delFtsFrom.run(row.id, resume.line);
-      this.st.delTurnsFrom.run(row.id, resume.line);
+      this.st.delFtsFrom.run(row.sess_id, row.id, resume.line);
+      this.st.delTurnsFrom.run(row.sess_id, row.id, resume.line);
       // A title taken from a turn read again (a user item may turn out to be context) is
       // taken again from what this read finds.
       this.st.untitle.run(row.sess_id, resume.n);
@@ -314,7 +314,7 @@ export class TurnIndex extends IndexQueries {
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
     if (row.gen > 1 && r.turns.length) {
-      const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, from: resume?.line ?? 0 };
+      const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, sess: row.sess_id, from: resume?.line ?? 0 };
       // The older copies' rows may be among the batch's pending ones.
       this.writeFts();
       this.ftsWritten = true;
