@@ -79,6 +79,9 @@ CREATE TABLE IF NOT EXISTS files (
   bad INTEGER NOT NULL DEFAULT 0,
   live INTEGER NOT NULL DEFAULT 1,
   raw_done INTEGER NOT NULL DEFAULT 0,
+  -- The first turn rowid the file's last read gave (NULL: none): its turns a resume reads again
+  -- (from the checkpoint's line on) are all that read's, so none lie below it.
+  turn_from INTEGER,
   UNIQUE (machine, lake_path)
 );
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
@@ -120,14 +123,14 @@ CREATE TABLE IF NOT EXISTS raw_marks (file_id INTEGER NOT NULL, byte INTEGER NOT
 
 /** Turns of older generations of a file (@machine, @base, @gen) that the lines of generation
  * @gen's file @file (of session @sess) from line @from on hold too (the same turnKey), with FTS
- * rows still. */
+ * rows still. Those lines' turns are the ones just written, from rowid @first on. */
 const OLDER = `(SELECT id FROM files WHERE machine = @machine AND base = @base AND gen < @gen)`;
 const OLDER_COPIES = `SELECT o.id FROM ${sessionTurnRows(`(SELECT DISTINCT sess_id FROM files WHERE id IN ${OLDER})`, 'o')}
     AND o.said = 1 AND o.file_id IN ${OLDER}
-    AND o.key IN (SELECT n.key FROM ${sessionTurnRows('(@sess)', 'n')} AND n.file_id = @file AND n.line_from >= @from)`;
+    AND o.key IN (SELECT n.key FROM ${sessionTurnRows('(@sess)', 'n')} AND n_b.id >= @first >> ${BLOCK_BITS} AND n.id >= @first AND n.file_id = @file AND n.line_from >= @from)`;
 
-/** A file's turns from a line on (session ?, file ?, line ?). */
-const FILE_FROM = `SELECT t.id FROM ${sessionTurnRows('(?)')} AND t.file_id = ? AND t.line_from >= ?`;
+/** A file's turns from a line on, none below a rowid: @sess, @file, @line, @first. */
+const FILE_FROM = `SELECT t.id FROM ${sessionTurnRows('(@sess)')} AND t_b.id >= @first >> ${BLOCK_BITS} AND t.id >= @first AND t.file_id = @file AND t.line_from >= @line`;
 
 export interface SessionRow {
   id: number;
@@ -170,6 +173,8 @@ export interface FileRow {
   live: number;
   /** Bytes of complete lines in the raw index (from 0). */
   raw_done: number;
+  /** The first turn rowid the file's last read gave (null: none). */
+  turn_from: number | null;
 }
 
 export interface TurnRow {
@@ -314,7 +319,7 @@ export class IndexBase {
       claimFile: d.prepare(
         `UPDATE files SET claimed = max(claimed, ?), unterminated = ?, first_seen = coalesce(min(first_seen, ?), ?), last_seen = max(coalesce(last_seen, ''), ?) WHERE id = ?`,
       ),
-      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ? WHERE id = ?`),
+      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ?, turn_from = ? WHERE id = ?`),
       behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed ORDER BY id`),
       sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
       insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
