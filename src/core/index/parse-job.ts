@@ -31,7 +31,7 @@ export interface RawChunks {
 const RAW_CHUNK = 4 << 20;
 /** Bytes between two kept checkpoints (raw_marks): the tool tier parses about half of this, plus
  * the turn around a match, for each file it verifies. */
-export const RAW_MARK = 64 << 10;
+export const RAW_MARK = 128 << 10;
 
 export { fold };
 

@@ -71,9 +71,9 @@ export interface MetaRecord {
 /** The meta record a hook took at session start (meta/<lane>/<session>.json), if any. Lane and
  * session come from a manifest (another machine's, in a store): the file is found through the
  * guard, never through a symlink, and a record that is not there or not safe is simply absent. */
-export function readMeta(dir: string, lane: string, session: string): MetaRecord | null {
+export function readMeta(dir: string, lane: string, session: string, seen?: Set<string>): MetaRecord | null {
   try {
-    return JSON.parse(readInside(dir, `meta/${fileSegment(lane)}/${metaName(session)}`, { what: 'meta record' }).toString('utf8')) as MetaRecord;
+    return JSON.parse(readInside(dir, `meta/${fileSegment(lane)}/${metaName(session)}`, { what: 'meta record', seen }).toString('utf8')) as MetaRecord;
   } catch {
     return null;
   }

@@ -189,6 +189,9 @@ test('growing files chunk by chunk, updating after each, ends where one full bui
       }
       assert.ok(rounds > 10);
       assert.deepEqual(snapshot(ib), snapshot(ia));
+      // Each resume found the file's turns to read again through its session's blocks: the turns
+      // table keeps no index of its own (one on its file took 16 bytes a turn).
+      assert.deepEqual(ib.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'turns'`).pluck().all(), []);
     } finally {
       ia.close();
       ib.close();

@@ -103,7 +103,8 @@ test('reading only the matched chunks from the checkpoint before each match find
           compared++;
         }
       }
-      assert.ok(big >= 3, `fixtures over the checkpoint spacing: ${big}`);
+      // Two fixtures span three or more of the 128 KB spacings (460 KB and 974 KB: 3 and 7 marks).
+      assert.ok(big >= 2, `fixtures over the checkpoint spacing: ${big}`);
       assert.ok(parts > 0, 'some files are several chunks');
       assert.ok(compared > 200, `compared ${compared}`);
     } finally {

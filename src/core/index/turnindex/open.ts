@@ -45,10 +45,11 @@ export function openIndex(root: Root): IndexOpen {
         db.close();
         return { ok: false, reason: `the turn index ${root.index} was built by a newer brain` };
       }
-      if (state === 'reopen' || state === 'abandoned') {
+      if (state === 'reopen' || state === 'abandoned' || state === 'older') {
         db.close();
         db = null;
-        if (state === 'abandoned') dropFiles(root.index);
+        // A process still holding the old file (an older brain) keeps reading its own copy.
+        if (state !== 'reopen') dropFiles(root.index);
         if (attempt < 2) continue;
         return { ok: false, reason: `the turn index ${root.index} could not be opened for a build` };
       }

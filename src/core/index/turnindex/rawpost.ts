@@ -3,8 +3,11 @@
 // which files may hold a term (those with a chunk holding all its keys), and the tool tier then
 // reads those files to verify: a prefilter, like rg, not an answer.
 //
-// A key's list is a few rows of raw_post, each a segment: chunk ids ascending as varint deltas
-// (the first from 0), rowid key * SEG + segment number, so one rowid range is a key's whole list.
+// A key's list is a few rows of raw_post, each a segment of ascending chunk ids, rowid
+// key * SEG + segment number, so one rowid range is a key's whole list. A segment is written in
+// the smaller of two forms: varint deltas (the first from 0), or, for a key most chunks hold (a
+// common trigram), a bitmap: a 0 byte (no varint of the first form starts with one: ids and their
+// deltas are at least 1), the first id as a varint, then one bit per id from it on.
 // Chunk ids only grow, so an update appends: to the key's last segment while it is small (a
 // one-line append rewrites a few KB, whatever the store's size), else to a new one. A first build
 // gathers every key's list in memory and writes it once, in segments of the same size. FTS5 did this before (schema 7), at
@@ -27,11 +30,33 @@ function putVarint(out: Uint8Array, at: number, v: number): number {
   return at;
 }
 
-/** Appends the chunk ids a segment holds to `out`; returns the last one (or `prev`). */
-function decode(b: Uint8Array, out: number[] | null, prev = 0): number {
+function varintLen(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/** Appends the chunk ids a segment holds to `out`; returns the last one (0: none). */
+function decode(b: Uint8Array, out: number[] | null): number {
   let v = 0;
   let mul = 1;
-  for (let i = 0; i < b.length; i++) {
+  let i = 0;
+  if (b.length > 0 && b[0] === 0) {
+    // A bitmap: its first id, then a bit per id.
+    for (i = 1; b[i] & 0x80; i++, mul *= 128) v += (b[i] & 0x7f) * mul;
+    const base = v + b[i++] * mul;
+    let last = 0;
+    for (let j = i; j < b.length; j++) {
+      let x = b[j];
+      while (x) {
+        const bit = 31 - Math.clz32(x & -x);
+        x &= x - 1;
+        last = base + (j - i) * 8 + bit;
+        out?.push(last);
+      }
+    }
+    return last;
+  }
+  let prev = 0;
+  for (; i < b.length; i++) {
     const x = b[i];
     v += (x & 0x7f) * mul;
     if (x & 0x80) {
@@ -44,6 +69,39 @@ function decode(b: Uint8Array, out: number[] | null, prev = 0): number {
     mul = 1;
   }
   return prev;
+}
+
+/** Writes one segment: as many of `ids` from `from` on as fit SEG_MAX bytes in the smaller form,
+ * into `out`. Returns the index after the last id taken and the segment's length. */
+function encodeSeg(ids: ArrayLike<number>, from: number, to: number, out: Uint8Array): { end: number; len: number } {
+  const base = ids[from];
+  const head = 1 + varintLen(base);
+  let vlen = 0;
+  let prev = 0;
+  let j = from;
+  for (; j < to; j++) {
+    const v = vlen + varintLen(ids[j] - prev);
+    if (Math.min(v, head + ((ids[j] - base) >>> 3) + 1) > SEG_MAX) break;
+    vlen = v;
+    prev = ids[j];
+  }
+  const blen = head + ((ids[j - 1] - base) >>> 3) + 1;
+  if (blen < vlen) {
+    out.fill(0, 0, blen);
+    putVarint(out, 1, base);
+    for (let k = from; k < j; k++) {
+      const d = ids[k] - base;
+      out[head + (d >>> 3)] |= 1 << (d & 7);
+    }
+    return { end: j, len: blen };
+  }
+  let len = 0;
+  prev = 0;
+  for (let k = from; k < j; k++) {
+    len = putVarint(out, len, ids[k] - prev);
+    prev = ids[k];
+  }
+  return { end: j, len };
 }
 
 export function rawStatements(d: SqliteDatabase) {
@@ -61,11 +119,12 @@ export function rawStatements(d: SqliteDatabase) {
 type RawSt = ReturnType<typeof rawStatements>;
 
 /** Chunks' keys gathered until flush(), which writes them in the caller's transaction (the one
- * that moves the files' raw_done, so the two never disagree). Gathered as (key, chunk) pairs in
- * two arrays, then put in key order by a counting sort: a Map of lists costs ten times more. */
+ * that moves the files' raw_done, so the two never disagree). Each chunk's keys are kept as they
+ * came (copying them into one growing array cost a tenth of a short-turn build: its allocations'
+ * page faults), then put in key order by a counting sort: a Map of lists costs ten times more. */
 export class RawWriter {
-  private keys = new Int32Array(1 << 16);
-  private chunks = new Int32Array(1 << 16);
+  private parts: Int32Array[] = [];
+  private ids: number[] = [];
   private n = 0;
   /** The table was empty when this writer began (a first build): keys it has not written yet
    * have no segment to look up. */
@@ -74,47 +133,41 @@ export class RawWriter {
 
   constructor(private readonly st: RawSt) {}
 
+  /** `keys` is kept, not copied: the caller does not change it afterwards. */
   add(chunk: number, keys: Int32Array): void {
-    const need = this.n + keys.length;
-    if (need > this.keys.length) {
-      let len = this.keys.length * 2;
-      while (len < need) len *= 2;
-      const k = new Int32Array(len);
-      k.set(this.keys.subarray(0, this.n));
-      const c = new Int32Array(len);
-      c.set(this.chunks.subarray(0, this.n));
-      this.keys = k;
-      this.chunks = c;
-    }
-    this.keys.set(keys, this.n);
-    this.chunks.fill(chunk, this.n, need);
-    this.n = need;
+    this.parts.push(keys);
+    this.ids.push(chunk);
+    this.n += keys.length;
   }
 
   /** Bytes held in memory (about). */
   get size(): number {
-    return this.n * 8;
+    return this.n * 4;
   }
 
   flush(): void {
     const n = this.n;
     if (n === 0) return;
     this.empty ??= this.st.anySeg.get() === undefined;
-    const { keys, chunks } = this;
+    const { parts, ids } = this;
     // Each key a slot: ASCII keys are their own, the hashed ones follow in key order.
     const wide = new Set<number>();
-    for (let i = 0; i < n; i++) if (keys[i] >= ASCII_KEYS) wide.add(keys[i]);
+    for (const keys of parts) for (let i = 0; i < keys.length; i++) if (keys[i] >= ASCII_KEYS) wide.add(keys[i]);
     const wideSorted = [...wide].sort((a, b) => a - b);
     const wideSlot = new Map(wideSorted.map((k, i) => [k, ASCII_KEYS + i]));
     const slots = ASCII_KEYS + wideSorted.length;
     const slotOf = (k: number) => (k < ASCII_KEYS ? k : (wideSlot.get(k) as number));
     const start = new Int32Array(slots + 1);
-    for (let i = 0; i < n; i++) start[slotOf(keys[i]) + 1]++;
+    for (const keys of parts) for (let i = 0; i < keys.length; i++) start[slotOf(keys[i]) + 1]++;
     for (let s = 0; s < slots; s++) start[s + 1] += start[s];
     const fill = start.slice(0, slots);
     const order = new Int32Array(n);
     // Stable: a key's chunks stay in the order they came, which is ascending.
-    for (let i = 0; i < n; i++) order[fill[slotOf(keys[i])]++] = chunks[i];
+    for (let p = 0; p < parts.length; p++) {
+      const keys = parts[p];
+      const chunk = ids[p];
+      for (let i = 0; i < keys.length; i++) order[fill[slotOf(keys[i])]++] = chunk;
+    }
     const scratch = new Uint8Array(SEG_MAX + 5);
     for (let s = 0; s < slots; s++) {
       let i = start[s];
@@ -124,32 +177,35 @@ export class RawWriter {
       const last = this.empty && !this.written.has(k) ? undefined : (this.st.lastSeg.get(k * SEG, (k + 1) * SEG) as { k: number; ids: Uint8Array } | undefined);
       let seg = last ? last.k : k * SEG - 1;
       if (last && last.ids.length < SEG_MAX) {
-        // Into the last segment while it has room, each id after the one it ends with.
-        let prev = decode(last.ids, null);
-        let len = 0;
-        while (i < to && last.ids.length + len < SEG_MAX) {
-          len = putVarint(scratch, len, order[i] - prev);
-          prev = order[i++];
+        // Into the last segment while it has room: its ids and the new ones, written again
+        // (a segment holds fewer than 8 * SEG_MAX ids).
+        const pre: number[] = [];
+        decode(last.ids, pre);
+        const had = pre.length;
+        for (let j = i; j < to && pre.length < had + 8 * SEG_MAX; j++) pre.push(order[j]);
+        const { end, len } = encodeSeg(pre, 0, pre.length, scratch);
+        if (end > had) {
+          this.st.putSeg.run(last.k, Buffer.from(scratch.subarray(0, len)));
+          i += end - had;
         }
-        this.st.putSeg.run(last.k, Buffer.concat([last.ids, scratch.subarray(0, len)]));
       }
       while (i < to) {
-        let len = 0;
-        let prev = 0;
-        while (i < to && len < SEG_MAX) {
-          len = putVarint(scratch, len, order[i] - prev);
-          prev = order[i++];
-        }
+        const { end, len } = encodeSeg(order, i, to, scratch);
+        i = end;
         if (++seg >= (k + 1) * SEG) throw new Error(`the raw index has no room left for trigram key ${k}`);
         this.st.putSeg.run(seg, Buffer.from(scratch.subarray(0, len)));
       }
       if (this.empty) this.written.add(k);
     }
+    this.parts = [];
+    this.ids = [];
     this.n = 0;
   }
 
   /** Forgets what was gathered (the tables were emptied, or the transaction rolled back). */
   clear(): void {
+    this.parts = [];
+    this.ids = [];
     this.n = 0;
     this.empty = null;
     this.written.clear();

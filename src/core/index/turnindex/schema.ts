@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type { SqliteDatabase } from '../../sqlite';
 import type { Root } from '../roots';
 import type { IndexRole } from '../parse-job';
-import { sessionTurns } from '../turncount';
+import { BLOCK_BITS, sessionTurnRows, sessionTurns } from '../turncount';
 import { rawStatements } from './rawpost';
 
 export type DB = SqliteDatabase;
@@ -24,13 +24,16 @@ export type DB = SqliteDatabase;
 // turn's time is a number, and its session is its file's (not a column of its own).
 // 9: each raw chunk keeps its byte range, and the parser's checkpoint every RAW_MARK bytes of a
 // file is kept (raw_marks), so the tool tier reads and parses only the matched chunks' lines.
-export const SCHEMA_VERSION = '9';
+// 10: a raw list's segment where most chunks hold its key is a bitmap (rawpost.ts): about a
+// sixth of the raw index's bytes on a generated store; checkpoints every 128 KB; no index on the
+// turns' file (a file's turns are read through its session's blocks).
+export const SCHEMA_VERSION = '10';
 
 /** A turn's rowid is its block's id times BLOCK plus its slot. A block belongs to one session and
  * is taken when the session's last one is full, so rowids stay dense (an FTS5 doclist stores each
  * as a varint delta from the one before), a match still groups by block without reading a turn
  * (rowid >> BLOCK_BITS), and a session's turns are in rowid order. */
-export const BLOCK_BITS = 8;
+export { BLOCK_BITS };
 const FTS_TABLES = ['turns_fts'];
 export const BLOCK = 2 ** BLOCK_BITS;
 /** Turn rows a multi-row insert (insTurns) takes. */
@@ -76,6 +79,9 @@ CREATE TABLE IF NOT EXISTS files (
   bad INTEGER NOT NULL DEFAULT 0,
   live INTEGER NOT NULL DEFAULT 1,
   raw_done INTEGER NOT NULL DEFAULT 0,
+  -- The first turn rowid the file's last read gave (NULL: none): its turns a resume reads again
+  -- (from the checkpoint's line on) are all that read's, so none lie below it.
+  turn_from INTEGER,
   UNIQUE (machine, lake_path)
 );
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
@@ -97,8 +103,9 @@ CREATE TABLE IF NOT EXISTS turns (
   said INTEGER NOT NULL,
   key INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS turns_file ON turns (file_id, line_from);
--- Whose a block of turn rowids is (see BLOCK).
+-- Whose a block of turn rowids is (see BLOCK). A file's turns are read through its session's
+-- blocks (sessionTurnRows), not through an index on turns (file_id, line_from): one was 16 bytes a
+-- turn, a tenth of the index on short turns.
 CREATE TABLE IF NOT EXISTS blocks (id INTEGER PRIMARY KEY, sess_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS blocks_sess ON blocks (sess_id, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
@@ -115,10 +122,15 @@ CREATE TABLE IF NOT EXISTS raw_marks (file_id INTEGER NOT NULL, byte INTEGER NOT
 `;
 
 /** Turns of older generations of a file (@machine, @base, @gen) that the lines of generation
- * @gen's file @file from line @from on hold too (the same turnKey), with FTS rows still. */
-const OLDER_COPIES = `SELECT o.id FROM turns o
-  WHERE o.said = 1 AND o.file_id IN (SELECT id FROM files WHERE machine = @machine AND base = @base AND gen < @gen)
-    AND o.key IN (SELECT key FROM turns WHERE file_id = @file AND line_from >= @from)`;
+ * @gen's file @file (of session @sess) from line @from on hold too (the same turnKey), with FTS
+ * rows still. Those lines' turns are the ones just written, from rowid @first on. */
+const OLDER = `(SELECT id FROM files WHERE machine = @machine AND base = @base AND gen < @gen)`;
+const OLDER_COPIES = `SELECT o.id FROM ${sessionTurnRows(`(SELECT DISTINCT sess_id FROM files WHERE id IN ${OLDER})`, 'o')}
+    AND o.said = 1 AND o.file_id IN ${OLDER}
+    AND o.key IN (SELECT n.key FROM ${sessionTurnRows('(@sess)', 'n')} AND n_b.id >= @first >> ${BLOCK_BITS} AND n.id >= @first AND n.file_id = @file AND n.line_from >= @from)`;
+
+/** A file's turns from a line on, none below a rowid: @sess, @file, @line, @first. */
+const FILE_FROM = `SELECT t.id FROM ${sessionTurnRows('(@sess)')} AND t_b.id >= @first >> ${BLOCK_BITS} AND t.id >= @first AND t.file_id = @file AND t.line_from >= @line`;
 
 export interface SessionRow {
   id: number;
@@ -161,6 +173,8 @@ export interface FileRow {
   live: number;
   /** Bytes of complete lines in the raw index (from 0). */
   raw_done: number;
+  /** The first turn rowid the file's last read gave (null: none). */
+  turn_from: number | null;
 }
 
 export interface TurnRow {
@@ -228,8 +242,8 @@ export class IndexBase {
   ) {}
 
   /** Creates or checks the schema. 'reopen': a fresh open found another process's finished build;
-   * 'abandoned': a build that never finished (its process died). */
-  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' | 'newer' {
+   * 'abandoned': a build that never finished (its process died); 'older': an older brain's layout. */
+  ensureSchema(fresh = false): 'ok' | 'reopen' | 'abandoned' | 'newer' | 'older' {
     const v = this.tableExists('meta') ? (this.db.prepare(`SELECT v FROM meta WHERE k = 'schema'`).get() as { v: string } | undefined)?.v : undefined;
     // An index a newer brain built (a store several machines share) is left alone: rebuilding it
     // here would make the newer one rebuild it in turn.
@@ -238,8 +252,10 @@ export class IndexBase {
       if (fresh) return 'reopen';
       if ((this.db.prepare(`SELECT v FROM meta WHERE k = 'building'`).get() as { v: string } | undefined)?.v === '1') return 'abandoned';
     }
+    // An older layout: it is a cache, so it is built again, as a first build into a new file (its
+    // tables dropped here would leave their pages free, and a build beside readers merges as it goes).
+    if (v !== undefined && v !== SCHEMA_VERSION && !fresh) return 'older';
     if (v !== undefined && v !== SCHEMA_VERSION) {
-      // Another layout: it is a cache, so start again.
       this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS raw_marks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
@@ -303,7 +319,7 @@ export class IndexBase {
       claimFile: d.prepare(
         `UPDATE files SET claimed = max(claimed, ?), unterminated = ?, first_seen = coalesce(min(first_seen, ?), ?), last_seen = max(coalesce(last_seen, ''), ?) WHERE id = ?`,
       ),
-      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ? WHERE id = ?`),
+      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ?, turn_from = ? WHERE id = ?`),
       behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed ORDER BY id`),
       sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
       insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
@@ -312,8 +328,8 @@ export class IndexBase {
       ),
       sessById: d.prepare(`SELECT * FROM sessions WHERE id = ?`),
       fileById: d.prepare(`SELECT * FROM files WHERE id = ?`),
-      delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE file_id = ? AND line_from >= ? AND said = 1)`),
-      delTurnsFrom: d.prepare(`DELETE FROM turns WHERE file_id = ? AND line_from >= ?`),
+      delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${FILE_FROM} AND t.said = 1)`),
+      delTurnsFrom: d.prepare(`DELETE FROM turns WHERE id IN (${FILE_FROM})`),
       insTurn: d.prepare(
         `INSERT INTO turns (id, file_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),

@@ -68,7 +68,7 @@ function takeSnapshot(root: Root): IndexOpen {
   const idx = new TurnIndex(db, root);
   try {
     const state = idx.ensureSchema(false);
-    const why = state === 'ok' ? idx.behind() : state === 'newer' ? 'the turn index was built by a newer brain' : 'the turn index is not finished';
+    const why = state === 'ok' ? idx.behind() : state === 'newer' ? 'the turn index was built by a newer brain' : state === 'older' ? 'the turn index was built by an older brain (the next update builds it again)' : 'the turn index is not finished';
     if (why) {
       db.close();
       return { ok: false, reason: why };

@@ -43,6 +43,9 @@ export class TurnIndex extends IndexQueries {
    * in several a statement before (see insTurns); `ftsWritten`: the batch wrote to FTS already. */
   private ftsRows: (number | string)[] = [];
   private ftsWritten = false;
+  /** Folders found real (no symlink) during this update: a thousand files share a few, and each
+   * path's walk cost more than its parse on a store of short sessions. */
+  private seen = new Set<string>();
 
   private writeFts(): void {
     const f = this.ftsRows;
@@ -62,6 +65,7 @@ export class TurnIndex extends IndexQueries {
     const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
     // What a failed update gathered was rolled back with it.
     this.raw?.clear();
+    this.seen = new Set();
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     if (this.root.kind === 'home') {
@@ -244,7 +248,7 @@ export class TurnIndex extends IndexQueries {
   private jobFor(row: FileRow, refused?: UpdateReport['refused']): ParseJob | null {
     const mf = this.root.machines.find((m) => m.machine === row.machine);
     if (!mf) return null;
-    const problem = lakeFileProblem(mf.dir, row.lake_path);
+    const problem = lakeFileProblem(mf.dir, row.lake_path, this.seen);
     if (problem) {
       refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
       return null;
@@ -272,7 +276,7 @@ export class TurnIndex extends IndexQueries {
     if (r.kind === 'missing') return { bytes: 0, turns: 0, text: 0 }; // not synced yet
     if (r.kind === 'none') {
       // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
-      this.st.progress.run(row.claimed, null, null, 0, 0, row.id);
+      this.st.progress.run(row.claimed, null, null, 0, 0, null, row.id);
       // Nor does the scan: nothing to find in its raw lines either.
       this.st.setRaw.run(row.claimed, row.id);
       return { bytes: 0, turns: 0, text: 0 };
@@ -281,8 +285,11 @@ export class TurnIndex extends IndexQueries {
     if (resume) {
       this.writeFts();
       this.ftsWritten = true;
-      this.st.delFtsFrom.run(row.id, resume.line);
-      this.st.delTurnsFrom.run(row.id, resume.line);
+      if (row.turn_from !== null) {
+        const from = { sess: row.sess_id, file: row.id, line: resume.line, first: row.turn_from };
+        this.st.delFtsFrom.run(from);
+        this.st.delTurnsFrom.run(from);
+      }
       // A title taken from a turn read again (a user item may turn out to be context) is
       // taken again from what this read finds.
       this.st.untitle.run(row.sess_id, resume.n);
@@ -291,12 +298,14 @@ export class TurnIndex extends IndexQueries {
     let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
     let seq = block === null ? BLOCK : ((this.st.lastSeq.get(block * BLOCK, block * BLOCK + BLOCK) as number | null) ?? block * BLOCK - 1) - block * BLOCK;
     const rows: unknown[] = [];
+    let first: number | null = null;
     for (const t of r.turns) {
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
         seq = 0;
       }
       const id = (block as number) * BLOCK + seq;
+      first ??= id;
       const folded = t[8];
       rows.push(id, row.id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
       if (rows.length === 12 * ROWS && !this.ftsWritten) {
@@ -310,7 +319,7 @@ export class TurnIndex extends IndexQueries {
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
     if (row.gen > 1 && r.turns.length) {
-      const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, from: resume?.line ?? 0 };
+      const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, sess: row.sess_id, from: resume?.line ?? 0, first };
       // The older copies' rows may be among the batch's pending ones.
       this.writeFts();
       this.ftsWritten = true;
@@ -332,7 +341,7 @@ export class TurnIndex extends IndexQueries {
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
     const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
-    this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, row.id);
+    this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
     const turns = r.turns.filter((t) => t[1] !== 's').length;
     // A file read from its start holds just the turns this read found.
     this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns);
@@ -348,7 +357,7 @@ export class TurnIndex extends IndexQueries {
     const f = file && file.live && !live.some((x) => x.gen > file.gen) ? file : live[0];
     const ff: FileFacts | null = (f === file ? facts : undefined) ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
     const mf = this.root.machines.find((m) => m.machine === s.machine);
-    const meta = mf ? readMeta(mf.dir, s.lane, s.session) : null;
+    const meta = mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
