@@ -96,3 +96,41 @@ test('an index an older brain built (schema 9, varint lists) is built again in t
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an update of a few lines (small flush, its own key slots) writes the same lists as a first build (one large flush)', () => {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'brain-rawsmall-'));
+  try {
+    const floor = new TestFloor(dir);
+    const root = homeRoot({ BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', HOME: dir }, dir);
+    const rel = (i: number) => `-w/${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`;
+    // ASCII and wide (hashed) trigrams, words shared by many files and words of one file each.
+    const text = (i: number) =>
+      `plain common text ${'filler words that make the line long enough '.repeat(6)} kq${i.toString(36)}zv` +
+      `${i % 3 ? ' ünïcødé grüße' : ''}${i % 5 ? ' 検索の言葉' : ''}${i % 2 ? ' oddlingword' : ''}`;
+    const terms = ['common text', 'ünïcødé', 'grüße', '検索の言葉', 'oddlingword', 'kq0zv', 'kq2szv', 'kq7rzv', 'filler'];
+    const answers = (idx: TurnIndex) => terms.map((t) => [...(idx.rawFiles(rawPatterns(t)!) ?? new Map()).entries()].sort((a, b) => a[0] - b[0]));
+    let o = openIndex(root);
+    assert.ok(o.ok);
+    // One file at a time: every flush is small.
+    for (let i = 0; i < 300; i++) {
+      floor.append('cc', rel(i), line(`s${i}`, text(i)));
+      o.index.update();
+    }
+    const small = answers(o.index);
+    o.index.close();
+    fs.rmSync(root.index);
+    o = openIndex(root);
+    assert.ok(o.ok);
+    try {
+      // All 300 in one update: one flush of ~90k keys, the ASCII table's slots.
+      o.index.update();
+      assert.deepEqual(answers(o.index), small);
+      assert.ok(small.every((a) => a.length > 0), 'every term is found');
+      assert.equal(small[4].length, 150);
+    } finally {
+      o.index.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
