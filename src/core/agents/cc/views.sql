@@ -70,28 +70,30 @@ CREATE OR REPLACE MACRO derived.cc_usage_counted(usage, abs_path, v) AS
 -- Each derived table read dialects.v_cc itself before, and parsed the content again: ~7 parses
 -- of every line per refresh. Columns a view does not need are NULL where they would be large.
 CREATE OR REPLACE VIEW derived.v_cc_line_values AS
-SELECT * EXCLUDE (usage, v),
+SELECT * EXCLUDE (content, parsed, usage, v),
+       CASE WHEN ev_type IN ('user','assistant') AND role IN ('user','assistant')
+            THEN derived.text_of_blocks(content, parsed) END AS text,
+       -- Lines without the words tool_use / tool_result have no such block (JSON writers do not
+       -- escape ASCII letters).
+       CASE WHEN contains(CAST(content AS VARCHAR), 'tool_use') OR contains(CAST(content AS VARCHAR), 'tool_result')
+            THEN parsed END AS blocks,
        CASE WHEN usage IS NOT NULL THEN derived.cc_usage_counted(usage, abs_path, v) END AS counted
 FROM (
   SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
          ev_type, role, model, message_id, request_id, is_sidechain, is_meta, is_compact_summary,
-         cwd, line_session_id,
+         cwd, line_session_id, content, usage,
          TRY_CAST(timestamp_text AS TIMESTAMPTZ) AS line_ts,
-         CASE WHEN ev_type IN ('user','assistant') AND role IN ('user','assistant')
-              THEN derived.text_of(content) END AS text,
-         -- Blocks as structs of the few fields needed: a tool result's (often large) content is
-         -- never copied. Lines without the words tool_use / tool_result have no such block (JSON
-         -- writers do not escape ASCII letters), so they are not parsed again. content is JSON
-         -- that DuckDB wrote, so its first character is its type (see derived.text_of).
-         CASE WHEN ev_type IN ('assistant', 'user') AND left(content, 1) = '['
-                   AND (contains(CAST(content AS VARCHAR), 'tool_use') OR contains(CAST(content AS VARCHAR), 'tool_result'))
-              THEN TRY(from_json(content, '[{"type":"VARCHAR","id":"VARCHAR","name":"VARCHAR","input":"JSON",
-                "tool_use_id":"VARCHAR","is_error":"VARCHAR"}]')) END AS blocks,
-         usage, usage IS NOT NULL AS has_usage,
+         usage IS NOT NULL AS has_usage,
          TRY_CAST((usage->>'$.input_tokens') AS BIGINT) AS input_tokens,
          TRY_CAST((usage->>'$.output_tokens') AS BIGINT) AS output_tokens,
          coalesce(TRY_CAST((usage->>'$.cache_creation_input_tokens') AS BIGINT), 0) AS cache_creation_tokens,
          coalesce(TRY_CAST((usage->>'$.cache_read_input_tokens') AS BIGINT), 0) AS cache_read_tokens,
+         -- A block array, parsed once for the text and the tool blocks, as structs of the few
+         -- fields needed: a tool result's (often large) content is never copied. content is JSON
+         -- that DuckDB wrote, so its first character is its type (see derived.text_of).
+         unnest([CASE WHEN ev_type IN ('user', 'assistant') AND left(content, 1) = '['
+                      THEN TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR","id":"VARCHAR","name":"VARCHAR",
+                        "input":"JSON","tool_use_id":"VARCHAR","is_error":"VARCHAR"}]')) END]) AS parsed,
          -- The fields ccusage's schema checks, as JSON (null and absent differ there), for usage
          -- lines. (In an unnest, so each use of v reads the one list.)
          unnest([CASE WHEN usage IS NOT NULL THEN json_extract(raw_line, ['$.timestamp', '$.costUSD',
