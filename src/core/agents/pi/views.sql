@@ -50,18 +50,23 @@ FROM l GROUP BY file_id;
 -- (dialects.v_pi): a message's text, the toolCall blocks, the usage figures. Values a view does
 -- not read are NULL (only the lines it reads have them).
 CREATE OR REPLACE VIEW derived.v_pi_line_values AS
-SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
-       ev_type, role, coalesce(message_model, model) AS model, tool_call_id, is_error,
-       CASE WHEN ev_type = 'message' AND role IN ('user','assistant') THEN derived.text_of(content) END AS text,
-       CASE WHEN ev_type = 'message' AND role = 'assistant' AND json_type(content) = 'ARRAY'
-                 AND contains(CAST(content AS VARCHAR), 'toolCall')
-            THEN TRY(from_json(content, '[{"type":"VARCHAR","id":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]')) END AS blocks,
-       ev_type = 'message' AND role = 'assistant' AND usage IS NOT NULL AND json_type(usage) = 'OBJECT' AS has_usage,
-       coalesce(TRY_CAST((usage->>'$.input') AS BIGINT), 0) AS input_tokens,
-       coalesce(TRY_CAST((usage->>'$.output') AS BIGINT), 0) AS output_tokens,
-       coalesce(TRY_CAST((usage->>'$.cacheWrite') AS BIGINT), 0) AS cache_creation_tokens,
-       coalesce(TRY_CAST((usage->>'$.cacheRead') AS BIGINT), 0) AS cache_read_tokens
-FROM dialects.v_pi;
+SELECT * EXCLUDE (content, parsed, usage),
+       CASE WHEN ev_type = 'message' AND role IN ('user','assistant') THEN derived.text_of_blocks(content, parsed) END AS text,
+       CASE WHEN role = 'assistant' AND contains(CAST(content AS VARCHAR), 'toolCall') THEN parsed END AS blocks
+FROM (
+  SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
+         ev_type, role, coalesce(message_model, model) AS model, tool_call_id, is_error, content, usage,
+         ev_type = 'message' AND role = 'assistant' AND usage IS NOT NULL AND json_type(usage) = 'OBJECT' AS has_usage,
+         coalesce(TRY_CAST((usage->>'$.input') AS BIGINT), 0) AS input_tokens,
+         coalesce(TRY_CAST((usage->>'$.output') AS BIGINT), 0) AS output_tokens,
+         coalesce(TRY_CAST((usage->>'$.cacheWrite') AS BIGINT), 0) AS cache_creation_tokens,
+         coalesce(TRY_CAST((usage->>'$.cacheRead') AS BIGINT), 0) AS cache_read_tokens,
+         -- A block array, parsed once for the text and the toolCall blocks (content is JSON that
+         -- DuckDB wrote: its first character is its type, see derived.text_of).
+         unnest([CASE WHEN ev_type = 'message' AND role IN ('user','assistant') AND left(content, 1) = '['
+                      THEN TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR","id":"VARCHAR","name":"VARCHAR",
+                        "arguments":"JSON"}]')) END]) AS parsed
+  FROM dialects.v_pi);
 
 -- What those views read: derived.v_pi_line_values, or, while the program re-derives some files,
 -- its materialisation for them (as derived.v_cc_lines; sql/ops/refresh_derived.sql).
