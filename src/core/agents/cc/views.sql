@@ -73,10 +73,10 @@ CREATE OR REPLACE VIEW derived.v_cc_line_values AS
 SELECT * EXCLUDE (content, parsed, usage, v),
        CASE WHEN ev_type IN ('user','assistant') AND role IN ('user','assistant')
             THEN derived.text_of_blocks(content, parsed) END AS text,
-       -- Lines without the words tool_use / tool_result have no such block (JSON writers do not
-       -- escape ASCII letters).
+       -- The tool blocks only (a refresh holds them in memory). Lines without the words tool_use /
+       -- tool_result have none (JSON writers do not escape ASCII letters).
        CASE WHEN contains(CAST(content AS VARCHAR), 'tool_use') OR contains(CAST(content AS VARCHAR), 'tool_result')
-            THEN parsed END AS blocks,
+            THEN list_filter(parsed, lambda b: b.type IN ('tool_use', 'tool_result')) END AS blocks,
        CASE WHEN usage IS NOT NULL THEN derived.cc_usage_counted(usage, abs_path, v) END AS counted
 FROM (
   SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
