@@ -43,20 +43,25 @@ JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness
 -- content is always JSON that DuckDB wrote (a "JSON" field of from_json: no blank before the
 -- value), so its first character is its type; json_type(content) in the WHEN made the from_json
 -- after it hold ~100 MB more per 32 MB of lines (DuckDB 1.5, measured), for the same answer.
-CREATE OR REPLACE MACRO derived.text_of(content) AS
+-- derived.text_of_blocks is the macro for a view that has parsed the array itself (blocks: its
+-- from_json as a list of structs with at least type and text), so one parse gives the text and
+-- whatever else the view reads of the blocks; derived.text_of parses for it.
+CREATE OR REPLACE MACRO derived.text_of_blocks(content, blocks) AS
   CASE WHEN content IS NULL THEN NULL
        WHEN left(content, 1) = '"' THEN json_extract_string(content, '$')
        WHEN left(content, 1) = '[' THEN
          coalesce(
            array_to_string(list_transform(
-             list_filter(TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR"}]')),
-               lambda b: b.type IN ('text','input_text','output_text')),
+             list_filter(blocks, lambda b: b.type IN ('text','input_text','output_text')),
              lambda b: b.text), chr(10)),
            array_to_string(list_transform(
              list_filter(json_extract(content,'$[*]'),
                lambda x: json_extract_string(x,'$.type') IN ('text','input_text','output_text')),
              lambda x: json_extract_string(x,'$.text')), chr(10)))
        ELSE NULL END;
+
+CREATE OR REPLACE MACRO derived.text_of(content) AS
+  derived.text_of_blocks(content, TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR"}]')));
 
 -- A JSON number (what JSON.parse gives as a number), for checks that follow ccusage's schema.
 CREATE OR REPLACE MACRO derived.is_json_number(j) AS

@@ -79,8 +79,10 @@ const BULK_MAX_FILE = 32 << 20;
 // 1 GB (idle 2-core VM, same session, with the allocator handing memory back): 32/64 MB peaked at
 // 657 MB RSS in 234 s; 16/16 MB at 658 MB in 283 s (each derive step has a fixed cost); without
 // the allocator flush 32/64 MB took 149 s but 1,022 MB.
+// Since each refresh holds its files' parsed lines in temporary tables (sql/ops/refresh_derived.sql),
+// 64 MB derive batches (three load batches) ran out of DuckDB's 384 MB at 1 GB: 32 MB (two).
 const BULK_BATCH = 32 << 20;
-const DERIVE_BATCH = 64 << 20;
+const DERIVE_BATCH = 32 << 20;
 
 export async function readMeta(conn: DuckDBConnection): Promise<Map<string, string>> {
   const r = await conn.runAndReadAll('SELECT key, value FROM floor.cache_meta');

@@ -91,6 +91,19 @@ function expandUnions(text: string, file: string, reg: AgentRegistry, agentSql: 
   });
 }
 
+/** {{each lane with derived.v_{lane}_x}}...{{end}} -> the text between, once per agent whose
+ * views.sql defines that view, with {lane} replaced by the agent's lane. */
+function expandEach(text: string, reg: AgentRegistry, agentSql: Map<string, string>): string {
+  return text.replace(/\{\{each lane with ([a-z_.{}]+)\}\}\n?([\s\S]*?)\{\{end\}\}\n?/g, (_m, view: string, body: string) =>
+    reg.list
+      .filter((a) => defines(agentSql.get(a.lane) ?? '', view.replace('{lane}', a.lane)))
+      .map((a) => body.replaceAll('{lane}', a.lane))
+      .join(''),
+  );
+}
+
+const agentSqls = new WeakMap<AgentRegistry, Map<string, string>>();
+
 /** The cache's schema: sql/ files below 20_ (the floor, what the agents' views share), every
  * agent's views.sql in registry order, then the rest of sql/ with its unions over the agents. */
 export function loadSchema(reg: AgentRegistry = registry()): Schema {
@@ -104,6 +117,7 @@ export function loadSchema(reg: AgentRegistry = registry()): Schema {
   const read = (f: string) => ({ name: f, text: fs.readFileSync(path.join(dir, f), 'utf8') });
   const agents = agentParts(reg);
   const agentSql = new Map(agents.slice(1).map((p, i) => [reg.list[i].lane, p.text]));
+  agentSqls.set(reg, agentSql);
   const parts = [
     ...sqlFiles.filter((f) => f < '20').map(read),
     ...agents,
@@ -124,12 +138,15 @@ export function loadSchema(reg: AgentRegistry = registry()): Schema {
   return schema;
 }
 
-const ops = new Map<string, string>();
+const ops = new WeakMap<AgentRegistry, Map<string, string>>();
 
-/** sql/<group>/<name>.sql, e.g. loadSql('ops', 'ingest_lines'). */
-export function loadSql(group: 'ops' | 'reports', name: string): string {
+/** sql/<group>/<name>.sql, e.g. loadSql('ops', 'ingest_lines'), its {{each lane with ...}} parts
+ * expanded over the registry's agents. */
+export function loadSql(group: 'ops' | 'reports', name: string, reg: AgentRegistry = registry()): string {
   const key = `${group}/${name}`;
-  let t = ops.get(key);
+  let byName = ops.get(reg);
+  if (!byName) ops.set(reg, (byName = new Map()));
+  let t = byName.get(key);
   if (t === undefined) {
     const file = path.join(sqlDir(), group, `${name}.sql`);
     try {
@@ -137,7 +154,11 @@ export function loadSql(group: 'ops' | 'reports', name: string): string {
     } catch (e) {
       throw new BrainError('sql-missing', `Cannot read ${file}.`, 'Reinstall Agent Brain.', { cause: e });
     }
-    ops.set(key, t);
+    if (t.includes('{{each ')) {
+      if (!agentSqls.has(reg)) loadSchema(reg);
+      t = expandEach(t, reg, agentSqls.get(reg) ?? new Map());
+    }
+    byName.set(key, t);
   }
   return t;
 }

@@ -304,3 +304,25 @@ test('sub-agent messages are kept, flagged, with their parent session; stats cou
   const main = await all(sb.brain, `SELECT count(DISTINCT file_id), count(DISTINCT turn_id) FROM derived.messages WHERE agent = 'claude-code' AND NOT is_sidechain`);
   assert.deepEqual([cc.sessions, cc.turns], main[0]);
 });
+
+test('each derived table holds exactly what its view gives: the refresh parses each line once, to the same rows', async () => {
+  // The refresh reads every agent's lines once into a temporary table that the views read while
+  // a variable names it; a query here has no such variable, so the views parse the lines afresh.
+  for (const [table, view] of [
+    ['sessions', 'v_sessions'],
+    ['messages', 'v_messages_all'],
+    ['tool_calls', 'v_tool_calls'],
+    ['usage_lines', 'v_usage_lines'],
+  ]) {
+    const [[rows, onlyTable, onlyView]] = await all(
+      sb.brain,
+      `SELECT (SELECT count(*) FROM derived.${table}),
+              (SELECT count(*) FROM (FROM derived.${table} EXCEPT ALL FROM derived.${view})),
+              (SELECT count(*) FROM (FROM derived.${view} EXCEPT ALL FROM derived.${table}))`,
+    );
+    assert.ok((rows as number) > 0, `derived.${table} has rows`);
+    assert.deepEqual([onlyTable, onlyView], [0, 0], `derived.${table} = derived.${view}`);
+  }
+  const lanes = await all(sb.brain, `SELECT DISTINCT lane FROM derived.sessions ORDER BY lane`);
+  assert.deepEqual(lanes.map((r) => r[0]), ['cc', 'codex', 'copilot', 'cursor', 'gemini', 'pi']);
+});

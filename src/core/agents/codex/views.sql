@@ -80,6 +80,45 @@ SELECT file_id,
          FILTER (WHERE j.type = 'session_meta') AS parent_session
 FROM l GROUP BY file_id;
 
+-- What the messages, tool calls and usage views below read of each line, from one parse of it
+-- (dialects.v_codex): a message's text, a call's arguments, whether an output or an end event
+-- says the call failed, a token count's figures. Each of those views read dialects.v_codex itself
+-- before. Values a view does not read are NULL (only the lines it reads have them).
+CREATE OR REPLACE VIEW derived.v_codex_line_values AS
+SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
+       envelope_type, body_type, is_bare, role, model, call_name, call_id,
+       CASE WHEN (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
+                 AND role IN ('user','assistant')
+            THEN derived.text_of(content) END AS text,
+       CASE WHEN (envelope_type = 'response_item' OR is_bare)
+                 AND body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
+                                   'tool_search_call', 'image_generation_call')
+            THEN CASE WHEN call_arguments IS NOT NULL AND json_type(call_arguments) = 'VARCHAR'
+                      THEN (call_arguments->>'$')
+                      ELSE CAST(coalesce(call_arguments, call_input) AS VARCHAR) END END AS arguments,
+       CASE WHEN (envelope_type = 'response_item' OR is_bare) AND call_id IS NOT NULL
+                 AND body_type IN ('function_call_output', 'custom_tool_call_output', 'local_shell_call_output',
+                                   'tool_search_output')
+            THEN derived.codex_output_failed(derived.codex_output_text(call_output)) END AS output_failed,
+       CASE WHEN envelope_type = 'event_msg' AND call_id IS NOT NULL
+            THEN CASE body_type
+                   WHEN 'exec_command_end' THEN TRY_CAST((exit_code_json->>'$') AS BIGINT) <> 0
+                   WHEN 'patch_apply_end' THEN NOT TRY_CAST((success_json->>'$') AS BOOLEAN)
+                   WHEN 'mcp_tool_call_end' THEN (mcp_result->'$.Err') IS NOT NULL
+                     OR coalesce(TRY_CAST((mcp_result->>'$.Ok.isError') AS BOOLEAN), false)
+                 END END AS event_failed,
+       envelope_type = 'event_msg' AND body_type = 'token_count'
+         AND token_info IS NOT NULL AND json_type(token_info) = 'OBJECT' AS is_token_count,
+       CASE WHEN envelope_type = 'event_msg' AND body_type = 'token_count' THEN (token_info->>'$.model') END AS token_model,
+       CASE WHEN envelope_type = 'event_msg' AND body_type = 'token_count' THEN (token_info->'$.last_token_usage') END AS last_u,
+       CASE WHEN envelope_type = 'event_msg' AND body_type = 'token_count' THEN (token_info->'$.total_token_usage') END AS total_u
+FROM dialects.v_codex;
+
+-- What those views read: derived.v_codex_line_values, or, while the program re-derives some
+-- files, its materialisation for them (as derived.v_cc_lines; sql/ops/refresh_derived.sql).
+CREATE OR REPLACE VIEW derived.v_codex_lines AS
+SELECT * FROM query_table(coalesce(getvariable('brain_codex_lines'), 'derived.v_codex_line_values'));
+
 -- Messages: user and assistant message items; the user items a harness injects (environment,
 -- instructions) are meta and not turns.
 CREATE OR REPLACE VIEW derived.v_messages_codex AS
@@ -93,9 +132,9 @@ FROM (SELECT *,
              role = 'user' AND regexp_matches(ltrim(coalesce(text, '')),
                '^(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)')
                AS codex_meta
-      FROM (SELECT *, derived.text_of(content) AS text FROM dialects.v_codex
-            WHERE (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
-              AND role IN ('user','assistant')));
+      FROM derived.v_codex_lines
+      WHERE (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
+        AND role IN ('user','assistant'));
 
 -- Tool calls: every kind of call item, with its output item and the event that ended it (an
 -- exec's exit code, a patch's success, an MCP call's error).
@@ -103,9 +142,8 @@ CREATE OR REPLACE VIEW derived.v_tool_calls_codex AS
 WITH
   cx_all AS MATERIALIZED (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, envelope_type,
-           body_type, is_bare, call_name, call_id, call_arguments, call_input, call_output,
-           exit_code_json, success_json, mcp_result
-    FROM dialects.v_codex
+           body_type, is_bare, call_name, call_id, arguments, output_failed, event_failed
+    FROM derived.v_codex_lines
     WHERE body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
                         'tool_search_call', 'image_generation_call', 'function_call_output',
                         'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output',
@@ -117,20 +155,14 @@ WITH
                         'tool_search_call', 'image_generation_call')),
   cx_out AS (
     SELECT file_id, witness_gen, call_id, min(line_no) AS result_line_no,
-           bool_or(derived.codex_output_failed(derived.codex_output_text(call_output))) AS failed
+           bool_or(output_failed) AS failed
     FROM cx_all
     WHERE (envelope_type = 'response_item' OR is_bare) AND call_id IS NOT NULL
       AND body_type IN ('function_call_output', 'custom_tool_call_output', 'local_shell_call_output',
                         'tool_search_output')
     GROUP BY ALL),
   cx_ev AS (
-    SELECT file_id, witness_gen, call_id,
-           bool_or(CASE body_type
-                     WHEN 'exec_command_end' THEN TRY_CAST((exit_code_json->>'$') AS BIGINT) <> 0
-                     WHEN 'patch_apply_end' THEN NOT TRY_CAST((success_json->>'$') AS BOOLEAN)
-                     WHEN 'mcp_tool_call_end' THEN (mcp_result->'$.Err') IS NOT NULL
-                       OR coalesce(TRY_CAST((mcp_result->>'$.Ok.isError') AS BOOLEAN), false)
-                   END) AS failed
+    SELECT file_id, witness_gen, call_id, bool_or(event_failed) AS failed
     FROM cx_all
     WHERE envelope_type = 'event_msg' AND call_id IS NOT NULL
       AND body_type IN ('exec_command_end', 'patch_apply_end', 'mcp_tool_call_end')
@@ -141,9 +173,7 @@ WITH
            coalesce(c.call_name, CASE c.body_type WHEN 'web_search_call' THEN 'web_search'
                                    WHEN 'local_shell_call' THEN 'local_shell'
                                    ELSE c.body_type END) AS tool_name,
-           CASE WHEN c.call_arguments IS NOT NULL AND json_type(c.call_arguments) = 'VARCHAR'
-                THEN (c.call_arguments->>'$')
-                ELSE CAST(coalesce(c.call_arguments, c.call_input) AS VARCHAR) END AS arguments,
+           c.arguments,
            o.result_line_no,
            CASE WHEN e.failed IS NOT NULL OR o.failed IS NOT NULL
                 THEN coalesce(e.failed, false) OR coalesce(o.failed, false) END AS is_error,
@@ -159,14 +189,12 @@ CREATE OR REPLACE VIEW derived.v_usage_lines_codex AS
 WITH
   cx AS (
     SELECT 'codex' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
-           event_time, coalesce((token_info->>'$.model'), model) AS model,
+           event_time, coalesce(token_model, model) AS model,
            NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
-           (token_info->'$.last_token_usage') AS last_u,
-           (token_info->'$.total_token_usage') AS total_u,
-           lag((token_info->'$.total_token_usage')) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS prev_total_u
-    FROM dialects.v_codex
-    WHERE envelope_type = 'event_msg' AND body_type = 'token_count'
-      AND token_info IS NOT NULL AND json_type(token_info) = 'OBJECT'),
+           last_u, total_u,
+           lag(total_u) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS prev_total_u
+    FROM derived.v_codex_lines
+    WHERE is_token_count),
   cx2 AS (
     SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
            message_id, request_id,

@@ -46,29 +46,54 @@ SELECT file_id,
        NULL::VARCHAR AS parent_session
 FROM l GROUP BY file_id;
 
+-- What the messages, tool calls and usage views below read of each line, from one parse of it
+-- (dialects.v_pi): a message's text, the toolCall blocks, the usage figures. Values a view does
+-- not read are NULL (only the lines it reads have them).
+CREATE OR REPLACE VIEW derived.v_pi_line_values AS
+SELECT * EXCLUDE (content, parsed, usage),
+       CASE WHEN ev_type = 'message' AND role IN ('user','assistant') THEN derived.text_of_blocks(content, parsed) END AS text,
+       CASE WHEN role = 'assistant' AND contains(CAST(content AS VARCHAR), 'toolCall') THEN parsed END AS blocks
+FROM (
+  SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
+         ev_type, role, coalesce(message_model, model) AS model, tool_call_id, is_error, content, usage,
+         ev_type = 'message' AND role = 'assistant' AND usage IS NOT NULL AND json_type(usage) = 'OBJECT' AS has_usage,
+         coalesce(TRY_CAST((usage->>'$.input') AS BIGINT), 0) AS input_tokens,
+         coalesce(TRY_CAST((usage->>'$.output') AS BIGINT), 0) AS output_tokens,
+         coalesce(TRY_CAST((usage->>'$.cacheWrite') AS BIGINT), 0) AS cache_creation_tokens,
+         coalesce(TRY_CAST((usage->>'$.cacheRead') AS BIGINT), 0) AS cache_read_tokens,
+         -- A block array, parsed once for the text and the toolCall blocks (content is JSON that
+         -- DuckDB wrote: its first character is its type, see derived.text_of).
+         unnest([CASE WHEN ev_type = 'message' AND role IN ('user','assistant') AND left(content, 1) = '['
+                      THEN TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR","id":"VARCHAR","name":"VARCHAR",
+                        "arguments":"JSON"}]')) END]) AS parsed
+  FROM dialects.v_pi);
+
+-- What those views read: derived.v_pi_line_values, or, while the program re-derives some files,
+-- its materialisation for them (as derived.v_cc_lines; sql/ops/refresh_derived.sql).
+CREATE OR REPLACE VIEW derived.v_pi_lines AS
+SELECT * FROM query_table(coalesce(getvariable('brain_pi_lines'), 'derived.v_pi_line_values'));
+
 -- Messages: one message entry per turn.
 CREATE OR REPLACE VIEW derived.v_messages_pi AS
 SELECT 'pi:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
-       'pi' AS agent, session_id, role, coalesce(message_model, model) AS model,
-       derived.text_of(content) AS text, event_time, captured_at, file_id, witness_gen, line_no,
+       'pi' AS agent, session_id, role, model,
+       text, event_time, captured_at, file_id, witness_gen, line_no,
        machine_id,
        'pi:'||session_id||':'||witness_gen||':'||line_no AS turn_id,
        false AS is_meta
-FROM dialects.v_pi
+FROM derived.v_pi_lines
 WHERE ev_type = 'message' AND role IN ('user','assistant');
 
 -- Tool calls: toolCall blocks of assistant messages, each joined to its toolResult message.
 CREATE OR REPLACE VIEW derived.v_tool_calls_pi AS
 WITH
   pi_lines AS MATERIALIZED (
-    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, role, content,
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, role, blocks,
            tool_call_id, is_error
-    FROM dialects.v_pi WHERE ev_type = 'message' AND role IN ('assistant', 'toolResult')),
+    FROM derived.v_pi_lines WHERE ev_type = 'message' AND role IN ('assistant', 'toolResult')),
   pi_blocks AS (
-    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time,
-           unnest(TRY(from_json(content, '[{"type":"VARCHAR","id":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]'))) AS b
-    FROM pi_lines
-    WHERE role = 'assistant' AND json_type(content) = 'ARRAY' AND contains(CAST(content AS VARCHAR), 'toolCall')),
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, unnest(blocks) AS b
+    FROM pi_lines WHERE blocks IS NOT NULL),
   pi_res AS (
     SELECT file_id, witness_gen, tool_call_id AS call_id, min(line_no) AS result_line_no,
            bool_or(coalesce(is_error, false)) AS is_error
@@ -86,19 +111,9 @@ SELECT * FROM pi;
 
 -- Usage: one assistant line per reply, with its usage.
 CREATE OR REPLACE VIEW derived.v_usage_lines_pi AS
-WITH
-  pi AS (
-    SELECT 'pi' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
-           event_time, coalesce(message_model, model) AS model,
-           NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
-           coalesce(TRY_CAST((usage->>'$.input') AS BIGINT), 0) AS input_tokens,
-           coalesce(TRY_CAST((usage->>'$.output') AS BIGINT), 0) AS output_tokens,
-           coalesce(TRY_CAST((usage->>'$.cacheWrite') AS BIGINT), 0) AS cache_creation_tokens,
-           coalesce(TRY_CAST((usage->>'$.cacheRead') AS BIGINT), 0) AS cache_read_tokens,
-           true AS counted
-    FROM dialects.v_pi
-    WHERE ev_type = 'message' AND role = 'assistant' AND usage IS NOT NULL AND json_type(usage) = 'OBJECT')
-SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
-       message_id, request_id, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
-       NULL::TIMESTAMPTZ AS file_first_ts, counted
-FROM pi;
+SELECT 'pi' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+       NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
+       input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
+FROM derived.v_pi_lines
+WHERE has_usage;
