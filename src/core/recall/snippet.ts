@@ -131,14 +131,8 @@ export function snippetText(text: string, term: string, width = 200): string {
     const cut = walk(mid, 0, width - resL - 1, 'right');
     return `${resL ? '…' : ''}${cut.parts.join('')}…`;
   }
-  // How much each side could take, then share the room: what one side cannot use goes to the other.
-  const canL = walk(text, m.from, budget, 'left');
-  const canR = walk(text, m.to, budget, 'right');
-  let l = Math.min(canL.cols, Math.ceil(budget / 2));
-  let r = Math.min(canR.cols, budget - l);
-  l = Math.min(canL.cols, budget - r);
-  const cutL = !(canL.done && l === canL.cols);
-  const cutR = !(canR.done && r === canR.cols);
+  // How much each side could take, then share the room.
+  const { l, r, cutL, cutR } = share(walk(text, m.from, budget, 'left'), walk(text, m.to, budget, 'right'), budget);
   const L = walk(text, m.from, l, 'left');
   const R = walk(text, m.to, r, 'right');
   let before = L.parts.reverse().join('');
@@ -146,6 +140,15 @@ export function snippetText(text: string, term: string, width = 200): string {
   if (!cutL) before = before.trimStart();
   if (!cutR) after = after.trimEnd();
   return `${cutL ? '…' : ''}${before}${mid}${after}${cutR ? '…' : ''}`;
+}
+
+/** The columns each side of a mention takes of `budget`, from what each could take: half each, and
+ * what one side cannot use goes to the other; cut: that side does not reach its end. */
+function share(canL: { cols: number; done: boolean }, canR: { cols: number; done: boolean }, budget: number): { l: number; r: number; cutL: boolean; cutR: boolean } {
+  let l = Math.min(canL.cols, Math.ceil(budget / 2));
+  const r = Math.min(canR.cols, budget - l);
+  l = Math.min(canL.cols, budget - r);
+  return { l, r, cutL: !(canL.done && l === canL.cols), cutR: !(canR.done && r === canR.cols) };
 }
 
 // Text with no combining mark, joiner, variation selector, wide character or surrogate (most of
@@ -186,13 +189,7 @@ function narrowSnippet(text: string, m: { from: number; to: number }, width: num
   const resR = m.to < text.length ? 1 : 0;
   const budget = width - mid.length - resL - resR;
   if (budget < 0) return `${resL ? '…' : ''}${mid.slice(0, width - resL - 1)}…`;
-  const canL = narrowWalk(text, m.from, budget, 'left');
-  const canR = narrowWalk(text, m.to, budget, 'right');
-  let l = Math.min(canL.cols, Math.ceil(budget / 2));
-  const r = Math.min(canR.cols, budget - l);
-  l = Math.min(canL.cols, budget - r);
-  const cutL = !(canL.done && l === canL.cols);
-  const cutR = !(canR.done && r === canR.cols);
+  const { l, r, cutL, cutR } = share(narrowWalk(text, m.from, budget, 'left'), narrowWalk(text, m.to, budget, 'right'), budget);
   let before = shown(text.slice(narrowWalk(text, m.from, l, 'left').next, m.from));
   let after = shown(text.slice(m.to, narrowWalk(text, m.to, r, 'right').next));
   if (!cutL) before = before.trimStart();
