@@ -49,16 +49,24 @@ function waiting(sb: Sandbox): Set<string> {
   return out;
 }
 
+/** Fixtures recorded twice (the second pass lists what it found unchanged); `cc`: a Claude Code
+ * session listed, with no tail waiting. */
+function listed(name: string): { sb: Sandbox; wait: Set<string>; cc: string } {
+  const sb = sandbox({ fixtures: true, name });
+  assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
+  assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
+  const wait = waiting(sb);
+  const cc = origins(sb).find((p) => p.includes('/.claude/projects/') && p.endsWith('.jsonl') && !wait.has(p))!;
+  return { sb, wait, cc };
+}
+
 test('a pass over sessions that did not change opens none of them nor their offsets records', () => {
   needStrace();
-  const sb = sandbox({ fixtures: true, name: 'unchanged' });
+  // The second pass finds every origin as the first left it and lists them.
+  const { sb, wait, cc } = listed('unchanged');
   try {
-    assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
-    // The second pass finds every origin as the first left it and lists them.
-    assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
     const all = origins(sb);
     assert.ok(all.length >= 40, `fixtures: ${all.length} files`);
-    const wait = waiting(sb);
     const t = tracedRecord(sb);
     const isOrigin = new Set(all);
     const openedOrigins = t.opened.filter((p) => isOrigin.has(p));
@@ -70,7 +78,6 @@ test('a pass over sessions that did not change opens none of them nor their offs
     assert.ok(seen >= all.length - 5, `files counted: ${seen} of ${all.length}`);
 
     // One line appended: that origin alone is opened, and its bytes are on the floor.
-    const cc = all.find((p) => p.includes('/.claude/projects/') && p.endsWith('.jsonl') && !wait.has(p))!;
     fs.appendFileSync(cc, '{"type":"user","message":{"role":"user","content":"one more line"}}\n');
     const a = tracedRecord(sb);
     assert.deepEqual([...new Set(a.opened.filter((p) => isOrigin.has(p) && !wait.has(p)))], [cc]);
@@ -83,13 +90,9 @@ test('a pass over sessions that did not change opens none of them nor their offs
 });
 
 test('a listed session replaced by other bytes of the same size and mtime opens a new generation', () => {
-  const sb = sandbox({ fixtures: true, name: 'unchanged-swap' });
+  const { sb, cc } = listed('unchanged-swap');
   try {
-    assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
-    assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
     const list = JSON.parse(fs.readFileSync(path.join(sb.brain, 'offsets', '.unchanged.json'), 'utf8')) as { origins: Record<string, number[]> };
-    const wait = waiting(sb);
-    const cc = origins(sb).find((p) => p.includes('/.claude/projects/') && p.endsWith('.jsonl') && !wait.has(p))!;
     assert.ok(list.origins[Buffer.from(cc).toString('latin1')], 'the origin is listed');
     const st = fs.statSync(cc);
     const old = fs.readFileSync(cc);
@@ -114,15 +117,11 @@ test('a listed session replaced by other bytes of the same size and mtime opens 
 });
 
 test('a torn list is not trusted: the pass looks at every session and writes it again', () => {
-  const sb = sandbox({ fixtures: true, name: 'unchanged-torn' });
+  const { sb, cc } = listed('unchanged-torn');
   try {
-    assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
-    assert.equal(brain(sb, ['record', '--no-caches']).status, 0);
     const file = path.join(sb.brain, 'offsets', '.unchanged.json');
     const whole = fs.readFileSync(file, 'utf8');
     fs.writeFileSync(file, whole.slice(0, whole.length / 2));
-    const wait = waiting(sb);
-    const cc = origins(sb).find((p) => p.includes('/.claude/projects/') && p.endsWith('.jsonl') && !wait.has(p))!;
     fs.appendFileSync(cc, '{"type":"user","message":{"role":"user","content":"after the tear"}}\n');
     const r = brain(sb, ['record', '--no-caches', '--json']);
     assert.equal(r.status, 0, r.stderr);

@@ -157,13 +157,14 @@ export class RawWriter {
     // flush (an update's few lines) gives only its own keys a slot: the 2M ASCII slots cost an
     // appended line ~0.3 s of CPU to allocate and walk.
     const small = n < SMALL_FLUSH;
-    const wide = new Set<number>();
-    for (const keys of parts) for (let i = 0; i < keys.length; i++) if (small || keys[i] >= ASCII_KEYS) wide.add(keys[i]);
-    const wideSorted = [...wide].sort((a, b) => a - b);
     const base = small ? 0 : ASCII_KEYS;
-    const wideSlot = new Map(wideSorted.map((k, i) => [k, base + i]));
-    const slots = base + wideSorted.length;
-    const slotOf = (k: number) => (k < base ? k : (wideSlot.get(k) as number));
+    // The keys that get a slot of their own after the `base` direct ones, in key order.
+    const own = new Set<number>();
+    for (const keys of parts) for (let i = 0; i < keys.length; i++) if (keys[i] >= base) own.add(keys[i]);
+    const ownSorted = [...own].sort((a, b) => a - b);
+    const ownSlot = new Map(ownSorted.map((k, i) => [k, base + i]));
+    const slots = base + ownSorted.length;
+    const slotOf = (k: number) => (k < base ? k : (ownSlot.get(k) as number));
     const start = new Int32Array(slots + 1);
     for (const keys of parts) for (let i = 0; i < keys.length; i++) start[slotOf(keys[i]) + 1]++;
     for (let s = 0; s < slots; s++) start[s + 1] += start[s];
@@ -180,7 +181,7 @@ export class RawWriter {
       let i = start[s];
       const to = start[s + 1];
       if (i === to) continue;
-      const k = s < base ? s : wideSorted[s - base];
+      const k = s < base ? s : ownSorted[s - base];
       const last = this.empty && !this.written.has(k) ? undefined : (this.st.lastSeg.get(k * SEG, (k + 1) * SEG) as { k: number; ids: Uint8Array } | undefined);
       let seg = last ? last.k : k * SEG - 1;
       if (last && last.ids.length < SEG_MAX) {
