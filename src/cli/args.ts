@@ -15,6 +15,10 @@ export interface VerbContext {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream;
+  /** The command that runs this CLI again ([node, script]), where it is the process's own entry:
+   * `brain record` starts the DuckDB cache's update with it and returns. Absent when the verbs run
+   * inside another program (tests, the editor), which then wait for that update. */
+  self?: string[];
 }
 
 export interface Verb {

@@ -1,6 +1,6 @@
 // Entry of dist/cli.js (the `brain` bin).
 import { describe } from '../core/errors';
-import { processIo as io } from './args';
+import { processIo as io, type VerbContext } from './args';
 import { main } from './main';
 
 // `brain sql … | head` closes the pipe early: that is the reader's choice, not an error.
@@ -11,7 +11,10 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2), io).then(
+// process.stdin is made only when a verb reads it: the context inherits processIo's getter.
+const ctx: VerbContext = Object.assign(Object.create(io) as VerbContext, { self: [process.execPath, process.argv[1]] });
+
+main(process.argv.slice(2), ctx).then(
   (code) => {
     process.exitCode = code;
   },

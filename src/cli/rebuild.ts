@@ -1,5 +1,6 @@
 import { brainHome, layout } from '../core/home';
 import { rebuildCache, updateCache, type BuildResult } from '../core/cache';
+import { follow } from '../core/cache/follow';
 import { homeRoot } from '../core/index/roots';
 import { openIndex, rebuildIndex } from '../core/index/turnindex';
 import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
@@ -30,9 +31,19 @@ ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'update', type: 'bool', help: 'incremental: only manifest lines the cache has not seen' },
     { name: 'json', type: 'bool', help: 'machine-readable result' },
+    { name: 'follow', type: 'bool', help: 'with --update: the DuckDB cache only, until current; what brain record starts in the background' },
   ],
   async run(args, ctx) {
     const home = brainHome(ctx.env);
+    if (args.opts.follow) {
+      if (!args.opts.update) {
+        write(ctx.stderr, 'brain rebuild: --follow goes with --update');
+        return 2;
+      }
+      const detail = await follow(home, (h) => updateCache(h));
+      write(ctx.stdout, args.opts.json ? JSON.stringify({ follow: detail }) : `DuckDB cache: ${detail}`);
+      return 0;
+    }
     const r = args.opts.update ? await updateCache(home) : await rebuildCache(home);
     const index = indexStep(ctx.env, home, !!args.opts.update);
     write(ctx.stdout, args.opts.json ? JSON.stringify({ ...r, index }) : `${formatBuild(r)}\n${index.text}`);

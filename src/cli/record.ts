@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { agents, registry } from '../core/agents';
 import { capture, type CaptureReport } from '../core/floor/capture';
+import { startFollower } from '../core/cache/follow';
 import { brainHome } from '../core/home';
 import { POLICY, afterCapture } from '../core/pipeline/after';
 import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
@@ -43,7 +44,9 @@ export const record: Verb = {
 BRAIN_HOME/lake (spool -> lake -> manifest -> offsets). Files rewritten by their agent open a new
 generation (name.g2.jsonl); nothing on the floor is ever edited. An unterminated last line waits until
 its file has been quiet for BRAIN_QUIET_SECONDS (default 600) or disappears.
-If another process is capturing, waits up to --wait seconds (default 60) for it.
+Then brings up the caches: the secret scan and the turn index (search) before it returns; the DuckDB
+cache, once built, in a process of its own (brain sql and the tools wait for it; brain rebuild --update
+runs it in the foreground). If another process is capturing, waits up to --wait seconds (default 60) for it.
 ${COMMON_EXIT_CODES} Exit 1: some new bytes were not recorded because a lake file is not as the manifest says
 (each named on stderr, and under "refused" with --json); everything else was. Exit 75: another writer held the
 floor for the whole wait.`,
@@ -59,7 +62,15 @@ floor for the whole wait.`,
       write(ctx.stderr, `another brain process is writing to ${home}; try again later`);
       return 75;
     }
-    const caches = await afterCapture(home, ctx.env, args.opts['no-caches'] ? POLICY.captureOnly : POLICY.record, r);
+    // The DuckDB cache follows in a process of its own (src/core/cache/follow.ts) when this is the
+    // CLI's own process: nothing a search needs waits for it.
+    const self = ctx.self;
+    const policy = args.opts['no-caches']
+      ? POLICY.captureOnly
+      : self
+        ? { ...POLICY.record, duckdb: { onlyIfBuilt: true, run: () => startFollower(home, self, ctx.env) } }
+        : POLICY.record;
+    const caches = await afterCapture(home, ctx.env, policy, r);
     if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, refused: r.refused, prefix_check: r.prefix_check, caches }));
     else {
       write(ctx.stdout, formatReport(r));

@@ -1,8 +1,9 @@
 // Shared by the cache tests: a sandbox whose floor was captured by the real `capture` from the
 // fixture copies, and a few small readers.
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { sandbox, type Sandbox } from '../../helpers/env';
+import { REPO, sandbox, type Sandbox } from '../../helpers/env';
 import { capture } from '../../../src/core/floor/capture';
 
 /** Fixture copies in HOME, captured into BRAIN_HOME (unterminated tails captured at once). */
@@ -61,4 +62,29 @@ export async function digest(brain: string): Promise<Record<string, string>> {
     tool_calls: await q(`SELECT md5(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY CAST(t AS VARCHAR))) FROM derived.tool_calls t`),
     usage_lines: await q(`SELECT md5(string_agg(CAST(u AS VARCHAR), chr(10) ORDER BY CAST(u AS VARCHAR))) FROM derived.usage_lines u`),
   };
+}
+
+/** Another process holding brain.duckdb open (read-write or read-only) for `ms`, then a query. */
+export function holder(file: string, mode: 'rw' | 'ro', ms: number): Promise<{ child: ChildProcess; done: Promise<string> }> {
+  const code = `
+    const { DuckDBInstance } = require('@duckdb/node-api');
+    (async () => {
+      const i = await DuckDBInstance.create(${JSON.stringify(file)}, ${mode === 'ro' ? "{ access_mode: 'READ_ONLY' }" : '{}'});
+      const c = await i.connect();
+      process.stdout.write('ready\\n');
+      await new Promise((r) => setTimeout(r, ${ms}));
+      const n = (await c.runAndReadAll('SELECT count(*) FROM floor.raw_lines')).getRows()[0][0];
+      process.stdout.write('rows ' + n + '\\n');
+      c.closeSync(); i.closeSync();
+    })().catch((e) => { process.stdout.write('error ' + e.message + '\\n'); process.exit(1); });`;
+  const child = spawn(process.execPath, ['-e', code], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const done = new Promise<string>((resolve) => child.on('exit', () => resolve(out)));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('ready')) resolve({ child, done });
+      if (out.includes('error')) reject(new Error(out));
+    });
+  });
 }

@@ -3,38 +3,11 @@
 // the new file in under readers, who finish on the old one.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { REPO } from '../../helpers/env';
 import { capture } from '../../../src/core/floor/capture';
 import { rebuildCache, runReadOnlySql, updateCache } from '../../../src/core/cache';
 import { BrainError } from '../../../src/core/errors';
-import { appendLine, capturedSandbox } from './helpers';
-
-/** Another process holding brain.duckdb open (read-write or read-only) for `ms`, then a query. */
-function holder(file: string, mode: 'rw' | 'ro', ms: number): Promise<{ child: ChildProcess; done: Promise<string> }> {
-  const code = `
-    const { DuckDBInstance } = require('@duckdb/node-api');
-    (async () => {
-      const i = await DuckDBInstance.create(${JSON.stringify(file)}, ${mode === 'ro' ? "{ access_mode: 'READ_ONLY' }" : '{}'});
-      const c = await i.connect();
-      process.stdout.write('ready\\n');
-      await new Promise((r) => setTimeout(r, ${ms}));
-      const n = (await c.runAndReadAll('SELECT count(*) FROM floor.raw_lines')).getRows()[0][0];
-      process.stdout.write('rows ' + n + '\\n');
-      c.closeSync(); i.closeSync();
-    })().catch((e) => { process.stdout.write('error ' + e.message + '\\n'); process.exit(1); });`;
-  const child = spawn(process.execPath, ['-e', code], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const done = new Promise<string>((resolve) => child.on('exit', () => resolve(out)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('ready')) resolve({ child, done });
-      if (out.includes('error')) reject(new Error(out));
-    });
-  });
-}
+import { appendLine, capturedSandbox, holder } from './helpers';
 
 test('a query meets a writer: retries, then fails naming the holder', async () => {
   const sb = await capturedSandbox('cache-lock-w');
