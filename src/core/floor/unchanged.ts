@@ -18,14 +18,31 @@ const FILE = '.unchanged.json';
 /** dev, ino, size, mtimeMs of the origin when it was found to need nothing. */
 type Ident = [number, number, number, number];
 
+// The list's form: paths in one array and their stats, four numbers each, in another. An object
+// keyed by path with an array per origin took 140 ms to read at 7,343 sessions (4.2 GB; a map of
+// small arrays for the collector) where this takes 25 ms, and a third of the time to write.
+interface ListFile {
+  v: 2;
+  /** Origin paths, latin1 of their bytes. */
+  p: string[];
+  /** dev, ino, size, mtimeMs of p[i] at 4i .. 4i+3. */
+  n: number[];
+}
+
 export class UnchangedOrigins {
-  private before = new Map<string, Ident>();
+  /** Index into `stats` of each listed path (times 4). */
+  private before = new Map<string, number>();
+  private stats: number[] = [];
   private now = new Map<string, Ident>();
 
   constructor(private offsetsDir: string) {
     try {
-      const j = JSON.parse(fs.readFileSync(path.join(offsetsDir, FILE), 'utf8')) as { v?: number; origins?: Record<string, Ident> };
-      if (j?.v === 1 && j.origins && typeof j.origins === 'object') this.before = new Map(Object.entries(j.origins));
+      const j = JSON.parse(fs.readFileSync(path.join(offsetsDir, FILE), 'utf8')) as Partial<ListFile>;
+      // Another version's list, or a torn one, is not read: the pass looks at every origin.
+      if (j?.v === 2 && Array.isArray(j.p) && Array.isArray(j.n) && j.n.length === j.p.length * 4) {
+        for (let i = 0; i < j.p.length; i++) this.before.set(j.p[i], i * 4);
+        this.stats = j.n;
+      }
     } catch {
       /* none yet, or torn: every origin is looked at as before */
     }
@@ -35,11 +52,12 @@ export class UnchangedOrigins {
    * so it stays listed. */
   passBy(abs: Buffer): boolean {
     const key = abs.toString('latin1');
-    const was = this.before.get(key);
-    if (!was) return false;
+    const at = this.before.get(key);
+    if (at === undefined) return false;
+    const n = this.stats;
     const st = fs.lstatSync(abs, { throwIfNoEntry: false });
-    if (!st?.isFile() || st.dev !== was[0] || st.ino !== was[1] || st.size !== was[2] || st.mtimeMs !== was[3]) return false;
-    this.now.set(key, was);
+    if (!st?.isFile() || st.dev !== n[at] || st.ino !== n[at + 1] || st.size !== n[at + 2] || st.mtimeMs !== n[at + 3]) return false;
+    this.now.set(key, [n[at], n[at + 1], n[at + 2], n[at + 3]]);
     return true;
   }
 
@@ -55,6 +73,11 @@ export class UnchangedOrigins {
    * Not written again when it is the same list. */
   save(): void {
     if (this.noted === 0 && this.now.size === this.before.size) return;
-    writeFileAtomic(path.join(this.offsetsDir, FILE), JSON.stringify({ v: 1, origins: Object.fromEntries(this.now) }) + '\n', { sync: false });
+    const list: ListFile = { v: 2, p: [], n: [] };
+    for (const [k, id] of this.now) {
+      list.p.push(k);
+      list.n.push(id[0], id[1], id[2], id[3]);
+    }
+    writeFileAtomic(path.join(this.offsetsDir, FILE), JSON.stringify(list) + '\n', { sync: false });
   }
 }
