@@ -272,13 +272,7 @@ export async function ingest(
     const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
     for (const f of ids) touched.push([f]);
     touched.close();
-    if (process.env.BRAIN_CACHE_TRACE_SQL) {
-      for (const st of refreshSql.split(/;\s*\n/).filter((x) => x.replace(/--.*$/gm, '').trim())) {
-        const t = performance.now();
-        await conn.run(st);
-        process.stderr.write(`  sql ${Math.round(performance.now() - t)} ms: ${st.replace(/--.*$/gm, '').trim().slice(0, 90).replace(/\s+/g, ' ')}\n`);
-      }
-    } else await conn.run(refreshSql);
+    await conn.run(refreshSql);
     await conn.run('DELETE FROM touched_files');
     for (const f of ids) refreshed.add(f);
   };
