@@ -81,7 +81,8 @@ export async function run({ home, brainHome, env, measure, CLI }) {
   const files = sessionFiles(path.join(home, '.claude', 'projects'));
   const update = async (f) => {
     fs.appendFileSync(f.p, JSON.stringify({ type: 'user', timestamp: new Date().toISOString(), message: { role: 'user', content: 'bench append' } }) + '\n');
-    const rec = await measure(node, [CLI, 'record'], env);
+    // Capture only: `brain record` would hand the update to a follower in the background.
+    const rec = await measure(node, [CLI, 'record', '--no-caches'], env);
     if (rec.code !== 0) throw new Error(rec.err);
     const u = await measure(node, [CLI, 'rebuild', '--update', '--json'], env);
     if (u.code !== 0) throw new Error(u.err);
