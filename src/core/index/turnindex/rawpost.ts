@@ -184,7 +184,32 @@ export class RawWriter {
       const k = s < base ? s : ownSorted[s - base];
       const last = this.empty && !this.written.has(k) ? undefined : (this.st.lastSeg.get(k * SEG, (k + 1) * SEG) as { k: number; ids: Uint8Array } | undefined);
       let seg = last ? last.k : k * SEG - 1;
-      if (last && last.ids.length < SEG_MAX) {
+      if (last && last.ids.length < SEG_MAX && last.ids[0] === 0) {
+        // Into a bitmap segment while it has room: the new ids (all past its last) are bits set
+        // in a copy. A common trigram's segment holds thousands of ids, and decoding them into a
+        // list to encode them again cost a one-line append ~50 ms of CPU at 4.2 GB.
+        const b = last.ids;
+        let p = 1;
+        let bitBase = 0;
+        for (let mul = 1; ; p++, mul *= 128) {
+          bitBase += (b[p] & 0x7f) * mul;
+          if (!(b[p] & 0x80)) break;
+        }
+        const head = p + 1;
+        let j = i;
+        let len = b.length;
+        while (j < to && head + ((order[j] - bitBase) >>> 3) < SEG_MAX) len = Math.max(len, head + ((order[j++] - bitBase) >>> 3) + 1);
+        if (j > i) {
+          const out = Buffer.alloc(len);
+          out.set(b);
+          for (let q = i; q < j; q++) {
+            const d = order[q] - bitBase;
+            out[head + (d >>> 3)] |= 1 << (d & 7);
+          }
+          this.st.putSeg.run(last.k, out);
+          i = j;
+        }
+      } else if (last && last.ids.length < SEG_MAX) {
         // Into the last segment while it has room: its ids and the new ones, written again
         // (a segment holds fewer than 8 * SEG_MAX ids).
         const pre: number[] = [];
