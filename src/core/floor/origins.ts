@@ -31,13 +31,17 @@ export function walkOrigins(env: Env, only: Set<string> | undefined, roots: { la
           if (rel.startsWith('..') || path.isAbsolute(rel) || !root.include(rel.split(path.sep).join('/'))) continue;
           h.file(agent, root, Buffer.from(p), rel.split(path.sep).map((s) => Buffer.from(s)));
         }
-      } else walk(h, agent, root, Buffer.from(root.dir), []);
+      } else walk(h, agent, root, Buffer.from(root.dir), [], '');
       if (h.stopped) break;
     }
   }
 }
 
-function walk(h: WalkHost, agent: AgentPaths, root: OriginRoot, dir: Buffer, segs: Buffer[]): void {
+const SLASH = Buffer.from('/');
+
+/** `rel`: the folder's path under the root, as UTF-8 text ('' for the root), grown a name at a
+ * time (a pass walks every session of a store: thousands of files). */
+function walk(h: WalkHost, agent: AgentPaths, root: OriginRoot, dir: Buffer, segs: Buffer[], rel: string): void {
   let ents: fs.Dirent<Buffer>[];
   try {
     ents = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
@@ -47,19 +51,19 @@ function walk(h: WalkHost, agent: AgentPaths, root: OriginRoot, dir: Buffer, seg
   }
   for (const ent of ents) {
     if (h.stopped) return;
-    const child = Buffer.concat([dir, Buffer.from('/'), ent.name]);
-    const childSegs = [...segs, ent.name];
-    const rel = childSegs.map((s) => s.toString('utf8')).join('/');
+    const child = Buffer.concat([dir, SLASH, ent.name]);
+    const name = ent.name.toString('utf8');
+    const childRel = rel ? `${rel}/${name}` : name;
     if (ent.isSymbolicLink()) {
       // Never followed: a link could point outside the agent's folder or loop.
-      if (root.include(rel) || isDirNoFollow(child)) {
+      if (root.include(childRel) || isDirNoFollow(child)) {
         h.warn(agent.lane, 'symlink-skipped', displayPath(child), 'symbolic link not followed');
       }
       continue;
     }
-    if (ent.isDirectory()) walk(h, agent, root, child, childSegs);
+    if (ent.isDirectory()) walk(h, agent, root, child, [...segs, ent.name], childRel);
     // A FIFO, socket or device named like a session too: file() says what it is and skips it.
-    else if (root.include(rel)) h.file(agent, root, child, childSegs);
+    else if (root.include(childRel)) h.file(agent, root, child, [...segs, ent.name]);
   }
 }
 
