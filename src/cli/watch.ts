@@ -1,3 +1,4 @@
+import { startFollower } from '../core/cache/follow';
 import { brainHome } from '../core/home';
 import { startWatch } from '../core/floor/watch';
 import { describe, homeNotWritable, notWritable } from '../core/errors';
@@ -15,8 +16,12 @@ export const watch: Verb = {
     // Watching a floor that cannot be written would only repeat this error on every change.
     const ro = homeNotWritable(home);
     if (ro) throw ro;
-    // The caches follow each pass that captured something (POLICY.watch); the next pass waits.
-    const after = new AfterCapture(home, ctx.env, POLICY.watch);
+    // The caches follow each pass that captured something (POLICY.watch); the next pass waits for
+    // the secret scan and the turn index. DuckDB's update, at most every 30 s, is handed to a
+    // follower of its own as `brain record` does, so no change waits behind it.
+    const self = ctx.self;
+    const policy = self ? { ...POLICY.watch, duckdb: { ...POLICY.watch.duckdb, run: () => startFollower(home, self, ctx.env) } } : POLICY.watch;
+    const after = new AfterCapture(home, ctx.env, policy);
     const w = startWatch({
       home,
       env: ctx.env,
