@@ -19,6 +19,8 @@ const entries = [
   { entryPoints: ['src/cli/mcp.ts'], outfile: 'dist/cli-mcp.js' },
   // `brain hook` alone (bin/brain picks it): what a harness waits for at each session start.
   { entryPoints: ['src/cli/hookbin.ts'], outfile: 'dist/hook.js' },
+  // `brain search` alone (bin/brain picks it): what an agent runs from its shell to recall.
+  { entryPoints: ['src/cli/searchbin.ts'], outfile: 'dist/search.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.

@@ -2,14 +2,9 @@
 import { describe } from '../core/errors';
 import { processIo as io } from './args';
 import { main } from './main';
+import { quietOnEpipe } from './pipes';
 
-// `brain sql … | head` closes the pipe early: that is the reader's choice, not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
-}
+quietOnEpipe();
 
 main(process.argv.slice(2), io).then(
   (code) => {
