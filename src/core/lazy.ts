@@ -1,0 +1,12 @@
+// Node modules that most commands never use, loaded on first use: a bundle's top-level imports all
+// load at start-up, and these two cost `brain search` ~15 ms of CPU (Node compiles them, and
+// child_process pulls in net and dgram) for an rg, ssh, flock or parse thread it mostly never starts.
+/* eslint-disable @typescript-eslint/no-require-imports */
+
+export function childProcess(): typeof import('node:child_process') {
+  return require('node:child_process');
+}
+
+export function workerThreads(): typeof import('node:worker_threads') {
+  return require('node:worker_threads');
+}
