@@ -33,7 +33,7 @@ const common = {
 const entries = [
   // The CLI without `brain mcp`, which is its own bundle (see src/cli/verbs.ts).
   { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', define: { __BRAIN_SPLIT__: 'true' } },
-  { entryPoints: ['src/cli/mcp.ts'], outfile: 'dist/cli-mcp.js' },
+  { entryPoints: ['src/cli/mcpbin.ts'], outfile: 'dist/cli-mcp.js' },
   // `brain hook` alone (bin/brain picks it): what a harness waits for at each session start.
   { entryPoints: ['src/cli/hookbin.ts'], outfile: 'dist/hook.js' },
   // `brain search` alone (bin/brain picks it): what an agent runs from its shell to recall.
