@@ -45,6 +45,12 @@ test('brain search loads dist/search.js alone and answers as the CLI does', () =
   }
 });
 
+test('brain search from the index loads no child_process nor worker_threads (it starts no rg, ssh, flock or parse thread)', () => {
+  const r = run(BIN, ['search', 'theme']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /load built-in module (node:)?(child_process|worker_threads)\b/);
+});
+
 test('brain search: a bad option or no term exits 2 with the CLI words, --help goes through the CLI', () => {
   const bad = run(BIN, ['search', 'theme', '--bogus']);
   assert.equal(bad.status, 2);
