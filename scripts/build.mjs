@@ -3,6 +3,22 @@
 import { build } from 'esbuild';
 import { resolve as resolvePath } from 'node:path';
 
+/**
+ * `import * as fs from 'node:fs'` in a CommonJS bundle becomes a copy of the module's ~100 exports
+ * in every file that says it (esbuild's __toESM): some 60 copies of fs, path and os cost a short
+ * command ~10 ms of CPU before it did anything. Each of them goes through one module of the bundle
+ * instead, which copies them once.
+ */
+function sharedBuiltins() {
+  return {
+    name: 'shared-builtins',
+    setup(b) {
+      b.onResolve({ filter: /^node:(fs|path|os)$/ }, (a) => (a.namespace === 'shared-builtin' ? { path: a.path, external: true } : { path: a.path, namespace: 'shared-builtin' }));
+      b.onLoad({ filter: /.*/, namespace: 'shared-builtin' }, (a) => ({ contents: `export * from '${a.path}';`, loader: 'js', resolveDir: '.' }));
+    },
+  };
+}
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -11,14 +27,17 @@ const common = {
   sourcemap: 'linked',
   external: ['vscode', 'better-sqlite3', '@duckdb/node-api', 'fsevents'],
   logLevel: 'warning',
+  plugins: [sharedBuiltins()],
 };
 
 const entries = [
   // The CLI without `brain mcp`, which is its own bundle (see src/cli/verbs.ts).
   { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', define: { __BRAIN_SPLIT__: 'true' } },
-  { entryPoints: ['src/cli/mcp.ts'], outfile: 'dist/cli-mcp.js' },
+  { entryPoints: ['src/cli/mcpbin.ts'], outfile: 'dist/cli-mcp.js' },
   // `brain hook` alone (bin/brain picks it): what a harness waits for at each session start.
   { entryPoints: ['src/cli/hookbin.ts'], outfile: 'dist/hook.js' },
+  // `brain search` alone (bin/brain picks it): what an agent runs from its shell to recall.
+  { entryPoints: ['src/cli/searchbin.ts'], outfile: 'dist/search.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
@@ -26,7 +45,7 @@ const entries = [
   // The store side, sent to an ssh store host on stdin (`ssh HOST node - ...`): one file, no native
   // module: better-sqlite3 is node:sqlite behind its API there (src/core/remote/nodesqlite.ts), the
   // others fail to load as a missing module would.
-  { entryPoints: ['src/core/remote/main.ts'], outfile: 'dist/remote.js', sourcemap: false, minify: true, plugins: [noNative()] },
+  { entryPoints: ['src/core/remote/main.ts'], outfile: 'dist/remote.js', sourcemap: false, minify: true, plugins: [sharedBuiltins(), noNative()] },
 ];
 
 /** Native modules become a module that fails to load, as a missing one would. */

@@ -2,14 +2,9 @@
 import { describe } from '../core/errors';
 import { processIo as io, type VerbContext } from './args';
 import { main } from './main';
+import { quietOnEpipe } from './pipes';
 
-// `brain sql … | head` closes the pipe early: that is the reader's choice, not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
-}
+quietOnEpipe();
 
 // process.stdin is made only when a verb reads it: the context inherits processIo's getter.
 const ctx: VerbContext = Object.assign(Object.create(io) as VerbContext, { self: [process.execPath, process.argv[1]] });

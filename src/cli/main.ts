@@ -1,8 +1,7 @@
 // brain <verb>: parse, validate, call core, print. Verbs hold no logic of their own.
-import { describe, notWritable, BrainError } from '../core/errors';
-import { brainHome } from '../core/home';
 import { VERSION } from '../core/store/version';
-import { helpText, parseArgs, write, type VerbContext } from './args';
+import { helpText, write, type VerbContext } from './args';
+import { runVerb } from './runverb';
 import { VERBS } from './verbs';
 import { registry } from '../core/agents';
 
@@ -40,13 +39,5 @@ export async function main(argv: string[], ctx: VerbContext): Promise<number> {
     write(ctx.stdout, helpText(verb));
     return 0;
   }
-  try {
-    const args = parseArgs(rest, verb.options);
-    return await verb.run(args, ctx);
-  } catch (e) {
-    write(ctx.stderr, `brain ${name}: ${describe(notWritable(e, brainHome(ctx.env)) ?? e)}`);
-    if (e instanceof BrainError && e.code === 'usage') return 2;
-    if (e instanceof BrainError && e.code === 'floor-busy') return 75;
-    return 3;
-  }
+  return runVerb(name, verb, rest, ctx);
 }

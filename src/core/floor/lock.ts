@@ -2,7 +2,8 @@
 // kernel lock that dies with its holder: SQLite's fcntl lock on a small file in locks/, taken with
 // BEGIN EXCLUSIVE and busy_timeout 0. Where better-sqlite3 cannot load, flock(1) holds the lock in a
 // child process whose stdin is our pipe, so it also ends when we do.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../lazy';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FILE_MODE, mkdirPrivate } from '../home';
@@ -60,7 +61,7 @@ function flockLock(file: string): Promise<HeldLock | null> {
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn('flock', ['-n', '-E', '75', file, 'sh', '-c', 'echo held; exec cat >/dev/null'], {
+      child = childProcess().spawn('flock', ['-n', '-E', '75', file, 'sh', '-c', 'echo held; exec cat >/dev/null'], {
         stdio: ['pipe', 'pipe', 'ignore'],
       });
     } catch (e) {

@@ -4,7 +4,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { workerThreads } from '../lazy';
 import { BUILTIN, registry } from '../agents';
 import type { ParseJob, ParseResult } from './parse-job';
 import { setting } from '../settings';
@@ -52,9 +53,9 @@ export class ParsePool {
     const n = Math.max(1, Math.min(THREADS, os.availableParallelism()));
     for (let i = 0; i < n; i++) {
       try {
-        const { port1, port2 } = new MessageChannel();
+        const { port1, port2 } = new (workerThreads().MessageChannel)();
         // A small heap: a thread only parses, and the rebuild's whole RSS has a budget.
-        const w = new Worker(script, {
+        const w = new (workerThreads().Worker)(script, {
           workerData: { brainParseWorker: true, port: port2, sig: sab },
           transferList: [port2],
           resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
@@ -85,7 +86,7 @@ export class ParsePool {
     const port = this.workers[(this.taken + 1) % this.workers.length].port;
     for (;;) {
       const seen = Atomics.load(this.sig, 0);
-      const m = receiveMessageOnPort(port);
+      const m = workerThreads().receiveMessageOnPort(port);
       if (m) {
         this.taken++;
         return m.message as PoolReply;

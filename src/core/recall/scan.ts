@@ -5,7 +5,7 @@
 // Files are picked by their raw bytes first (rg when it is installed, else Node), which is cheap:
 // a turn whose text holds the term has the term, or its JSON-escaped form, in its lines. Only those
 // files are parsed, in full, and each mention is classified by where it sits.
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../lazy';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -130,7 +130,7 @@ let rgState: boolean | undefined;
 function haveRg(): boolean {
   if (setting(process.env, 'BRAIN_NO_RG')) return false;
   if (rgState === undefined) {
-    const r = spawnSync('rg', ['--version'], { stdio: 'ignore' });
+    const r = childProcess().spawnSync('rg', ['--version'], { stdio: 'ignore' });
     rgState = r.status === 0;
   }
   return rgState;
@@ -154,7 +154,7 @@ function rgFiles(files: FloorFile[], pats: string[]): Set<string> | null {
   const args = ['--files-with-matches', '--ignore-case', '--fixed-strings', '--no-messages', '--no-config', '-uu'];
   for (const p of pats) args.push('-e', p);
   args.push('--', ...dirs);
-  const r = spawnSync('rg', args, { encoding: 'utf8', maxBuffer: 512 << 20 });
+  const r = childProcess().spawnSync('rg', args, { encoding: 'utf8', maxBuffer: 512 << 20 });
   // 0: matches, 1: none; 2 with output: some files could not be read, the rest were searched.
   if (r.error || (r.status !== 0 && r.status !== 1 && !r.stdout)) return null;
   return new Set(r.stdout.split('\n').filter(Boolean).map((p) => path.resolve(p)));

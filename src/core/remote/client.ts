@@ -1,7 +1,7 @@
 // Asking the store: one request, answered where the data is (host.ts). A local store folder is
 // answered in this process; an ssh store by `node -` on the store host, over one connection with
 // the sync's ssh options (ssh_mux_only: only over a running master, else not at all).
-import { spawn } from 'node:child_process';
+import { childProcess } from '../lazy';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
@@ -68,7 +68,7 @@ function runSsh(cfg: Config, env: Env, arg: string, script: Buffer): Promise<{ c
     const base = sshBase(env);
     const out: Buffer[] = [];
     let stderr = '';
-    const c = spawn(base[0], [...base.slice(1), ...sshOptions(cfg, env), cfg.store!.host!, `node - ${arg}`], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, LC_ALL: 'C' } as NodeJS.ProcessEnv });
+    const c = childProcess().spawn(base[0], [...base.slice(1), ...sshOptions(cfg, env), cfg.store!.host!, `node - ${arg}`], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, LC_ALL: 'C' } as NodeJS.ProcessEnv });
     c.stdout.on('data', (d: Buffer) => out.push(d));
     c.stderr.on('data', (d) => (stderr += d.toString()));
     c.stdin.on('error', () => {

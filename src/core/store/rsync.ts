@@ -8,7 +8,7 @@
 // connection through --rsync-path. BatchMode blocks password and passphrase prompts; ConnectTimeout
 // bounds the connect and the banner exchange (a host that accepts and never answers); rsync's
 // --timeout and ssh's ServerAlive bound a connection that hangs later; a hard deadline backs them up.
-import { spawn } from 'node:child_process';
+import { childProcess } from '../lazy';
 import type { Config } from '../config';
 import type { Env } from '../home';
 import { parseChecks, storeScript, type Owner, type ParsedCheck, type ScriptItem } from './script';
@@ -255,7 +255,7 @@ export function push(o: PushOptions): Promise<RsyncRun> {
     let interrupted: NodeJS.Signals | undefined;
     let closed = false;
     // LC_ALL=C: the failure patterns above are rsync's and ssh's English messages.
-    const child = spawn('sh', ['-c', WRAPPER, 'brain-push', String(process.pid), o.cfg.rsync_path, cmd, ...args], {
+    const child = childProcess().spawn('sh', ['-c', WRAPPER, 'brain-push', String(process.pid), o.cfg.rsync_path, cmd, ...args], {
       env: { ...o.env, LC_ALL: 'C' } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
@@ -341,7 +341,7 @@ export function push(o: PushOptions): Promise<RsyncRun> {
 export function muxCheck(cfg: Config, env: Env): Promise<boolean> {
   const base = sshBase(env);
   return new Promise((resolve) => {
-    const child = spawn(base[0], [...base.slice(1), '-O', 'check', cfg.store!.host!], { stdio: 'ignore', env: env as NodeJS.ProcessEnv });
+    const child = childProcess().spawn(base[0], [...base.slice(1), '-O', 'check', cfg.store!.host!], { stdio: 'ignore', env: env as NodeJS.ProcessEnv });
     child.on('error', () => resolve(false));
     child.on('close', (code) => resolve(code === 0));
   });
@@ -353,7 +353,7 @@ export function runCapture(cmd: string, args: string[], env: Env): Promise<{ cod
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
-    const c = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, LC_ALL: 'C' } as NodeJS.ProcessEnv });
+    const c = childProcess().spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, LC_ALL: 'C' } as NodeJS.ProcessEnv });
     c.stdout.on('data', (d) => (stdout += d.toString()));
     c.stderr.on('data', (d) => (stderr += d.toString()));
     c.on('error', (e) => resolve({ code: null, stdout, stderr: e.message }));
