@@ -6,8 +6,8 @@
 //
 // A turn: the id's gap after the previous one's (varint), then as zigzag varints the file's delta,
 // a flags byte (role, side, said, how ts is kept), n's delta, ts (the delta from the block's
-// previous numeric ts, or a length and UTF-8 text), line_from's delta, line_to - line_from,
-// byte_from's delta, byte_to - byte_from, and last the key in 6 bytes.
+// previous numeric ts, or a length and UTF-8 text), line_from - the previous line_to, line_to -
+// line_from, the same for bytes, and last the key in 6 bytes.
 import type { SqliteDatabase } from '../../sqlite';
 import type { IndexRole } from '../parse-job';
 import { BLOCK_BITS } from '../turncount';
@@ -110,11 +110,11 @@ export function encodePack(block: number, turns: readonly TurnRow[]): Buffer {
     } else if (kind === TS_NUMTEXT) w.text(String(t.ts));
     else if (kind === TS_TEXT) w.text(t.ts as string);
     w.varint(zig(t.line_from - line));
-    line = t.line_from;
     w.varint(zig(t.line_to - t.line_from));
+    line = t.line_to;
     w.varint(zig(t.byte_from - byte));
-    byte = t.byte_from;
     w.varint(zig(t.byte_to - t.byte_from));
+    byte = t.byte_to;
     w.room(6);
     w.buf.writeUIntLE(t.key, w.at, 6);
     w.at += 6;
@@ -158,13 +158,13 @@ export function decodePack(block: number, b: Uint8Array): TurnRow[] {
     if (kind === TS_DELTA) t = ts += unzig(varint());
     else if (kind === TS_NUMTEXT) t = Number(text());
     else if (kind === TS_TEXT) t = text();
-    line += unzig(varint());
-    const lineTo = line + unzig(varint());
-    byte += unzig(varint());
-    const byteTo = byte + unzig(varint());
+    const lineFrom = line + unzig(varint());
+    line = lineFrom + unzig(varint());
+    const byteFrom = byte + unzig(varint());
+    byte = byteFrom + unzig(varint());
     const key = b[at] + b[at + 1] * 2 ** 8 + b[at + 2] * 2 ** 16 + b[at + 3] * 2 ** 24 + b[at + 4] * 2 ** 32 + b[at + 5] * 2 ** 40;
     at += 6;
-    out.push({ id, file_id: file, n, role: ROLES[flags & 3], side: (flags >> 2) & 1, ts: t, line_from: line, line_to: lineTo, byte_from: byte, byte_to: byteTo, said: (flags >> 3) & 1, key });
+    out.push({ id, file_id: file, n, role: ROLES[flags & 3], side: (flags >> 2) & 1, ts: t, line_from: lineFrom, line_to: line, byte_from: byteFrom, byte_to: byte, said: (flags >> 3) & 1, key });
   }
   return out;
 }
