@@ -85,7 +85,10 @@ export class IndexQueries extends IndexBase {
       const data = this.st.pack.get(b) as Buffer | undefined;
       if (!data) continue;
       const want = byBlock.get(b) as Set<number>;
-      for (const t of decodePack(b, data)) if (want.has(t.id)) out.push(t);
+      let last = 0;
+      for (const id of want) if (id > last) last = id;
+      // A pack is read up to the last turn wanted: a search's snippets want a block's first few.
+      for (const t of decodePack(b, data, last)) if (want.has(t.id)) out.push(t);
     }
     return out;
   }

@@ -122,8 +122,8 @@ export function encodePack(block: number, turns: readonly TurnRow[]): Buffer {
   return Buffer.from(w.buf.subarray(0, w.at));
 }
 
-/** The turns encodePack wrote, in id order. */
-export function decodePack(block: number, b: Uint8Array): TurnRow[] {
+/** The turns encodePack wrote, in id order (up to id `upTo`). */
+export function decodePack(block: number, b: Uint8Array, upTo = Number.POSITIVE_INFINITY): TurnRow[] {
   const out: TurnRow[] = [];
   let at = 0;
   const varint = (): number => {
@@ -150,6 +150,7 @@ export function decodePack(block: number, b: Uint8Array): TurnRow[] {
   let byte = 0;
   while (at < b.length) {
     id += varint() + 1;
+    if (id > upTo) break;
     file += unzig(varint());
     const flags = b[at++];
     n += unzig(varint());

@@ -84,20 +84,26 @@ export class TurnIndex extends IndexQueries {
     this.packs.clear();
   }
 
-  /** The session's turns (turnsOf in turncount.ts, over the batch's packs). */
+  /** The session's turns, over the batch's packs: per key, the most any one file of its shown
+   * base holds (turncount.ts), summed; with one such file, simply its turns. */
   private countTurns(sess: number): number {
-    const files = new Set(this.st.shownFiles.all({ sess }) as number[]);
-    const per = new Map<number, Map<number, number>>();
+    const files = this.st.shownFiles.all({ sess }) as number[];
+    const per = new Map<number, Map<number, number>>(files.map((f) => [f, new Map()]));
+    let one = 0;
     for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
       for (const t of this.pack(b)) {
-        if (!TURN_ROLES_OF.has(t.role) || !files.has(t.file_id)) continue;
-        let m = per.get(t.key);
-        if (!m) per.set(t.key, (m = new Map()));
-        m.set(t.file_id, (m.get(t.file_id) ?? 0) + 1);
+        if (!TURN_ROLES_OF.has(t.role)) continue;
+        const m = per.get(t.file_id);
+        if (!m) continue;
+        if (files.length === 1) one++;
+        else m.set(t.key, (m.get(t.key) ?? 0) + 1);
       }
     }
+    if (files.length <= 1) return one;
+    const most = new Map<number, number>();
+    for (const m of per.values()) for (const [k, c] of m) if (c > (most.get(k) ?? 0)) most.set(k, c);
     let n = 0;
-    for (const m of per.values()) n += Math.max(...m.values());
+    for (const c of most.values()) n += c;
     return n;
   }
 
