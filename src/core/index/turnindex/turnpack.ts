@@ -2,12 +2,13 @@
 // turn cost ~46 bytes of record and ~20 of b-tree, most of the index on short turns, and the
 // first build's writer thread one insert a turn. Each turn is written as deltas from the one
 // before it in the block (they come in rowid order, mostly from one file, lines and bytes
-// ascending), so a turn takes ~15 bytes, six of them its key.
+// ascending), so a turn takes ~16 bytes, six of them its key.
 //
-// A turn: the id's gap after the previous one's (varint), then as zigzag varints the file's delta,
-// a flags byte (role, side, said, how ts is kept), n's delta, ts (the delta from the block's
-// previous numeric ts, or a length and UTF-8 text), line_from - the previous line_to, line_to -
-// line_from, the same for bytes, and last the key in 6 bytes.
+// A turn: a flags byte (role, side, said, how ts is kept, whether its id follows the previous
+// one's and its file is the same), the id's gap (a varint, unless it follows) and the file's
+// delta (a zigzag varint, unless the same), then as zigzag varints n's delta, ts (the delta from
+// the block's previous numeric ts, or a length and UTF-8 text), line_from - the previous line_to,
+// line_to - line_from, the same for bytes, and last the key in 6 bytes.
 import type { SqliteDatabase } from '../../sqlite';
 import type { IndexRole } from '../parse-job';
 import { BLOCK_BITS } from '../turncount';
@@ -40,6 +41,9 @@ const TS_TEXT = 2;
 /** A number too far from the previous one for an exact zigzag delta: kept as its decimal text. */
 const TS_NUMTEXT = 3;
 const KEY_MAX = 2 ** 48;
+/** Flags: the id is the previous one's plus 1 (no gap written); the file is the previous one's. */
+const NEXT_ID = 0x40;
+const SAME_FILE = 0x80;
 
 function zig(d: number): number {
   return d >= 0 ? d * 2 : -d * 2 - 1;
@@ -91,17 +95,19 @@ export function encodePack(block: number, turns: readonly TurnRow[]): Buffer {
   for (const t of turns) {
     if (t.id <= id || t.id >= (block + 1) * 2 ** BLOCK_BITS) throw new Error(`turn ${t.id} is out of order in block ${block}`);
     if (!Number.isSafeInteger(t.key) || t.key < 0 || t.key >= KEY_MAX) throw new Error(`turn ${t.id} has a key out of range (${t.key})`);
-    w.varint(t.id - id - 1);
-    id = t.id;
-    w.varint(zig(t.file_id - file));
-    file = t.file_id;
     const role = ROLES.indexOf(t.role);
     if (role < 0) throw new Error(`turn ${t.id} has an unknown role ${t.role}`);
     let kind = TS_NONE;
     if (typeof t.ts === 'number') kind = Number.isSafeInteger(zig(t.ts - ts)) ? TS_DELTA : TS_NUMTEXT;
     else if (typeof t.ts === 'string') kind = TS_TEXT;
+    const next = t.id === id + 1;
+    const same = t.file_id === file;
     w.room(1);
-    w.buf[w.at++] = role | (t.side ? 4 : 0) | (t.said ? 8 : 0) | (kind << 4);
+    w.buf[w.at++] = role | (t.side ? 4 : 0) | (t.said ? 8 : 0) | (kind << 4) | (next ? NEXT_ID : 0) | (same ? SAME_FILE : 0);
+    if (!next) w.varint(t.id - id - 1);
+    id = t.id;
+    if (!same) w.varint(zig(t.file_id - file));
+    file = t.file_id;
     w.varint(zig(t.n - n));
     n = t.n;
     if (kind === TS_DELTA) {
@@ -149,12 +155,12 @@ export function decodePack(block: number, b: Uint8Array, upTo = Number.POSITIVE_
   let line = 0;
   let byte = 0;
   while (at < b.length) {
-    id += varint() + 1;
-    if (id > upTo) break;
-    file += unzig(varint());
     const flags = b[at++];
+    id += flags & NEXT_ID ? 1 : varint() + 1;
+    if (id > upTo) break;
+    if (!(flags & SAME_FILE)) file += unzig(varint());
     n += unzig(varint());
-    const kind = flags >> 4;
+    const kind = (flags >> 4) & 3;
     let t: number | string | null = null;
     if (kind === TS_DELTA) t = ts += unzig(varint());
     else if (kind === TS_NUMTEXT) t = Number(text());
