@@ -8,6 +8,8 @@ import type { SqliteDatabase } from '../sqlite';
 
 /** isTurn in the index's SQL: the rows that count as turns (a prompt 'u' or a reply 'a'). */
 export const TURN_ROLES = `role IN ('u', 'a')`;
+/** The same, for turns read in JavaScript. */
+export const TURN_ROLES_OF: ReadonlySet<string> = new Set(['u', 'a']);
 
 /** The base (lake path without its generation) of the file of session `sess` (an SQL expression)
  * whose turns are the session's: of the newest generation of each base, the largest. */
@@ -20,22 +22,8 @@ export function shownBase(sess: string): string {
 /** The turn index's rowids come in blocks of 2^BLOCK_BITS, each a session's (schema.ts). */
 export const BLOCK_BITS = 8;
 
-/** FROM and WHERE for the turns (alias `t`) of the sessions `sess` (an SQL list) selects: each
- * of their blocks a rowid range, so a session's turns are found without an index on them. */
-export function sessionTurnRows(sess: string, t = 't'): string {
-  const n = 2 ** BLOCK_BITS;
-  return `blocks ${t}_b JOIN turns ${t} ON ${t}.id BETWEEN ${t}_b.id * ${n} AND ${t}_b.id * ${n} + ${n - 1} WHERE ${t}_b.sess_id IN ${sess}`;
-}
-
-/** The session's turns (one statement, `sess` bound once per use): per key, the most any one
- * generation of the shown file holds. */
-export function sessionTurns(sess: string): string {
-  return `SELECT coalesce(sum(m), 0) FROM (SELECT max(c) AS m FROM (
-            SELECT t.key, t.file_id, count(*) AS c FROM ${sessionTurnRows(`(${sess})`)}
-            AND t.${TURN_ROLES} AND t.file_id IN (SELECT id FROM files WHERE sess_id = ${sess} AND live = 1 AND base = ${shownBase(sess)})
-            GROUP BY t.key, t.file_id)
-          GROUP BY key)`;
-}
+// A session's own count (TurnIndex.countTurns, over its packed turns) is the same rule for one
+// session: per key, the most any one file of its shown base holds, summed.
 
 export type TurnKey = 'agent' | 'day' | 'project' | 'machine' | 'all';
 

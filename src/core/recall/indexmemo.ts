@@ -111,9 +111,7 @@ export function newestGen({ idx, memo: m }: Lookups, file: { machine: string; ba
  * and one for their files: a common term matches thousands of turns in rewritten sessions, and a
  * statement per session, or per file, cost more than the rest of the search. */
 export function turnGens(l: Lookups, ids: string): Map<number, TurnGen> {
-  const rows = stmt(l.idx, `SELECT id, file_id, key FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`)
-    .raw(true)
-    .all(`[${ids}]`) as [number, number, number][];
+  const rows = l.idx.turnsByIds(ids ? ids.split(',').map(Number) : []).map((t) => [t.id, t.file_id, t.key]);
   // Each file's facts once, for all files in one statement (thousands when many sessions were
   // rewritten): its generation, base, and the newest live generation of that base (newestGen).
   const facts = stmt(

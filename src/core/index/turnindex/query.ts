@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { fold } from '../parse-job';
 import type { MachineFloor } from '../roots';
 import { rawFilesOf } from './rawpost';
-import { IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
+import { decodePack } from './turnpack';
+import { BLOCK, IndexBase, type FileRow, type LiveFile, type SessionKeys, type SessionRow, type TurnRow } from './schema';
 
 
 /** Can the index answer this term? The trigram tokenizer needs three characters (code points). */
@@ -70,16 +71,40 @@ export class IndexQueries extends IndexBase {
     return new Set(this.db.prepare(`SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1`).pluck().all() as number[]);
   }
 
+  /** The turns `ids` name (those there are), in id order: each block's pack read once. */
+  turnsByIds(ids: Iterable<number>): TurnRow[] {
+    const byBlock = new Map<number, Set<number>>();
+    for (const id of ids) {
+      const b = Math.floor(id / BLOCK);
+      let s = byBlock.get(b);
+      if (!s) byBlock.set(b, (s = new Set()));
+      s.add(id);
+    }
+    const out: TurnRow[] = [];
+    for (const b of [...byBlock.keys()].sort((x, y) => x - y)) {
+      const data = this.st.pack.get(b) as Buffer | undefined;
+      if (!data) continue;
+      const want = byBlock.get(b) as Set<number>;
+      let last = 0;
+      for (const id of want) if (id > last) last = id;
+      // A pack is read up to the last turn wanted: a search's snippets want a block's first few.
+      for (const t of decodePack(b, data, last)) if (want.has(t.id)) out.push(t);
+    }
+    return out;
+  }
+
   /** The turns `ids` name, each with its file's generation and the newest generation of that
    * file's base (its lake path without the generation). */
   turnsWithGen(ids: number[]): (TurnRow & { gen: number; newest: number; base: string })[] {
+    const turns = this.turnsByIds(ids);
+    const q = this.db.prepare(`SELECT f.gen, f.base, (SELECT max(g.gen) FROM files g WHERE g.machine = f.machine AND g.base = f.base AND g.live = 1) AS newest FROM files f WHERE f.id = ?`);
+    const files = new Map<number, { gen: number; base: string; newest: number } | undefined>();
     const out: (TurnRow & { gen: number; newest: number; base: string })[] = [];
-    const q = (n: number) =>
-      this.db.prepare(
-        `SELECT t.*, f.gen, f.base, (SELECT max(g.gen) FROM files g WHERE g.machine = f.machine AND g.base = f.base AND g.live = 1) AS newest
-         FROM turns t JOIN files f ON f.id = t.file_id WHERE t.id IN (${Array(n).fill('?').join(',')}) ORDER BY t.id`,
-      );
-    for (let i = 0; i < ids.length; i += 500) out.push(...(q(Math.min(500, ids.length - i)).all(...ids.slice(i, i + 500)) as (TurnRow & { gen: number; newest: number; base: string })[]));
+    for (const t of turns) {
+      if (!files.has(t.file_id)) files.set(t.file_id, q.get(t.file_id) as { gen: number; base: string; newest: number } | undefined);
+      const f = files.get(t.file_id);
+      if (f) out.push({ ...t, ...f });
+    }
     return out;
   }
 
@@ -97,7 +122,7 @@ export class IndexQueries extends IndexBase {
   }
 
   turn(id: number): TurnRow | undefined {
-    return this.st.turnById.get(id) as TurnRow | undefined;
+    return this.turnsByIds([id])[0];
   }
 
   session(id: number): SessionRow | undefined {

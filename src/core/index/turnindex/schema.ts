@@ -5,8 +5,11 @@ import * as fs from 'node:fs';
 import type { SqliteDatabase } from '../../sqlite';
 import type { Root } from '../roots';
 import type { IndexRole } from '../parse-job';
-import { BLOCK_BITS, sessionTurnRows, sessionTurns } from '../turncount';
+import { BLOCK_BITS, shownBase } from '../turncount';
 import { rawStatements } from './rawpost';
+import { defineTurnsView, type TurnRow } from './turnpack';
+
+export type { TurnRow };
 
 export type DB = SqliteDatabase;
 
@@ -27,7 +30,8 @@ export type DB = SqliteDatabase;
 // 10: a raw list's segment where most chunks hold its key is a bitmap (rawpost.ts): about a
 // sixth of the raw index's bytes on a generated store; checkpoints every 128 KB; no index on the
 // turns' file (a file's turns are read through its session's blocks).
-export const SCHEMA_VERSION = '10';
+// 11: a block's turns are packed in one row (turn_packs, turnpack.ts) instead of a row each.
+export const SCHEMA_VERSION = '11';
 
 /** A turn's rowid is its block's id times BLOCK plus its slot. A block belongs to one session and
  * is taken when the session's last one is full, so rowids stay dense (an FTS5 doclist stores each
@@ -36,8 +40,6 @@ export const SCHEMA_VERSION = '10';
 export { BLOCK_BITS };
 const FTS_TABLES = ['turns_fts'];
 export const BLOCK = 2 ** BLOCK_BITS;
-/** Turn rows a multi-row insert (insTurns) takes. */
-export const ROWS = 32;
 
 
 const SCHEMA = `
@@ -88,26 +90,12 @@ CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
 CREATE INDEX IF NOT EXISTS files_sess ON files (sess_id);
 CREATE INDEX IF NOT EXISTS files_behind ON files (id) WHERE live = 1 AND done < claimed;
 CREATE INDEX IF NOT EXISTS files_raw_behind ON files (id) WHERE live = 1 AND raw_done < claimed;
-CREATE TABLE IF NOT EXISTS turns (
-  id INTEGER PRIMARY KEY,
-  file_id INTEGER NOT NULL,
-  n INTEGER NOT NULL,
-  role TEXT NOT NULL,
-  side INTEGER NOT NULL DEFAULT 0,
-  -- ms since 1970 (no type: a time Date.parse cannot read is kept as its text)
-  ts,
-  line_from INTEGER NOT NULL,
-  line_to INTEGER NOT NULL,
-  byte_from INTEGER NOT NULL,
-  byte_to INTEGER NOT NULL,
-  said INTEGER NOT NULL,
-  key INTEGER NOT NULL DEFAULT 0
-);
 -- Whose a block of turn rowids is (see BLOCK). A file's turns are read through its session's
--- blocks (sessionTurnRows), not through an index on turns (file_id, line_from): one was 16 bytes a
--- turn, a tenth of the index on short turns.
+-- blocks, not through an index on them.
 CREATE TABLE IF NOT EXISTS blocks (id INTEGER PRIMARY KEY, sess_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS blocks_sess ON blocks (sess_id, id);
+-- A block's turns, packed (turnpack.ts; each connection's temp view \`turns\` unpacks them all).
+CREATE TABLE IF NOT EXISTS turn_packs (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
 -- The raw index (rawpost.ts): each trigram key's list of raw chunks, in segments. A chunk is a
 -- file's complete lines read in one update; its rowid is the next number, so a key's list grows by
@@ -120,17 +108,6 @@ CREATE INDEX IF NOT EXISTS raw_chunks_file ON raw_chunks (file_id);
 -- last mark before it instead of from the file's start.
 CREATE TABLE IF NOT EXISTS raw_marks (file_id INTEGER NOT NULL, byte INTEGER NOT NULL, ck TEXT NOT NULL, PRIMARY KEY (file_id, byte)) WITHOUT ROWID;
 `;
-
-/** Turns of older generations of a file (@machine, @base, @gen) that the lines of generation
- * @gen's file @file (of session @sess) from line @from on hold too (the same turnKey), with FTS
- * rows still. Those lines' turns are the ones just written, from rowid @first on. */
-const OLDER = `(SELECT id FROM files WHERE machine = @machine AND base = @base AND gen < @gen)`;
-const OLDER_COPIES = `SELECT o.id FROM ${sessionTurnRows(`(SELECT DISTINCT sess_id FROM files WHERE id IN ${OLDER})`, 'o')}
-    AND o.said = 1 AND o.file_id IN ${OLDER}
-    AND o.key IN (SELECT n.key FROM ${sessionTurnRows('(@sess)', 'n')} AND n_b.id >= @first >> ${BLOCK_BITS} AND n.id >= @first AND n.file_id = @file AND n.line_from >= @from)`;
-
-/** A file's turns from a line on, none below a rowid: @sess, @file, @line, @first. */
-const FILE_FROM = `SELECT t.id FROM ${sessionTurnRows('(@sess)')} AND t_b.id >= @first >> ${BLOCK_BITS} AND t.id >= @first AND t.file_id = @file AND t.line_from >= @line`;
 
 export interface SessionRow {
   id: number;
@@ -175,26 +152,6 @@ export interface FileRow {
   raw_done: number;
   /** The first turn rowid the file's last read gave (null: none). */
   turn_from: number | null;
-}
-
-export interface TurnRow {
-  id: number;
-  /** Its file's session is the file's (files.sess_id): not kept twice. */
-  file_id: number;
-  n: number;
-  role: IndexRole;
-  side: number;
-  /** ms since 1970, or the transcript's text when it is no time Date.parse reads. */
-  ts: number | string | null;
-  line_from: number;
-  line_to: number;
-  byte_from: number;
-  byte_to: number;
-  /** The turn has a row in the FTS index: it has text, and no newer generation of its file holds
-   * the same turn (whose row is the one a match finds). */
-  said: number;
-  /** turnKey: the same entry in another generation of the file has the same key. */
-  key: number;
 }
 
 export interface UpdateReport {
@@ -256,7 +213,7 @@ export class IndexBase {
     // tables dropped here would leave their pages free, and a build beside readers merges as it goes).
     if (v !== undefined && v !== SCHEMA_VERSION && !fresh) return 'older';
     if (v !== undefined && v !== SCHEMA_VERSION) {
-      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS raw_marks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS raw_marks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turn_packs; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -278,6 +235,7 @@ export class IndexBase {
     }
     this.fresh = fresh;
     this.st = this.prepare();
+    defineTurnsView(this.db);
     this.rawSt = rawStatements(this.db);
     return 'ok';
   }
@@ -328,28 +286,21 @@ export class IndexBase {
       ),
       sessById: d.prepare(`SELECT * FROM sessions WHERE id = ?`),
       fileById: d.prepare(`SELECT * FROM files WHERE id = ?`),
-      delFtsFrom: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${FILE_FROM} AND t.said = 1)`),
-      delTurnsFrom: d.prepare(`DELETE FROM turns WHERE id IN (${FILE_FROM})`),
-      insTurn: d.prepare(
-        `INSERT INTO turns (id, file_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
-      // ROWS turns a statement: a first build of short turns spent more on the calls than on the
-      // rows. Such a statement is a savepoint, at which FTS5 writes out its pending terms as a
-      // segment of their own, so it runs only before any FTS write of its transaction (update.ts).
-      insTurns: d.prepare(
-        `INSERT INTO turns (id, file_id, n, role, side, ts, line_from, line_to, byte_from, byte_to, said, key) VALUES ${Array(ROWS).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-      ),
-      unsayFts: d.prepare(`DELETE FROM turns_fts WHERE rowid IN (${OLDER_COPIES})`),
-      unsayRows: d.prepare(`UPDATE turns SET said = 0 WHERE id IN (${OLDER_COPIES})`),
-      countTurns: d.prepare(sessionTurns('@sess')).pluck(),
+      delFts: d.prepare(`DELETE FROM turns_fts WHERE rowid = ?`),
+      pack: d.prepare(`SELECT data FROM turn_packs WHERE id = ?`).pluck(),
+      putPack: d.prepare(`INSERT INTO turn_packs (id, data) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data`),
+      sessBlocks: d.prepare(`SELECT id FROM blocks WHERE sess_id = ? AND id >= ? ORDER BY id`).pluck(),
+      // Older generations of a file (@machine, @base, @gen), with their sessions.
+      olderFiles: d.prepare(`SELECT id, sess_id FROM files WHERE machine = @machine AND base = @base AND gen < @gen`).raw(),
+      // The session's files whose turns are its count (see sessionTurns in turncount.ts).
+      shownFiles: d.prepare(`SELECT id FROM files WHERE sess_id = @sess AND live = 1 AND base = ${shownBase('@sess')}`).pluck(),
       insChunk: d.prepare(`INSERT INTO raw_chunks (file_id, byte_from, byte_to) VALUES (?, ?, ?)`),
       insMark: d.prepare(`INSERT OR REPLACE INTO raw_marks (file_id, byte, ck) VALUES (?, ?, ?)`),
       setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
       untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 
-      lastSeq: d.prepare(`SELECT max(id) FROM turns WHERE id >= ? AND id < ?`).pluck(),
       lastBlock: d.prepare(`SELECT max(id) FROM blocks WHERE sess_id = ?`).pluck(),
       newBlock: d.prepare(`INSERT INTO blocks (sess_id) VALUES (?)`),
       liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
@@ -360,7 +311,6 @@ export class IndexBase {
         // aggregate: a JavaScript one costs a callback per matching turn.
         `SELECT b.sess_id AS s, m.c, m.ids FROM (SELECT rowid >> ${BLOCK_BITS} AS k, count(*) AS c, group_concat(rowid ORDER BY rowid) AS ids FROM turns_fts WHERE turns_fts MATCH ? GROUP BY k) m JOIN blocks b ON b.id = m.k ORDER BY b.sess_id, m.k`,
       ),
-      turnById: d.prepare(`SELECT * FROM turns WHERE id = ?`),
     };
   }
 

@@ -16,7 +16,9 @@ import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
 import { RawWriter } from './rawpost';
-import { BLOCK, ROWS, fileBytes, type FileRow, type SessionRow, type UpdateReport } from './schema';
+import { BLOCK, BLOCK_BITS, fileBytes, type FileRow, type SessionRow, type TurnRow, type UpdateReport } from './schema';
+import { decodePack, encodePack } from './turnpack';
+import { TURN_ROLES_OF } from '../turncount';
 import { setting } from '../../settings';
 
 /** What a parse was based on: a result parsed ahead is stale once this changes. */
@@ -39,19 +41,70 @@ interface Claim {
 /** An open turn index: what it reads (IndexQueries), and bringing it up to date with the floor. */
 export class TurnIndex extends IndexQueries {
   private raw: RawWriter | null = null;
-  /** A batch's FTS rows (rowid, text), written at its end (writeFts) so that its turn rows can go
-   * in several a statement before (see insTurns); `ftsWritten`: the batch wrote to FTS already. */
-  private ftsRows: (number | string)[] = [];
-  private ftsWritten = false;
+  /** A batch's FTS rows (rowid: text), written at its end (writeFts), after its turn packs: a
+   * statement on another table after an FTS write may be a savepoint, where FTS5 writes its
+   * pending terms out as a segment of their own. */
+  private ftsRows = new Map<number, string>();
+  /** The batch's turn packs (block: its turns), read once and written at its end (writePacks). */
+  private packs = new Map<number, TurnRow[]>();
+  private dirty = new Set<number>();
   /** Folders found real (no symlink) during this update: a thousand files share a few, and each
    * path's walk cost more than its parse on a store of short sessions. */
   private seen = new Set<string>();
 
   private writeFts(): void {
-    const f = this.ftsRows;
-    for (let i = 0; i < f.length; i += 2) this.st.insFts.run(f[i], f[i + 1]);
-    if (f.length) this.ftsWritten = true;
-    f.length = 0;
+    for (const [id, text] of this.ftsRows) this.st.insFts.run(id, text);
+    this.ftsRows.clear();
+  }
+
+  /** A turn leaves the FTS index: a pending row is not written, a written one is deleted. */
+  private unsay(id: number): void {
+    if (!this.ftsRows.delete(id)) this.st.delFts.run(id);
+  }
+
+  /** A block's turns as the batch has them (changing the array: mark it with `touch`). */
+  private pack(block: number): TurnRow[] {
+    let p = this.packs.get(block);
+    if (!p) {
+      const data = this.st.pack.get(block) as Buffer | undefined;
+      p = data ? decodePack(block, data) : [];
+      this.packs.set(block, p);
+    }
+    return p;
+  }
+
+  private touch(block: number, turns?: TurnRow[]): void {
+    if (turns) this.packs.set(block, turns);
+    this.dirty.add(block);
+  }
+
+  private writePacks(): void {
+    for (const b of this.dirty) this.st.putPack.run(b, encodePack(b, this.packs.get(b) as TurnRow[]));
+    this.dirty.clear();
+    this.packs.clear();
+  }
+
+  /** The session's turns, over the batch's packs: per key, the most any one file of its shown
+   * base holds (turncount.ts), summed; with one such file, simply its turns. */
+  private countTurns(sess: number): number {
+    const files = this.st.shownFiles.all({ sess }) as number[];
+    const per = new Map<number, Map<number, number>>(files.map((f) => [f, new Map()]));
+    let one = 0;
+    for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+      for (const t of this.pack(b)) {
+        if (!TURN_ROLES_OF.has(t.role)) continue;
+        const m = per.get(t.file_id);
+        if (!m) continue;
+        if (files.length === 1) one++;
+        else m.set(t.key, (m.get(t.key) ?? 0) + 1);
+      }
+    }
+    if (files.length <= 1) return one;
+    const most = new Map<number, number>();
+    for (const m of per.values()) for (const [k, c] of m) if (c > (most.get(k) ?? 0)) most.set(k, c);
+    let n = 0;
+    for (const c of most.values()) n += c;
+    return n;
   }
 
   private rawWriter(): RawWriter {
@@ -148,8 +201,9 @@ export class TurnIndex extends IndexQueries {
         const started = Date.now();
         let bytes = 0;
         this.tx(() => {
-          this.ftsRows.length = 0;
-          this.ftsWritten = false;
+          this.ftsRows.clear();
+          this.packs.clear();
+          this.dirty.clear();
           while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
             fill(i);
             let ahead: { key: string; result: ParseResult } | undefined;
@@ -172,6 +226,7 @@ export class TurnIndex extends IndexQueries {
             rep.turns += r.turns;
             if (r.bytes > 0 || r.turns > 0) rep.files++;
           }
+          this.writePacks();
           this.writeFts();
           // The raw lists go in with the raw_done they match; a first build (its file its own
           // until done) writes them when they are big or at the end, each list once.
@@ -214,7 +269,7 @@ export class TurnIndex extends IndexQueries {
   /** Forgets everything (a replaced floor). */
   reset(): void {
     this.tx(() => {
-      this.db.exec(`DELETE FROM turns; DELETE FROM blocks; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
+      this.db.exec(`DELETE FROM turn_packs; DELETE FROM blocks; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
       this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks; DELETE FROM raw_marks;`);
     });
@@ -283,12 +338,16 @@ export class TurnIndex extends IndexQueries {
     }
     const resume = job.resume;
     if (resume) {
-      this.writeFts();
-      this.ftsWritten = true;
       if (row.turn_from !== null) {
-        const from = { sess: row.sess_id, file: row.id, line: resume.line, first: row.turn_from };
-        this.st.delFtsFrom.run(from);
-        this.st.delTurnsFrom.run(from);
+        // The file's turns from the resumed line on (none lies below its last read's first
+        // rowid), through its session's blocks from that one's on.
+        for (const b of this.st.sessBlocks.all(row.sess_id, row.turn_from >> BLOCK_BITS) as number[]) {
+          const p = this.pack(b);
+          const keep = p.filter((t) => !(t.id >= (row.turn_from as number) && t.file_id === row.id && t.line_from >= resume.line));
+          if (keep.length === p.length) continue;
+          for (const t of p) if (t.said && !keep.includes(t)) this.unsay(t.id);
+          this.touch(b, keep);
+        }
       }
       // A title taken from a turn read again (a user item may turn out to be context) is
       // taken again from what this read finds.
@@ -296,35 +355,47 @@ export class TurnIndex extends IndexQueries {
     }
     // The session's last block, if it has one, and its last slot taken; a new block when full.
     let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
-    let seq = block === null ? BLOCK : ((this.st.lastSeq.get(block * BLOCK, block * BLOCK + BLOCK) as number | null) ?? block * BLOCK - 1) - block * BLOCK;
-    const rows: unknown[] = [];
+    let seq = BLOCK;
+    if (block !== null) {
+      const p = this.pack(block);
+      seq = p.length ? p[p.length - 1].id - block * BLOCK : -1;
+    }
     let first: number | null = null;
+    let into: TurnRow[] = [];
+    const keys = new Set<number>();
     for (const t of r.turns) {
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
         seq = 0;
+        this.packs.set(block, []);
+      }
+      if (seq === 0 || first === null) {
+        into = this.pack(block as number);
+        this.touch(block as number);
       }
       const id = (block as number) * BLOCK + seq;
       first ??= id;
       const folded = t[8];
-      rows.push(id, row.id, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], folded ? 1 : 0, t[9]);
-      if (rows.length === 12 * ROWS && !this.ftsWritten) {
-        this.st.insTurns.run(rows);
-        rows.length = 0;
-      }
-      if (folded) this.ftsRows.push(id, folded);
+      into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
+      keys.add(t[9]);
+      if (folded) this.ftsRows.set(id, folded);
     }
-    for (let i = 0; i < rows.length; i += 12) this.st.insTurn.run(rows.slice(i, i + 12));
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
     if (row.gen > 1 && r.turns.length) {
-      const o = { machine: row.machine, base: row.base, gen: row.gen, file: row.id, sess: row.sess_id, from: resume?.line ?? 0, first };
-      // The older copies' rows may be among the batch's pending ones.
-      this.writeFts();
-      this.ftsWritten = true;
-      this.st.unsayFts.run(o);
-      this.st.unsayRows.run(o);
+      const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
+      const olderIds = new Set(older.map((o) => o[0]));
+      for (const sess of new Set(older.map((o) => o[1]))) {
+        for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+          for (const t of this.pack(b)) {
+            if (!t.said || !olderIds.has(t.file_id) || !keys.has(t.key)) continue;
+            t.said = 0;
+            this.unsay(t.id);
+            this.touch(b);
+          }
+        }
+      }
     }
     if (r.raw && r.raw.to > row.raw_done) {
       const { chunks, ranges } = r.raw;
@@ -361,7 +432,7 @@ export class TurnIndex extends IndexQueries {
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
-    const turns = fileTurns !== undefined && live.length === 1 && live[0].id === file?.id ? fileTurns : (this.st.countTurns.get({ sess: sid }) as number);
+    const turns = fileTurns !== undefined && live.length === 1 && live[0].id === file?.id ? fileTurns : this.countTurns(sid);
     this.st.updSess.run(
       ff?.native_session ?? null,
       ff?.parent_session ?? null,

@@ -1,0 +1,78 @@
+// A block's turns packed in one row (turnpack.ts) come back exactly as written: gaps in the ids
+// (turns read again leave them), several files, times as numbers far apart, as text, or none, and
+// keys up to 48 bits.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { decodePack, encodePack, type TurnRow } from '../../../src/core/index/turnindex/turnpack';
+import { openIndex } from '../../../src/core/index/turnindex';
+import { homeRoot } from '../../../src/core/index/roots';
+import { TestFloor } from './floor';
+import { genClaude, rng } from './gen';
+
+function turn(id: number, over: Partial<TurnRow> = {}): TurnRow {
+  return { id, file_id: 7, n: id % 256, role: 'u', side: 0, ts: 1_700_000_000_000 + id, line_from: id * 3, line_to: id * 3 + 1, byte_from: id * 900, byte_to: id * 900 + 850, said: 1, key: id * 7919, ...over };
+}
+
+test('a pack gives back every field of its turns, in order', () => {
+  const block = 5;
+  const base = block * 256;
+  const turns: TurnRow[] = [
+    turn(base, { ts: null, key: 0 }),
+    turn(base + 1, { role: 'a', side: 1, said: 0, ts: '2024-13-45 not a time ü' }),
+    turn(base + 2, { ts: -8.64e15, key: 2 ** 48 - 1 }),
+    turn(base + 3, { ts: 8.64e15, file_id: 3, n: 0, line_from: 0, line_to: 0, byte_from: 0, byte_to: 0 }),
+    // A gap: the ids a resume deleted.
+    turn(base + 40, { role: 's', file_id: 9, byte_from: 2 ** 40, byte_to: 2 ** 40 + 5 }),
+    turn(base + 41, { line_from: 5, line_to: 2, byte_from: 10, byte_to: 4 }),
+    turn(base + 255),
+  ];
+  const packed = encodePack(block, turns);
+  assert.deepEqual(decodePack(block, packed), turns);
+  assert.deepEqual(decodePack(block, encodePack(block, [])), []);
+  // Short turns one after another take a few bytes each besides their key.
+  const run = Array.from({ length: 200 }, (_, i) => turn(base + i));
+  assert.ok(encodePack(block, run).length < 200 * 20, `${encodePack(block, run).length} bytes for 200 turns`);
+});
+
+test('a pack refuses turns out of order, outside its block, or with a key past 48 bits', () => {
+  assert.throws(() => encodePack(1, [turn(300), turn(299)]), /out of order/);
+  assert.throws(() => encodePack(1, [turn(600)]), /out of order/);
+  assert.throws(() => encodePack(1, [turn(300, { key: 2 ** 48 })]), /key out of range/);
+});
+
+test('an index keeps one row a block for its turns, read back alike by id and through the turns view', () => {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'brain-packs-'));
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(41);
+    for (const n of [3, 150, 400]) {
+      const g = genClaude(r, n);
+      floor.append(g.lane, g.rel, Buffer.from(g.lines.join('\n') + '\n'));
+    }
+    const o = openIndex(homeRoot({ BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', HOME: dir }, dir));
+    assert.ok(o.ok);
+    const idx = o.index;
+    try {
+      idx.update();
+      const blocks = idx.db.prepare(`SELECT count(*) FROM blocks`).pluck().get() as number;
+      const packs = idx.db.prepare(`SELECT count(*) FROM turn_packs`).pluck().get() as number;
+      assert.equal(packs, blocks);
+      const all = idx.db.prepare(`SELECT * FROM turns ORDER BY id`).all() as TurnRow[];
+      assert.ok(all.length > 500, `${all.length} turns`);
+      const ids = all.map((t) => t.id);
+      assert.deepEqual(idx.turnsByIds(ids), all);
+      assert.deepEqual(idx.turn(ids[ids.length - 1]), all[all.length - 1]);
+      assert.equal(idx.turn(ids[ids.length - 1] + 1), undefined);
+      // Packed, a turn costs a fraction of the ~46-byte row it had.
+      const bytes = idx.db.prepare(`SELECT sum(length(data)) FROM turn_packs`).pluck().get() as number;
+      assert.ok(bytes < all.length * 24, `${bytes} bytes for ${all.length} turns`);
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
