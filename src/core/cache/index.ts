@@ -50,8 +50,15 @@ export interface BuildResult extends IngestStats {
 
 const BUILD_MEMORY = '512MB';
 // A rebuild's DuckDB limit: what it holds beyond it (query state outside the buffer pool, the
-// allocator's cache) and the program itself (~100 MB) keep its peak RSS under 500 MB at 1 GB.
-const REBUILD_MEMORY = '384MB';
+// allocator's cache) and the program itself (~150 MB) come on top. On one thread (below) 384 MB
+// peaked at 551 MB RSS at 200 MB of lake and 641 MB at 1 GB, 320 MB at 480 and 578 MB.
+const REBUILD_MEMORY = '320MB';
+// A rebuild's threads unless BRAIN_DUCKDB_THREADS says otherwise. Its statements read one load or
+// derive batch (32 MB of lake, less than one row group of each table), which DuckDB scans on one
+// thread anyway; a second thread only held its own buffers. 200 MB of lake on the 2-core VM, back
+// to back: 2 threads 92 s wall, 74 s CPU, 607 MB peak RSS; 1 thread 79 s, 45 s, 489 MB (then, at a
+// load of 7, 45-65 s of CPU from one run to the next).
+const REBUILD_THREADS = 1;
 
 /** BRAIN_DUCKDB_THREADS: how many threads a build or update may use (default: DuckDB's, one per core). */
 function envThreads(): number | undefined {
@@ -104,7 +111,7 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
   const db = await openDb(tmp, {
     readOnly: false,
     memoryLimit: opts.memoryLimit ?? REBUILD_MEMORY,
-    threads: opts.threads ?? envThreads(),
+    threads: opts.threads ?? envThreads() ?? REBUILD_THREADS,
     timeZone: opts.timeZone,
   });
   lap('open');

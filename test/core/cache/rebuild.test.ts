@@ -107,6 +107,28 @@ test('rebuild: every claimed lake line is a row with its exact offsets, length a
   }
 });
 
+test('rebuild: a session counts as bad the lines that are not JSON or are a JSON null, not other JSON values', async () => {
+  const id = '88888888-8888-4888-8888-888888888888';
+  const lines = ['{"type":"user","message":{"role":"user","content":"hi"}}', 'null', ' null\t', '[1]', '5', '"text"',
+    '{"a":1,}', '{"a":1} x', 'nullx', '{"a":NaN}', '  {"type":"x"}'];
+  const sb = await capturedSandbox('cache-null', (s) => {
+    const f = path.join(s.home, '.claude', 'projects', '-tmp-null', `${id}.jsonl`);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, lines.map((l) => l + '\n').join(''));
+  });
+  try {
+    await rebuildCache(sb.brain);
+    // What DuckDB's own parse says, line by line: TRY(from_json(line, <a struct>)) IS NULL.
+    const want = await all(sb.brain, `SELECT count(*) FILTER (WHERE TRY(from_json(r.raw_line, '{"type":"VARCHAR"}')) IS NULL)
+      FROM floor.raw_lines r JOIN floor.files f USING (file_id) WHERE f.session_hint = '${id}'`);
+    const s = await all(sb.brain, `SELECT n_lines, n_bad_lines FROM derived.sessions WHERE session_id = '${id}'`);
+    assert.deepEqual(s[0], [lines.length, 4], 'null, " null", "{"a":1} x" and "nullx"');
+    assert.equal(s[0][1], want[0][0]);
+  } finally {
+    sb.cleanup();
+  }
+});
+
 test('rebuild: bad UTF-8 is replaced and flagged, non-JSON lines are rows, CRLF stays in the line', async () => {
   const sb = await capturedSandbox('cache-bad', (s) => void addBadFile(s.home));
   try {

@@ -31,7 +31,8 @@ SELECT
   q.j.payload.phase                                    AS phase,
   q.j.payload.source                                   AS source_json,
   q.j.payload.id                                       AS meta_id,
-  q.j.payload.input                                    AS call_input
+  q.j.payload.input                                    AS call_input,
+  q.j.payload.cwd                                      AS payload_cwd
 FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
              f.abs_path, f.session_hint, f.machine_id,
              unnest([TRY(from_json(r.raw_line, '{"timestamp":"VARCHAR","type":"VARCHAR",
@@ -63,23 +64,6 @@ CREATE OR REPLACE MACRO derived.codex_output_failed(t) AS
          THEN TRY_CAST(regexp_extract(t, '^(Exit code: |Process exited with code )([0-9]+)', 2) AS BIGINT) <> 0
        ELSE NULL END;
 
--- Sessions: the project is the cwd of the first session_meta or turn_context (of the first line,
--- in the early bare files); a sub-agent rollout names its parent thread in session_meta.
-CREATE OR REPLACE VIEW derived.v_sessions_codex AS
-WITH
-  l AS (
-    SELECT r.file_id, r.line_no,
-           unnest([TRY(from_json(r.raw_line, '{"type":"VARCHAR","cwd":"VARCHAR",
-             "payload":{"cwd":"VARCHAR","source":"JSON"}}'))]) AS j
-    FROM dialects.v_live r WHERE r.lane = 'codex')
-SELECT file_id,
-       arg_min(coalesce(j.payload.cwd, j.cwd), line_no)
-         FILTER (WHERE (j.type IN ('session_meta', 'turn_context') AND j.payload.cwd IS NOT NULL)
-                    OR (j.payload IS NULL AND line_no = 1 AND j.cwd IS NOT NULL)) AS project,
-       arg_min(j.payload.source->>'$.subagent.thread_spawn.parent_thread_id', line_no)
-         FILTER (WHERE j.type = 'session_meta') AS parent_session
-FROM l GROUP BY file_id;
-
 -- What the messages, tool calls and usage views below read of each line, from one parse of it
 -- (dialects.v_codex): a message's text, a call's arguments, whether an output or an end event
 -- says the call failed, a token count's figures. Each of those views read dialects.v_codex itself
@@ -87,6 +71,11 @@ FROM l GROUP BY file_id;
 CREATE OR REPLACE VIEW derived.v_codex_line_values AS
 SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
        envelope_type, body_type, is_bare, role, model, call_name, call_id,
+       -- For derived.v_sessions_codex: the cwd a session_meta or turn_context names (or the first
+       -- line of a bare file), and a session_meta's source.
+       CASE WHEN (envelope_type IN ('session_meta', 'turn_context') AND payload_cwd IS NOT NULL)
+                 OR (is_bare AND line_no = 1 AND cwd IS NOT NULL) THEN cwd END AS session_cwd,
+       CASE WHEN envelope_type = 'session_meta' THEN source_json END AS session_source,
        CASE WHEN (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
                  AND role IN ('user','assistant')
             THEN derived.text_of(content) END AS text,
@@ -118,6 +107,16 @@ FROM dialects.v_codex;
 -- files, its materialisation for them (as derived.v_cc_lines; sql/ops/refresh_derived.sql).
 CREATE OR REPLACE VIEW derived.v_codex_lines AS
 SELECT * FROM query_table(coalesce(getvariable('brain_codex_lines'), 'derived.v_codex_line_values'));
+
+-- Sessions: the project is the cwd of the first session_meta or turn_context (of the first line,
+-- in the early bare files); a sub-agent rollout names its parent thread in session_meta. (From
+-- the line values, which hold both for those lines: a parse of its own here read every line again.)
+CREATE OR REPLACE VIEW derived.v_sessions_codex AS
+SELECT file_id,
+       arg_min(session_cwd, line_no) FILTER (WHERE session_cwd IS NOT NULL) AS project,
+       arg_min(session_source->>'$.subagent.thread_spawn.parent_thread_id', line_no)
+         FILTER (WHERE envelope_type = 'session_meta') AS parent_session
+FROM derived.v_codex_lines GROUP BY file_id;
 
 -- Messages: user and assistant message items; the user items a harness injects (environment,
 -- instructions) are meta and not turns.

@@ -34,18 +34,6 @@ FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r
       WHERE r.agent = 'pi') q
 WHERE q.j IS NOT NULL;
 
--- Sessions: the project is the session header's cwd.
-CREATE OR REPLACE VIEW derived.v_sessions_pi AS
-WITH
-  l AS (
-    SELECT r.file_id, r.line_no,
-           unnest([TRY(from_json(r.raw_line, '{"type":"VARCHAR","cwd":"VARCHAR"}'))]) AS j
-    FROM dialects.v_live r WHERE r.lane = 'pi')
-SELECT file_id,
-       arg_min(j.cwd, line_no) FILTER (WHERE j.type = 'session' AND j.cwd IS NOT NULL) AS project,
-       NULL::VARCHAR AS parent_session
-FROM l GROUP BY file_id;
-
 -- What the messages, tool calls and usage views below read of each line, from one parse of it
 -- (dialects.v_pi): a message's text, the toolCall blocks, the usage figures. Values a view does
 -- not read are NULL (only the lines it reads have them).
@@ -56,6 +44,7 @@ SELECT * EXCLUDE (content, parsed, usage),
 FROM (
   SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
          ev_type, role, coalesce(message_model, model) AS model, tool_call_id, is_error, content, usage,
+         CASE WHEN ev_type = 'session' THEN cwd END AS cwd,
          ev_type = 'message' AND role = 'assistant' AND usage IS NOT NULL AND json_type(usage) = 'OBJECT' AS has_usage,
          coalesce(TRY_CAST((usage->>'$.input') AS BIGINT), 0) AS input_tokens,
          coalesce(TRY_CAST((usage->>'$.output') AS BIGINT), 0) AS output_tokens,
@@ -72,6 +61,14 @@ FROM (
 -- its materialisation for them (as derived.v_cc_lines; sql/ops/refresh_derived.sql).
 CREATE OR REPLACE VIEW derived.v_pi_lines AS
 SELECT * FROM query_table(coalesce(getvariable('brain_pi_lines'), 'derived.v_pi_line_values'));
+
+-- Sessions: the project is the session header's cwd (from the line values: a parse of its own
+-- here read every line again).
+CREATE OR REPLACE VIEW derived.v_sessions_pi AS
+SELECT file_id,
+       arg_min(cwd, line_no) FILTER (WHERE ev_type = 'session' AND cwd IS NOT NULL) AS project,
+       NULL::VARCHAR AS parent_session
+FROM derived.v_pi_lines GROUP BY file_id;
 
 -- Messages: one message entry per turn.
 CREATE OR REPLACE VIEW derived.v_messages_pi AS
