@@ -139,7 +139,7 @@ export const SETTINGS = {
     dflt: none, parse: parseMaxBytes, form: MAX_BYTES_HELP, bad: 'error',
   }),
   BRAIN_DUCKDB_THREADS: spec<number | undefined>({
-    type: 'count', shown: "1 for a rebuild, DuckDB's (one per core) for an update", for: 'users', what: 'threads a cache build or update may use (the editor runs background ones with 1)',
+    type: 'count', shown: "1 for a rebuild, DuckDB's (one per core) for an update", for: 'users', what: 'threads a cache build or update may use (the editor and `brain record`\'s follower run background ones with 1)',
     dflt: none, parse: (v) => num(v, (n) => Number.isInteger(n) && n > 0), form: 'a whole number above 0', bad: 'warn',
   }),
   BRAIN_SQL_DIR: spec<string | undefined>({

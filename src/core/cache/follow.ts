@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { writeFileAtomic } from '../floor/durable';
 import { tryLock } from '../floor/lock';
 import { layout, mkdirPrivate } from '../home';
+import { setting } from '../settings';
 import { cacheKnownCurrent } from './fresh';
 
 export interface FollowOutcome {
@@ -105,7 +106,7 @@ export function startFollower(home: string, self: string[], env: NodeJS.ProcessE
   const child = spawn(cmd, [...args, 'rebuild', '--update', '--follow', '--json'], {
     detached: true,
     stdio: 'ignore',
-    env: { ...env, BRAIN_HOME: home, BRAIN_DUCKDB_THREADS: env.BRAIN_DUCKDB_THREADS ?? '1' },
+    env: { ...env, BRAIN_HOME: home, BRAIN_DUCKDB_THREADS: String(setting(env, 'BRAIN_DUCKDB_THREADS') ?? 1) },
   });
   child.on('error', () => undefined);
   child.unref();
