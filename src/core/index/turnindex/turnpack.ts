@@ -184,6 +184,9 @@ const COLUMNS = ['id', 'file_id', 'n', 'role', 'side', 'ts', 'line_from', 'line_
 export function defineTurnsView(db: SqliteDatabase): void {
   if (viewed.has(db)) return;
   viewed.add(db);
+  // The store host's stand-in over node:sqlite (remote/nodesqlite.ts) has no table-valued
+  // functions; what it serves (search, read, cite) reads turns by id, never through the view.
+  if (typeof (db as { table?: unknown }).table !== 'function') return;
   db.table('unpack_turns', {
     columns: [...COLUMNS],
     parameters: ['data', 'block'],
