@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../floor/durable';
 import { tryLock } from '../floor/lock';
-import { layout, mkdirPrivate } from '../home';
+import { layout } from '../home';
 import { setting } from '../settings';
 import { cacheKnownCurrent } from './fresh';
 
@@ -50,7 +50,8 @@ export function lastFollow(home: string): FollowOutcome | undefined {
 
 function noteOutcome(home: string, ok: boolean, detail: string): void {
   try {
-    mkdirPrivate(layout(home).health);
+    // Into the floor's own health folder only: a floor removed meanwhile is not made again.
+    if (!fs.existsSync(layout(home).health)) return;
     const o: FollowOutcome = { ok, at: new Date().toISOString(), detail, pid: process.pid };
     writeFileAtomic(outcomePath(home), JSON.stringify(o) + '\n', { sync: false });
   } catch {
@@ -61,6 +62,9 @@ function noteOutcome(home: string, ok: boolean, detail: string): void {
 /** The follower (`brain rebuild --update --follow`): updates until the cache is current with the
  * manifest, unless another follower is at it. Resolves to what it did. */
 export async function follow(home: string, update: CacheUpdate): Promise<string> {
+  // Nothing to follow (the cache was deleted, or the whole floor, since the follower was started):
+  // the next query builds it, and no folder of a removed floor is made again for a lock.
+  if (!fs.existsSync(layout(home).duckdb)) return 'no cache to update';
   let updates = 0;
   let lines = 0;
   // Each round holds the lock while it updates; after letting go, a look at the manifest catches
