@@ -10,12 +10,9 @@ import { capture } from '../../../src/core/floor/capture';
 import { rebuildCache, updateCache } from '../../../src/core/cache';
 import { follow, lastFollow } from '../../../src/core/cache/follow';
 import { cacheKnownCurrent } from '../../../src/core/cache/fresh';
-import { all, appendLine, capturedSandbox, holder } from './helpers';
+import { all, appendLine, capturedSandbox, CC_SESSION, ccFile, holder, userLine } from './helpers';
 
-const SESSION = 'ef958aa1-0e93-49f0-bb71-150f63befcd1';
-const ccFile = (home: string) => path.join(home, '.claude', 'projects', '-experiments-worktrees', `${SESSION}.jsonl`);
-const userLine = (text: string, ts: string) =>
-  JSON.stringify({ type: 'user', timestamp: ts, sessionId: SESSION, cwd: '-experiments/worktrees', message: { role: 'user', content: text } });
+const SESSION = CC_SESSION;
 
 async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;

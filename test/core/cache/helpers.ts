@@ -88,3 +88,13 @@ export function holder(file: string, mode: 'rw' | 'ro', ms: number): Promise<{ c
     });
   });
 }
+
+/** A Claude Code session of the fixtures, and a user line to append to it. */
+export const CC_SESSION = 'ef958aa1-0e93-49f0-bb71-150f63befcd1';
+
+export function ccFile(home: string): string {
+  return path.join(home, '.claude', 'projects', '-experiments-worktrees', `${CC_SESSION}.jsonl`);
+}
+
+export const userLine = (text: string, ts: string) =>
+  JSON.stringify({ type: 'user', timestamp: ts, sessionId: CC_SESSION, cwd: '-experiments/worktrees', message: { role: 'user', content: text } });

@@ -8,16 +8,9 @@ import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { capture } from '../../../src/core/floor/capture';
 import { rebuildCache, updateCache } from '../../../src/core/cache';
-import { all, appendLine, capturedSandbox, digest, manifestLines } from './helpers';
+import { all, appendLine, capturedSandbox, CC_SESSION, ccFile, digest, manifestLines, userLine } from './helpers';
 
-const SESSION = 'ef958aa1-0e93-49f0-bb71-150f63befcd1';
-
-function ccFile(home: string): string {
-  return path.join(home, '.claude', 'projects', '-experiments-worktrees', `${SESSION}.jsonl`);
-}
-
-const userLine = (text: string, ts: string) =>
-  JSON.stringify({ type: 'user', timestamp: ts, sessionId: SESSION, cwd: '-experiments/worktrees', message: { role: 'user', content: text } });
+const SESSION = CC_SESSION;
 
 async function setMeta(brain: string, key: string, value: string): Promise<void> {
   const i = await DuckDBInstance.create(path.join(brain, 'brain.duckdb'));
