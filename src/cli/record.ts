@@ -1,9 +1,8 @@
 import * as path from 'node:path';
 import { agents, registry } from '../core/agents';
 import { capture, type CaptureReport } from '../core/floor/capture';
-import { startFollower } from '../core/cache/follow';
 import { brainHome } from '../core/home';
-import { POLICY, afterCapture } from '../core/pipeline/after';
+import { POLICY, afterCapture, withFollower } from '../core/pipeline/after';
 import { COMMON_EXIT_CODES, humanBytes, write, type Verb } from './args';
 
 export function formatReport(r: CaptureReport): string {
@@ -62,14 +61,10 @@ floor for the whole wait.`,
       write(ctx.stderr, `another brain process is writing to ${home}; try again later`);
       return 75;
     }
-    // The DuckDB cache follows in a process of its own (src/core/cache/follow.ts) when this is the
-    // CLI's own process: nothing a search needs waits for it.
-    const self = ctx.self;
-    const policy = args.opts['no-caches']
-      ? POLICY.captureOnly
-      : self
-        ? { ...POLICY.record, duckdb: { onlyIfBuilt: true, run: () => startFollower(home, self, ctx.env) } }
-        : POLICY.record;
+    // The DuckDB cache follows in a process of its own when this is the CLI's own process:
+    // nothing a search needs waits for it.
+    const base = args.opts['no-caches'] ? POLICY.captureOnly : POLICY.record;
+    const policy = ctx.self ? withFollower(base, home, ctx.self, ctx.env) : base;
     const caches = await afterCapture(home, ctx.env, policy, r);
     if (args.opts.json) write(ctx.stdout, JSON.stringify({ home: r.home, machine: r.machine, applied: r.applied, lanes: r.lanes, roots: r.roots, warnings: r.events, refused: r.refused, prefix_check: r.prefix_check, caches }));
     else {

@@ -1,8 +1,7 @@
-import { startFollower } from '../core/cache/follow';
 import { brainHome } from '../core/home';
 import { startWatch } from '../core/floor/watch';
 import { describe, homeNotWritable, notWritable } from '../core/errors';
-import { AfterCapture, POLICY } from '../core/pipeline/after';
+import { AfterCapture, POLICY, withFollower } from '../core/pipeline/after';
 import { write, type Verb } from './args';
 
 export const watch: Verb = {
@@ -19,8 +18,7 @@ export const watch: Verb = {
     // The caches follow each pass that captured something (POLICY.watch); the next pass waits for
     // the secret scan and the turn index. DuckDB's update, at most every 30 s, is handed to a
     // follower of its own as `brain record` does, so no change waits behind it.
-    const self = ctx.self;
-    const policy = self ? { ...POLICY.watch, duckdb: { ...POLICY.watch.duckdb, run: () => startFollower(home, self, ctx.env) } } : POLICY.watch;
+    const policy = ctx.self ? withFollower(POLICY.watch, home, ctx.self, ctx.env) : POLICY.watch;
     const after = new AfterCapture(home, ctx.env, policy);
     const w = startWatch({
       home,

@@ -100,12 +100,12 @@ export async function follow(home: string, update: CacheUpdate): Promise<string>
 
 /** Starts a follower, detached from this process (it outlives it), at low priority and on one
  * DuckDB thread so that what the user runs next keeps the cores. `self` is the command that runs
- * this program's CLI ([node, script]). Resolves to what to report; throws when the last follower
+ * this program's CLI ([node, script]). Returns what to report; throws when the last follower
  * failed (the new one is started first, so a passing problem heals by itself). */
 export function startFollower(home: string, self: string[], env: NodeJS.ProcessEnv): string {
   if (!fs.existsSync(layout(home).duckdb)) return 'not built yet (the first query builds it)';
-  const last = lastFollow(home);
   if (cacheKnownCurrent(home)) return 'current';
+  const last = lastFollow(home);
   const [cmd, ...args] = self;
   const child = spawn(cmd, [...args, 'rebuild', '--update', '--follow', '--json'], {
     detached: true,

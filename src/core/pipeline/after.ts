@@ -57,7 +57,8 @@ export const WATCH_DUCKDB_GAP_MS = 30_000;
 
 /** The command line's policies. The editor's worker states its own (extension/worker/recorder.ts). */
 export const POLICY = {
-  /** brain record: every cache, now, each step reported. */
+  /** brain record: every cache, each step reported; DuckDB's update handed to a follower process
+   * where the CLI is its own process (withFollower), else waited for. */
   record: { follow: 'every-pass', secrets: true, index: true, duckdb: { onlyIfBuilt: true }, sync: false },
   /** brain record --no-caches. */
   captureOnly: { follow: 'every-pass', secrets: false, index: false, duckdb: false, sync: false },
@@ -67,6 +68,14 @@ export const POLICY = {
    * whoever reads them next. */
   tick: { follow: 'captured', secrets: false, index: false, duckdb: false, sync: true },
 } as const satisfies Record<string, AfterCapturePolicy>;
+
+/** `policy` with its DuckDB update handed to a follower process (src/core/cache/follow.ts), which
+ * `self` ([node, script]: this CLI again) starts; the step then returns at once. For the CLI's own
+ * process: verbs run inside another program (tests, the editor) keep the policy as it is. */
+export function withFollower(policy: AfterCapturePolicy, home: string, self: string[], env: Env): AfterCapturePolicy {
+  if (!policy.duckdb) return policy;
+  return { ...policy, duckdb: { ...policy.duckdb, run: async () => (await import('../cache/follow')).startFollower(home, self, env) } };
+}
 
 /** Whether a pass put anything on the floor. */
 export function captured(r: CaptureReport): boolean {
