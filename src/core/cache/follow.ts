@@ -17,7 +17,7 @@ import { writeFileAtomic } from '../floor/durable';
 import { tryLock } from '../floor/lock';
 import { layout } from '../home';
 import { setting } from '../settings';
-import { cacheKnownCurrent } from './fresh';
+import { cacheKnownCurrent, freshNotePath } from './fresh';
 
 export interface FollowOutcome {
   ok: boolean;
@@ -98,6 +98,15 @@ export async function follow(home: string, update: CacheUpdate): Promise<string>
   return detail;
 }
 
+/** Whether the cache was brought up to the manifest after `last` failed: a query, or a
+ * `brain rebuild`, did it in the foreground (each success notes where the cache stands, fresh.ts),
+ * so that failure is over and is not reported again. */
+function healedSince(home: string, last: FollowOutcome): boolean {
+  const at = Date.parse(last.at);
+  const noted = fs.statSync(freshNotePath(layout(home).duckdb), { throwIfNoEntry: false })?.mtimeMs;
+  return noted !== undefined && Number.isFinite(at) && noted > at;
+}
+
 /** Starts a follower, detached from this process (it outlives it), at low priority and on one
  * DuckDB thread so that what the user runs next keeps the cores. `self` is the command that runs
  * this program's CLI ([node, script]). Returns what to report; throws when the last follower
@@ -121,7 +130,7 @@ export function startFollower(home: string, self: string[], env: NodeJS.ProcessE
       /* not permitted here: it runs at normal priority */
     }
   }
-  if (last && !last.ok) {
+  if (last && !last.ok && !healedSince(home, last)) {
     throw new Error(`the last background update failed (${last.at}): ${last.detail}; updating again in the background (\`brain rebuild --update\` shows it)`);
   }
   return `updating in the background (pid ${child.pid ?? '?'}); \`brain sql\` waits for it`;

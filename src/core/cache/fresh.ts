@@ -22,7 +22,8 @@ interface Note {
   db: [number, number, number, number];
 }
 
-function notePath(db: string): string {
+/** The note beside the cache `db`; written after each update or rebuild that ended well. */
+export function freshNotePath(db: string): string {
   return `${db}.fresh.json`;
 }
 
@@ -36,18 +37,18 @@ export function noteFresh(db: string, schemaHash: string, meta: { offset: number
   const id = identity(db);
   if (!id || fs.existsSync(`${db}.wal`)) return forgetFresh(db);
   const n: Note = { v: 1, schema_hash: schemaHash, manifest_offset: meta.offset, manifest_check_from: meta.checkFrom, manifest_check: meta.check, db: id };
-  writeFileAtomic(notePath(db), JSON.stringify(n) + '\n', { sync: false });
+  writeFileAtomic(freshNotePath(db), JSON.stringify(n) + '\n', { sync: false });
 }
 
 export function forgetFresh(db: string): void {
-  fs.rmSync(notePath(db), { force: true });
+  fs.rmSync(freshNotePath(db), { force: true });
 }
 
 /** True only when the note proves the cache current; false means "open it and see". */
 export function knownCurrent(db: string, schemaHash: string, manifest: string): boolean {
   let n: Note;
   try {
-    n = JSON.parse(fs.readFileSync(notePath(db), 'utf8')) as Note;
+    n = JSON.parse(fs.readFileSync(freshNotePath(db), 'utf8')) as Note;
   } catch {
     return false;
   }

@@ -101,3 +101,26 @@ test('a follower that failed is reported by the next brain record, which starts 
     sb.cleanup();
   }
 });
+
+test('a failed follower is not reported again once a query brought the cache up in the foreground', async () => {
+  const sb = await capturedSandbox('cache-follow-healed');
+  try {
+    await rebuildCache(sb.brain);
+    appendLine(ccFile(sb.home), userLine('a prompt about voles', '2026-05-02T12:00:00.000Z'));
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
+    const h = await holder(path.join(sb.brain, 'brain.duckdb'), 'rw', 3000);
+    await assert.rejects(follow(sb.brain, (home) => updateCache(home, { lockTimeoutMs: 200 })), /locked|lock/i);
+    assert.equal(lastFollow(sb.brain)?.ok, false);
+    await h.done;
+    // What `brain sql` and the tools do before they read: the update the follower could not make.
+    assert.equal((await updateCache(sb.brain)).mode, 'update');
+    appendLine(ccFile(sb.home), userLine('a prompt about shrews', '2026-05-02T12:05:00.000Z'));
+    const r = brain(sb, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /FAILED duckdb/);
+    assert.match(r.stdout, /updating in the background/);
+    await until('the new follower noted success', () => lastFollow(sb.brain)?.ok === true);
+  } finally {
+    sb.cleanup();
+  }
+});
