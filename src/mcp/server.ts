@@ -1,7 +1,7 @@
 // `brain mcp`: the recall tools over MCP on stdio, on the official SDK's low-level Server, so each
 // tool's JSON Schema goes out exactly as the core declares it (the high-level McpServer wants zod).
 // It reads only: the floor, the manifest and, for SQL, the cache as it is. It never brings a cache
-// up to date (that would write): search reads an in-memory copy of turns.sqlite when that file is
+// up to date (that would write): search reads a private copy of turns.sqlite when that file is
 // whole and current with the manifests (the recorder keeps it so), else the files; read_session
 // reads the files (the index option 'snapshot'); SQL opens brain.duckdb read-only without updating it. Stdio
 // only: no socket is ever opened.
@@ -65,7 +65,7 @@ export function createServer(opts: McpOptions): BrainServer {
   const running = new Set<Promise<unknown>>();
   const budget = opts.budget ?? DEFAULT_BUDGET;
   // By default the core never opens the turn index for writing (an update, even opening it,
-  // writes): search reads an in-memory copy of it when the file is whole and current, else scans;
+  // writes): search reads a private copy of it when the file is whole and current, else scans;
   // the rest reads the floor's files.
   const index = opts.index ?? 'snapshot';
   const env = opts.env;

@@ -1,4 +1,4 @@
-// brain mcp searches an in-memory copy of the turn index, never the file itself: the same answers
+// brain mcp searches a private copy of the turn index, never the file itself: the same answers
 // as `brain search`, and a scan (saying why) whenever the file is not the whole, current index.
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -69,4 +69,27 @@ test('writes not yet merged into the file (a recorder holds it open): the scan a
   // The last connection closing merges the WAL: the file is whole again.
   const r = await mcp.call('search', { term: 'GitHub Action' });
   assert.equal(r.json.source, 'index', r.json.header);
+});
+
+test('the copy is a file of its own, removed once open: nothing of it stays in the temporary folder', async () => {
+  const tmp = path.join(sb.dir, 'tmp-copy');
+  fs.mkdirSync(tmp);
+  const m = await startMcp({ ...sb.env, TMPDIR: tmp });
+  try {
+    const r = await m.call('search', { term: 'GitHub Action' });
+    assert.equal(r.json.source, 'index', r.json.header);
+    assert.deepEqual(fs.readdirSync(tmp), [], 'no copy is left in TMPDIR');
+    const open = fs.readdirSync(`/proc/${m.pid}/fd`).map((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/${m.pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    // The server reads its removed copy, and holds no descriptor of the floor's index file.
+    assert.ok(open.some((l) => l.startsWith(tmp) && l.endsWith('/turns.sqlite (deleted)')), open.join('\n'));
+    assert.ok(!open.some((l) => l.startsWith(path.join(sb.brain, 'turns.sqlite'))), open.join('\n'));
+  } finally {
+    await m.close();
+  }
 });

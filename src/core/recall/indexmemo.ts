@@ -1,5 +1,5 @@
 // What search asks the turn index on every call, asked once per state of the index. A long-lived
-// reader (brain mcp's in-memory copy, the editor's worker) searches many times over an index that
+// reader (brain mcp's private copy, the editor's worker) searches many times over an index that
 // changes rarely: its statements are prepared once per connection, and answers that depend on the
 // whole files table (which sessions were rewritten, each file's newest generation) are kept until
 // the index changes. A one-shot search (the CLI) asks only for the files it shows or reads.

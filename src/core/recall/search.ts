@@ -167,7 +167,7 @@ export function search(input: SearchInput, env: Env = process.env, opts: RecallO
   let fallback: string | null = null;
   let idx: TurnIndex | null = null;
   const refused: RefusedFile[] = [];
-  // 'snapshot' (brain mcp): the index only as an in-memory copy of a current file, never opened
+  // 'snapshot' (brain mcp): the index only as a private copy of a current file, never opened
   // for an update (that writes); otherwise the scan.
   const use = opts.index ?? 'live';
   const snapshot = use === 'snapshot';

@@ -34,7 +34,7 @@ export interface SessionInfo {
 }
 
 /** How recall uses the turn index (turns.sqlite). 'live' (the default): open it and bring it up to
- * date first, which writes. 'snapshot': search reads an in-memory copy of the file when it is whole
+ * date first, which writes. 'snapshot': search reads a private copy of the file when it is whole
  * and current, and nothing else opens it, so nothing is written (brain mcp). 'off': read the files
  * (brain search --scan). */
 export type IndexUse = 'live' | 'snapshot' | 'off';
