@@ -93,3 +93,15 @@ test('the copy is a file of its own, removed once open: nothing of it stays in t
     await m.close();
   }
 });
+
+test('no temporary folder to copy into: the copy is made in memory, and the index still answers', async () => {
+  const m = await startMcp({ ...sb.env, TMPDIR: path.join(sb.dir, 'no-such-folder') });
+  try {
+    const r = await m.call('search', { term: 'GitHub Action' });
+    assert.equal(r.json.source, 'index', r.json.header);
+    assert.ok(r.json.hits.length > 0);
+    assert.equal(fs.existsSync(path.join(sb.dir, 'no-such-folder')), false);
+  } finally {
+    await m.close();
+  }
+});

@@ -58,8 +58,13 @@ function takeSnapshot(root: Root): IndexOpen {
   let db: DB;
   try {
     db = openCopy(Database, file);
-  } catch (e) {
-    return { ok: false, reason: `the turn index cannot be read (${(e as Error).message})` };
+  } catch {
+    // No temporary folder it may write (a sandbox): the copy goes into memory instead.
+    try {
+      db = openInMemory(Database, file);
+    } catch (e) {
+      return { ok: false, reason: `the turn index cannot be read (${(e as Error).message})` };
+    }
   }
   if (identity() !== before || walBytes() > 0) {
     db.close();
@@ -108,4 +113,11 @@ function openCopy(Database: NonNullable<ReturnType<typeof loadSqlite>>, file: st
       process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     }
   }
+}
+
+/** The copy in memory: the file read whole, marked an ordinary database, deserialised. */
+function openInMemory(Database: NonNullable<ReturnType<typeof loadSqlite>>, file: string): DB {
+  const buf = fs.readFileSync(file);
+  if (buf.length >= 100) buf[18] = buf[19] = 1;
+  return new Database(buf);
 }
