@@ -2,6 +2,7 @@
 // as `brain search`, and a scan (saying why) whenever the file is not the whole, current index.
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadSqlite } from '../../src/core/sqlite';
@@ -73,12 +74,15 @@ test('writes not yet merged into the file (a recorder holds it open): the scan a
 
 test('the copy is a file of its own, removed once open: nothing of it stays in the temporary folder', async () => {
   const tmp = path.join(sb.dir, 'tmp-copy');
-  fs.mkdirSync(tmp);
+  // What a server killed between making its copy and removing it would leave.
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  fs.mkdirSync(path.join(tmp, `brain-index-${dead}-x1Yz9Q`), { recursive: true });
+  fs.writeFileSync(path.join(tmp, `brain-index-${dead}-x1Yz9Q`, 'turns.sqlite'), 'a copy');
   const m = await startMcp({ ...sb.env, TMPDIR: tmp });
   try {
     const r = await m.call('search', { term: 'GitHub Action' });
     assert.equal(r.json.source, 'index', r.json.header);
-    assert.deepEqual(fs.readdirSync(tmp), [], 'no copy is left in TMPDIR');
+    assert.deepEqual(fs.readdirSync(tmp), [], 'no copy is left in TMPDIR, nor a dead server\'s');
     const open = fs.readdirSync(`/proc/${m.pid}/fd`).map((fd) => {
       try {
         return fs.readlinkSync(`/proc/${m.pid}/fd/${fd}`);

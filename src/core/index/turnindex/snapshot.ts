@@ -91,7 +91,9 @@ function takeSnapshot(root: Root): IndexOpen {
  * be read without its shared-memory file), opens it and removes it and its folder: the open file
  * stays readable until it is closed. */
 function openCopy(Database: NonNullable<ReturnType<typeof loadSqlite>>, file: string): DB {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brain-index-'));
+  const tmp = os.tmpdir();
+  removeStaleCopies(tmp);
+  const dir = fs.mkdtempSync(path.join(tmp, `brain-index-${process.pid}-`));
   const copy = path.join(dir, 'turns.sqlite');
   try {
     fs.copyFileSync(file, copy, fs.constants.COPYFILE_EXCL);
@@ -120,4 +122,30 @@ function openInMemory(Database: NonNullable<ReturnType<typeof loadSqlite>>, file
   const buf = fs.readFileSync(file);
   if (buf.length >= 100) buf[18] = buf[19] = 1;
   return new Database(buf);
+}
+
+/** Folders of copies whose process died between making and removing them (a kill in those few
+ * milliseconds): a copy of the index holds the conversations' text, so none is left behind. */
+function removeStaleCopies(tmp: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = /^brain-index-(\d+)-/.exec(n);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+      continue;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
+    }
+    try {
+      fs.rmSync(path.join(tmp, n), { recursive: true, force: true });
+    } catch {
+      /* another user's: not ours to remove */
+    }
+  }
 }
