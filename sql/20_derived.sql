@@ -22,13 +22,14 @@ WITH
   -- or is a JSON null (what TRY(from_json(line, <any struct>)) IS NULL says, checked on edge
   -- cases: json_valid reads with the same options), by a validation that builds nothing: a
   -- from_json here parsed every line once more (a tenth of a refresh). Valid JSON that starts
-  -- with { or [ is no null, so only other lines are trimmed (trim copies the line).
+  -- with { or [ is no null, so only other lines are trimmed (trim copies the line). A CASE, not
+  -- OR/AND: DuckDB evaluated the trim of every line under the OR (a sixth of a refresh, measured).
   gen AS (
     SELECT r.file_id, any_value(r.witness_gen) AS witness_gen,
            count(*) AS n_lines,
-           count(*) FILTER (WHERE NOT json_valid(r.raw_line)
-                               OR (left(r.raw_line, 1) NOT IN ('{', '[')
-                                   AND trim(r.raw_line, ' ' || chr(9) || chr(10) || chr(13)) = 'null')) AS n_bad_lines,
+           count(*) FILTER (WHERE CASE WHEN NOT json_valid(r.raw_line) THEN true
+                                       WHEN left(r.raw_line, 1) IN ('{', '[') THEN false
+                                       ELSE trim(r.raw_line, ' ' || chr(9) || chr(10) || chr(13)) = 'null' END) AS n_bad_lines,
            min(r.event_time) AS first_event,
            max(r.event_time) AS last_event,
            min(r.captured_at) AS first_captured,
