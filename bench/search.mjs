@@ -85,7 +85,7 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
   for (const [term, v] of Object.entries(qj)) console.log(`  ${JSON.stringify(term).padEnd(26)} p50 ${fmt(v.p50)}  p99 ${fmt(v.p99)}  (${v.sessions} sessions)`);
   res.query = qj;
 
-  // 2b. search() in process, as brain mcp (its in-memory copy) and the editor's worker (the live
+  // 2b. search() in process, as brain mcp (its private copy) and the editor's worker (the live
   // index kept open) call it on every request: no start-up, no JSON-RPC.
   res.recall = {};
   console.log('in-process search() (100 calls each after a first; goal p50 ≤ 5 ms for rare terms, tool output included):');
@@ -146,13 +146,13 @@ export async function run({ root, info, home, brainHome, env, outRoot, measure, 
   }
   console.log(`  (node -e 0 alone: ${fmt(nodeStart)})`);
 
-  // 3b. Search inside a running `brain mcp` (its in-memory copy of the index, as an agent asks it),
+  // 3b. Search inside a running `brain mcp` (its private copy of the index, as an agent asks it),
   // each call a JSON-RPC round trip over stdio: rare terms (tool output included) and a common one.
   const transport = new StdioClientTransport({ command: node, args: [BIN, 'mcp'], env, stderr: 'ignore' });
   const client = new Client({ name: 'brain-bench', version: '1.0.0' });
   await client.connect(transport);
   res.mcp = {};
-  console.log('brain mcp search (tools/call round trip, in-memory index; 50 calls each; goal p50 ≤ 5 ms for rare terms):');
+  console.log('brain mcp search (tools/call round trip, private copy of the index; 50 calls each; goal p50 ≤ 5 ms for rare terms):');
   try {
     for (const [label, term] of [
       ['rare (said)', rareTurn],
