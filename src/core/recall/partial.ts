@@ -30,7 +30,7 @@ function scratch(len: number): Buffer {
 /** Bytes read past a match, first, while a turn it is in is still open (doubled each read after).
  * It was 64 KB each read: on the short-turn bench, where a turn ends a line or two after the
  * match, that window was most of what a rare term's search parsed. */
-const MORE = 4 << 10;
+const MORE = 1 << 10;
 
 // Non-ASCII characters whose lowercase is ASCII (U+0130, U+212A): where they occur, matching
 // lowercased ASCII bytes could miss what folding the decoded text finds.
