@@ -28,6 +28,11 @@ export function citeSpan(dir: string, machine: string, lakePath: string, span: S
   return citation(machine, lakePath, span, gen, hashRange(lakeFile(dir, lakePath, seen), span.byte_from, span.byte_to));
 }
 
+/** A span's citation, hashed from `abs`: the file's path as its caller checked it on disk. */
+export function citeChecked(abs: string, machine: string, lakePath: string, span: Span, gen: number): Citation {
+  return citation(machine, lakePath, span, gen, hashRange(abs, span.byte_from, span.byte_to));
+}
+
 /** A span's citation from its bytes, already read (exactly byte_from..byte_to). */
 export function citeBytes(machine: string, lakePath: string, span: Span, gen: number, bytes: Buffer): Citation {
   return citation(machine, lakePath, span, gen, createHash('sha256').update(bytes).digest('hex'));

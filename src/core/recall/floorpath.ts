@@ -1,6 +1,17 @@
 // How recall reports a floor file the lake_path guard (index/lakepath.ts) refused.
+import * as path from 'node:path';
 import { UnsafePathError } from '../safepath';
+import { lakeFileProblem } from '../index/lakepath';
 import type { RefusedFile } from './types';
+
+/** A floor file checked on disk once for a whole search: its absolute path, which the search's
+ * reads of it (chunks, parse, citations) then open without following a symlink, or why it is
+ * refused. `seen`: folders found real earlier in the same search. */
+export function checkedLake(dir: string, lakePath: string, seen: Set<string>): { abs: string; problem: null } | { abs: null; problem: string } {
+  const problem = lakeFileProblem(dir, lakePath, seen);
+  // The guard refuses `..` and absolute paths, so the join stays inside dir (as its own does).
+  return problem ? { abs: null, problem } : { abs: path.join(dir, lakePath), problem: null };
+}
 
 /** A refused file as recall reports it, from the error the guard threw (null: another error). */
 export function refusalOf(machine: string, lakePath: string, e: unknown): RefusedFile | null {

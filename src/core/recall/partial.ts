@@ -5,7 +5,7 @@
 // that holds the term lies in a matched chunk, and a parse resumed at a checkpoint numbers turns,
 // and rebuilds the turns still open there, exactly as the parse from the start did.
 import * as fs from 'node:fs';
-import type { Checkpoint, DialectParser, RawLine, Turn } from '../turns';
+import type { Checkpoint, Dialect, DialectParser, RawLine, Turn } from '../turns';
 import { turnKey } from '../turns';
 import { dialectFor } from '../agents';
 import { forEachLine, lineText } from '../agents/kit/jsonl';
@@ -27,8 +27,10 @@ function scratch(len: number): Buffer {
   return kept;
 }
 
-/** Bytes read past a match at a time while a turn it is in is still open. */
-const MORE = 64 << 10;
+/** Bytes read past a match, first, while a turn it is in is still open (doubled each read after).
+ * It was 64 KB each read: on the short-turn bench, where a turn ends a line or two after the
+ * match, that window was most of what a rare term's search parsed. */
+const MORE = 1 << 10;
 
 // Non-ASCII characters whose lowercase is ASCII (U+0130, U+212A): where they occur, matching
 // lowercased ASCII bytes could miss what folding the decoded text finds.
@@ -131,26 +133,42 @@ export function scanParts(
   const d = dialectFor(file.lane);
   if (!d || !d.reads(rel)) return null;
   const end = file.to ?? Infinity;
-  let abs: string;
-  const lines: number[] = [];
+  let fd: number;
   try {
-    abs = lakeFile(file.mf.dir, file.lake_path);
-    const fd = fs.openSync(abs, READ_NOFOLLOW);
-    try {
-      for (let i = 0; i < ranges.length; i += 2) {
-        const from = ranges[i];
-        const len = Math.min(ranges[i + 1], end) - from;
-        if (len <= 0) continue;
-        const buf = len <= SCRATCH_MAX ? scratch(len) : Buffer.allocUnsafe(len);
-        const n = fs.readSync(fd, buf, 0, len, from);
-        lines.push(...matchedLines(buf, n, from, forms));
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
+    // One open for the chunks and the parse: the path was checked by the search that listed the
+    // file (file.abs), and a symlink put there since is refused by the open (READ_NOFOLLOW).
+    fd = fs.openSync(file.abs ?? lakeFile(file.mf.dir, file.lake_path), READ_NOFOLLOW);
   } catch (e) {
     if (e instanceof UnsafePathError || ['ENOENT', 'ELOOP'].includes(String((e as NodeJS.ErrnoException).code))) return null;
     throw e;
+  }
+  try {
+    return parts(fd, file, d, rel, end, term, keep, ranges, forms, markBefore);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function parts(
+  fd: number,
+  file: FloorFile,
+  d: Dialect,
+  rel: string,
+  end: number,
+  term: string,
+  keep: number,
+  ranges: number[],
+  forms: string[],
+  markBefore: (byte: number) => { byte: number; ck: string } | null,
+): FileScan | null {
+  const lines: number[] = [];
+  for (let i = 0; i < ranges.length; i += 2) {
+    const from = ranges[i];
+    const len = Math.min(ranges[i + 1], end) - from;
+    if (len <= 0) continue;
+    const buf = len <= SCRATCH_MAX ? scratch(len) : Buffer.allocUnsafe(len);
+    const n = fs.readSync(fd, buf, 0, len, from);
+    lines.push(...matchedLines(buf, n, from, forms));
   }
   if (lines.length === 0) return null;
 
@@ -167,7 +185,7 @@ export function scanParts(
   const cur: { p: DialectParser | null; at: { byte: number; line: number } } = { p: null, at: { byte: 0, line: 1 } };
   const read = (to: number) => {
     const p = cur.p!;
-    const r = forEachLine(abs, cur.at, Math.min(to, end), (l) => p.line(l));
+    const r = forEachLine(fd, cur.at, Math.min(to, end), (l) => p.line(l));
     cur.at = { byte: r.byte, line: r.line };
   };
   const start = (ck: Checkpoint | undefined) => {
@@ -188,15 +206,14 @@ export function scanParts(
       if (!cur.p || (m && m.byte > cur.at.byte)) start(m ? (JSON.parse(m.ck) as Checkpoint) : undefined);
       read(to);
     }
-    // On until no turn that began before the match's line end is still open.
+    // On until no turn that began before the match's line end is still open: mostly the next
+    // line or two, so a small window first, doubled each time (a long turn costs a few reads).
     let more = MORE;
     while (open(to) && cur.at.byte < end) {
       const before = cur.at.byte;
       read(before + more);
-      if (cur.at.byte === before) {
-        if (before + more >= end) break; // nothing more to read
-        more *= 2; // one line longer than the window
-      }
+      if (cur.at.byte === before && before + more >= end) break; // nothing more to read
+      more *= 2;
     }
     if (cur.at.byte >= end || open(to)) atEnd = true;
   }

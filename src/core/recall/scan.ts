@@ -20,8 +20,8 @@ import { fold } from '../index/turnindex';
 import { snippetText } from './snippet';
 import { walkTree } from '../walk';
 import { READ_NOFOLLOW, UnsafePathError } from '../safepath';
-import { lakeFile, lakeFileProblem } from '../index/lakepath';
-import { noteRefused } from './floorpath';
+import { lakeFile } from '../index/lakepath';
+import { checkedLake, noteRefused } from './floorpath';
 import { infoFromFile } from './session';
 import type { RefusedFile, SessionInfo, SnippetField } from './types';
 import { setting } from '../settings';
@@ -40,6 +40,9 @@ export interface FloorFile {
   last_seen: string | null;
   /** The newest generation of the same base (this file's own gen when unknown). */
   newest?: number;
+  /** The file's absolute path, once the search that listed it has checked it on disk (its reads
+   * then check it no more; they open it without following a symlink). */
+  abs?: string;
 }
 
 /** Every file of a root, every generation of each (`newestOnly`: the newest generation alone),
@@ -84,9 +87,12 @@ export function floorFiles(root: Root, refused: RefusedFile[] = [], o: { newestO
     for (const f of byPath.values()) {
       f.newest = newest.get(f.base) ?? f.gen;
       if (o.newestOnly && f.newest !== f.gen) continue;
-      const problem = lakeFileProblem(mf.dir, f.lake_path, seen);
-      if (problem) noteRefused(refused, { machine: mf.machine, lake_path: f.lake_path, session: f.session, problem });
-      else out.push(f);
+      const { abs, problem } = checkedLake(mf.dir, f.lake_path, seen);
+      if (problem !== null) noteRefused(refused, { machine: mf.machine, lake_path: f.lake_path, session: f.session, problem });
+      else {
+        f.abs = abs;
+        out.push(f);
+      }
     }
   }
   return out;
@@ -251,7 +257,7 @@ export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = tru
   let badCount = 0;
   let r;
   try {
-    r = readTurns(lakeFile(file.mf.dir, file.lake_path), file.lane, rel, {
+    r = readTurns(file.abs ?? lakeFile(file.mf.dir, file.lake_path), file.lane, rel, {
       full: true,
       to: file.to,
       tail: file.unterminated,

@@ -15,7 +15,7 @@ import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type Session
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { roleOfIndex } from '../index/parse-job';
-import { citeBytes, citeSpan } from './cite';
+import { citeBytes, citeChecked, citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
 import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, readMapped, rewrittenSessions, turnGens } from './indexmemo';
@@ -23,8 +23,8 @@ import { scanParts } from './partial';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
-import { lakeFile, lakeFileProblem } from '../index/lakepath';
-import { noteRefused, refusalOf } from './floorpath';
+import { lakeFile } from '../index/lakepath';
+import { checkedLake, noteRefused, refusalOf } from './floorpath';
 import { READ_NOFOLLOW } from '../safepath';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
@@ -133,7 +133,7 @@ function mentionSnippet(f: FloorFile, m: Mention, rewritten_away: boolean): Snip
     text: m.snippet,
     gen: f.gen,
     rewritten_away,
-    citation: citeSpan(f.mf.dir, f.mf.machine, f.lake_path, m.span, f.gen),
+    citation: f.abs ? citeChecked(f.abs, f.mf.machine, f.lake_path, m.span, f.gen) : citeSpan(f.mf.dir, f.mf.machine, f.lake_path, m.span, f.gen),
   };
 }
 
@@ -332,8 +332,10 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     let ok = passed.get(s.id);
     if (ok === undefined) passed.set(s.id, (ok = passes(f, lightInfo(s))));
     if (!ok) continue;
-    const problem = lakeFileProblem(mf.dir, fr.lake_path, seen);
-    if (problem) {
+    // The one check of this file's path in this search: its chunk reads, parse and citations use
+    // the path it gives.
+    const { abs, problem } = checkedLake(mf.dir, fr.lake_path, seen);
+    if (problem !== null) {
       noteRefused(refused, { machine: mf.machine, lake_path: fr.lake_path, session: s.session, problem });
       continue;
     }
@@ -352,6 +354,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
         unterminated: !!fr.unterminated,
         first_seen: fr.first_seen,
         last_seen: fr.last_seen,
+        abs,
       },
     });
   }
@@ -422,7 +425,7 @@ function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boo
             text: t.snippet,
             gen: file.gen,
             rewritten_away,
-            citation: citeSpan(file.mf.dir, file.mf.machine, file.lake_path, t.span, file.gen),
+            citation: file.abs ? citeChecked(file.abs, file.mf.machine, file.lake_path, t.span, file.gen) : citeSpan(file.mf.dir, file.mf.machine, file.lake_path, t.span, file.gen),
           })),
       });
     } else if (scans.some((s) => s.toolCount > 0)) {

@@ -17,20 +17,21 @@ export interface LineEnd {
 }
 
 /**
- * Calls `cb` for every newline-terminated line in [from.byte, to) of `file`; `from.line` is the
+ * Calls `cb` for every newline-terminated line in [from.byte, to) of `file` (a path, or an open fd); `from.line` is the
  * number of the line starting at from.byte. With `tail`, an unterminated last line is passed too.
  * The RawLine's buffer is reused: it is valid only during the callback. `block` is called after
  * each read's complete lines with the buffer they start (at 0) and end in.
  */
 export function forEachLine(
-  file: string,
+  file: string | number,
   from: { byte: number; line: number },
   to: number | null,
   cb: (l: RawLine) => void,
   opts: { tail?: boolean; block?: (buf: Buffer, to: number) => void } = {},
 ): LineEnd {
-  // Floor files are never symlinks: one found here was planted, and is not followed.
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  // Floor files are never symlinks: one found here was planted, and is not followed. An fd passed
+  // in (a reader that reads one file in several steps) stays open for the caller to close.
+  const fd = typeof file === 'number' ? file : fs.openSync(file, READ_NOFOLLOW);
   // One block buffer is reused across files (a fresh 4 MB per file is garbage the GC sees late).
   const mine = spare;
   spare = null;
@@ -74,7 +75,7 @@ export function forEachLine(
       }
     }
   } finally {
-    fs.closeSync(fd);
+    if (fd !== file) fs.closeSync(fd);
     spare = mine;
   }
 }
