@@ -45,6 +45,9 @@ export class TurnIndex extends IndexQueries {
    * statement on another table after an FTS write may be a savepoint, where FTS5 writes its
    * pending terms out as a segment of their own. */
   private ftsRows = new Map<number, string>();
+  /** The batch's FTS rows to delete (rowid, the text it was written with), before its inserts (an
+   * id a resume cut is given again). */
+  private ftsGone: [number, string][] = [];
   /** The batch's turn packs (block: its turns), read once and written at its end (writePacks). */
   private packs = new Map<number, TurnRow[]>();
   private dirty = new Set<number>();
@@ -53,13 +56,22 @@ export class TurnIndex extends IndexQueries {
   private seen = new Set<string>();
 
   private writeFts(): void {
+    for (const [id, text] of this.ftsGone) this.st.delFts.run(id, text);
+    this.ftsGone = [];
     for (const [id, text] of this.ftsRows) this.st.insFts.run(id, text);
     this.ftsRows.clear();
   }
 
-  /** A turn leaves the FTS index: a pending row is not written, a written one is deleted. */
-  private unsay(id: number): void {
-    if (!this.ftsRows.delete(id)) this.st.delFts.run(id);
+  /** A turn leaves the FTS index: a pending row is not written, a written one is deleted with its
+   * text (`text`, or the one said_tail keeps). FTS5 removes the postings of the text it is given:
+   * any other would leave the turn's own behind, found by searches for what it no longer says. */
+  private unsay(id: number, text?: string): void {
+    const kept = this.st.tail.get(id) as string | undefined;
+    if (kept !== undefined) this.st.dropTail.run(id);
+    if (this.ftsRows.delete(id)) return;
+    const said = text || kept;
+    if (!said) throw new Error(`the turn index keeps no text for turn ${id}, which leaves its search index: delete ${this.root.index} (a cache) and search again to rebuild it`);
+    this.ftsGone.push([id, said]);
   }
 
   /** A block's turns as the batch has them (changing the array: mark it with `touch`). */
@@ -202,6 +214,7 @@ export class TurnIndex extends IndexQueries {
         let bytes = 0;
         this.tx(() => {
           this.ftsRows.clear();
+          this.ftsGone = [];
           this.packs.clear();
           this.dirty.clear();
           while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
@@ -271,7 +284,7 @@ export class TurnIndex extends IndexQueries {
     this.tx(() => {
       this.db.exec(`DELETE FROM turn_packs; DELETE FROM blocks; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-      this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks; DELETE FROM raw_marks;`);
+      this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks; DELETE FROM raw_marks; DELETE FROM said_tail;`);
     });
     this.raw?.clear();
   }
@@ -362,7 +375,9 @@ export class TurnIndex extends IndexQueries {
     }
     let first: number | null = null;
     let into: TurnRow[] = [];
-    const keys = new Set<number>();
+    // Each new turn's key, with its folded text: an older generation's turn with that key said the
+    // same (turnKey hashes the text), which is what its FTS row is deleted with.
+    const keys = new Map<number, string>();
     for (const t of r.turns) {
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
@@ -377,8 +392,12 @@ export class TurnIndex extends IndexQueries {
       first ??= id;
       const folded = t[8];
       into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
-      keys.add(t[9]);
-      if (folded) this.ftsRows.set(id, folded);
+      keys.set(t[9], folded);
+      if (folded) {
+        this.ftsRows.set(id, folded);
+        // A turn a resume may cut (read again from the checkpoint's line on) keeps its text.
+        if (t[4] >= r.checkpoint.line) this.st.putTail.run(id, folded);
+      }
     }
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
@@ -391,7 +410,7 @@ export class TurnIndex extends IndexQueries {
           for (const t of this.pack(b)) {
             if (!t.said || !olderIds.has(t.file_id) || !keys.has(t.key)) continue;
             t.said = 0;
-            this.unsay(t.id);
+            this.unsay(t.id, keys.get(t.key));
             this.touch(b);
           }
         }
