@@ -35,6 +35,11 @@ test('a pack gives back every field of its turns, in order', () => {
   // Short turns one after another take a few bytes each besides their key.
   const run = Array.from({ length: 200 }, (_, i) => turn(base + i));
   assert.ok(encodePack(block, run).length < 200 * 20, `${encodePack(block, run).length} bytes for 200 turns`);
+  // Turns each starting on the line and byte after the one before ends (most of a file's) keep
+  // their n and start in one byte: 12 bytes a turn here (6 of them the key; the first time 8).
+  const next = Array.from({ length: 200 }, (_, i) => turn(base + i, { n: i + 1, line_from: 2 * i + 1, line_to: 2 * i + 2, byte_from: 900 * i, byte_to: 900 * (i + 1) }));
+  assert.deepEqual(decodePack(block, encodePack(block, next)), next);
+  assert.ok(encodePack(block, next).length <= 200 * 12 + 8, `${encodePack(block, next).length} bytes for 200 turns that follow each other`);
 });
 
 test('a pack refuses turns out of order, outside its block, or with a key past 48 bits', () => {

@@ -33,7 +33,8 @@ export type DB = SqliteDatabase;
 // 11: a block's turns are packed in one row (turn_packs, turnpack.ts) instead of a row each.
 // 12: the FTS index keeps no per-turn sizes (columnsize=0; contentless_delete needed them, ~12
 // bytes a turn): a turn leaves it by FTS5's 'delete' with its text, which said_tail keeps for the
-// turns a resume may cut; the pages are 16 KB (a 4 KB page held one or two 2 KB turn packs).
+// turns a resume may cut; the pages are 16 KB (a 4 KB page held one or two 2 KB turn packs); a
+// packed turn that follows the one before in its file keeps its n and start in one byte.
 export const SCHEMA_VERSION = '12';
 /** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
 export const PAGE_SIZE = 16384;

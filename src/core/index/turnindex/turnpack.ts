@@ -6,9 +6,12 @@
 //
 // A turn: a flags byte (role, side, said, how ts is kept, whether its id follows the previous
 // one's and its file is the same), the id's gap (a varint, unless it follows) and the file's
-// delta (a zigzag varint, unless the same), then as zigzag varints n's delta, ts (the delta from
-// the block's previous numeric ts, or a length and UTF-8 text), line_from - the previous line_to,
-// line_to - line_from, the same for bytes, and last the key in 6 bytes.
+// delta (a zigzag varint, unless the same), then ts (the zigzag delta from the block's previous
+// numeric ts, or a length and UTF-8 text), then its place: one varint, n's delta from 1 (zigzag)
+// times two, plus one when the turn does not start on the line and byte after the previous one's
+// end (then line_from - the previous line_to - 1 and byte_from - the previous byte_to follow, as
+// zigzag varints); then line_to - line_from and byte_to - byte_from, and last the key in 6 bytes.
+// Most turns follow the one before in their file: their n and start take one byte, not three.
 import type { SqliteDatabase } from '../../sqlite';
 import type { IndexRole } from '../parse-job';
 import { BLOCK_BITS } from '../turncount';
@@ -108,17 +111,20 @@ export function encodePack(block: number, turns: readonly TurnRow[]): Buffer {
     id = t.id;
     if (!same) w.varint(zig(t.file_id - file));
     file = t.file_id;
-    w.varint(zig(t.n - n));
-    n = t.n;
     if (kind === TS_DELTA) {
       w.varint(zig((t.ts as number) - ts));
       ts = t.ts as number;
     } else if (kind === TS_NUMTEXT) w.text(String(t.ts));
     else if (kind === TS_TEXT) w.text(t.ts as string);
-    w.varint(zig(t.line_from - line));
+    const follows = t.line_from === line + 1 && t.byte_from === byte;
+    w.varint(zig(t.n - n - 1) * 2 + (follows ? 0 : 1));
+    n = t.n;
+    if (!follows) {
+      w.varint(zig(t.line_from - line - 1));
+      w.varint(zig(t.byte_from - byte));
+    }
     w.varint(zig(t.line_to - t.line_from));
     line = t.line_to;
-    w.varint(zig(t.byte_from - byte));
     w.varint(zig(t.byte_to - t.byte_from));
     byte = t.byte_to;
     w.room(6);
@@ -159,15 +165,20 @@ export function decodePack(block: number, b: Uint8Array, upTo = Number.POSITIVE_
     id += flags & NEXT_ID ? 1 : varint() + 1;
     if (id > upTo) break;
     if (!(flags & SAME_FILE)) file += unzig(varint());
-    n += unzig(varint());
     const kind = (flags >> 4) & 3;
     let t: number | string | null = null;
     if (kind === TS_DELTA) t = ts += unzig(varint());
     else if (kind === TS_NUMTEXT) t = Number(text());
     else if (kind === TS_TEXT) t = text();
-    const lineFrom = line + unzig(varint());
+    const place = varint();
+    n += unzig(Math.floor(place / 2)) + 1;
+    let lineFrom = line + 1;
+    let byteFrom = byte;
+    if (place % 2) {
+      lineFrom += unzig(varint());
+      byteFrom += unzig(varint());
+    }
     line = lineFrom + unzig(varint());
-    const byteFrom = byte + unzig(varint());
     byte = byteFrom + unzig(varint());
     const key = b[at] + b[at + 1] * 2 ** 8 + b[at + 2] * 2 ** 16 + b[at + 3] * 2 ** 24 + b[at + 4] * 2 ** 32 + b[at + 5] * 2 ** 40;
     at += 6;
