@@ -34,7 +34,8 @@ export type DB = SqliteDatabase;
 // 12: the FTS index keeps no per-turn sizes (columnsize=0; contentless_delete needed them, ~12
 // bytes a turn): a turn leaves it by FTS5's 'delete' with its text, which said_tail keeps for the
 // turns a resume may cut; the pages are 16 KB (a 4 KB page held one or two 2 KB turn packs); a
-// packed turn that follows the one before in its file keeps its n and start in one byte.
+// packed turn that follows the one before in its file keeps its n and start in one byte; only a
+// session with a rewritten file keeps its turns' keys (6 bytes a turn).
 export const SCHEMA_VERSION = '12';
 /** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
 export const PAGE_SIZE = 16384;
@@ -304,6 +305,8 @@ export class IndexBase {
       dropTail: d.prepare(`DELETE FROM said_tail WHERE id = ?`),
       pack: d.prepare(`SELECT data FROM turn_packs WHERE id = ?`).pluck(),
       putPack: d.prepare(`INSERT INTO turn_packs (id, data) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data`),
+      blockSess: d.prepare(`SELECT sess_id FROM blocks WHERE id = ?`).pluck(),
+      sessRewritten: d.prepare(`SELECT 1 FROM files WHERE sess_id = ? AND gen > 1 LIMIT 1`).pluck(),
       sessBlocks: d.prepare(`SELECT id FROM blocks WHERE sess_id = ? AND id >= ? ORDER BY id`).pluck(),
       // Older generations of a file (@machine, @base, @gen), with their sessions.
       olderFiles: d.prepare(`SELECT id, sess_id FROM files WHERE machine = @machine AND base = @base AND gen < @gen`).raw(),

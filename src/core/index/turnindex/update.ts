@@ -17,7 +17,8 @@ import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
 import { RawWriter } from './rawpost';
 import { BLOCK, BLOCK_BITS, fileBytes, type FileRow, type SessionRow, type TurnRow, type UpdateReport } from './schema';
-import { decodePack, encodePack } from './turnpack';
+import { decodePack, encodePack, unkeyed } from './turnpack';
+import { turnKey } from '../../turns';
 import { TURN_ROLES_OF } from '../turncount';
 import { setting } from '../../settings';
 
@@ -91,9 +92,57 @@ export class TurnIndex extends IndexQueries {
   }
 
   private writePacks(): void {
-    for (const b of this.dirty) this.st.putPack.run(b, encodePack(b, this.packs.get(b) as TurnRow[]));
+    for (const b of this.dirty) {
+      const keyed = this.sessKeyed(this.st.blockSess.get(b) as number);
+      if (keyed) this.fillKeys(b);
+      this.st.putPack.run(b, encodePack(b, this.packs.get(b) as TurnRow[], keyed));
+    }
     this.dirty.clear();
     this.packs.clear();
+    this.keyedSess.clear();
+    this.fileKeys.clear();
+  }
+
+  /** Sessions whose packs keep their turns' keys (this batch's answers). */
+  private keyedSess = new Map<number, boolean>();
+  /** Keys of files read again for them in this batch: per file, n:line_from:byte_to -> key. */
+  private fileKeys = new Map<number, Map<string, number>>();
+
+  /** A session with a file of generation 2 or later keeps its turns' keys (turnpack.ts): what
+   * counts and shows a turn several generations hold once. Files are never dropped, so a session
+   * once keyed stays so. */
+  private sessKeyed(sess: number): boolean {
+    let k = this.keyedSess.get(sess);
+    if (k === undefined) this.keyedSess.set(sess, (k = this.st.sessRewritten.get(sess) !== undefined));
+    return k;
+  }
+
+  /** Gives a block's turns whose pack kept no keys their keys, by reading their files again (as
+   * far as their last read went): once, when their session first needs them. A turn that read
+   * does not give again (its file changed under it) keeps a key no other turn has. */
+  private fillKeys(block: number): void {
+    const p = this.pack(block);
+    let touched = false;
+    for (const t of p) {
+      if (!unkeyed(t)) continue;
+      const key = this.keysOf(t.file_id).get(`${t.n}:${t.line_from}:${t.byte_to}`);
+      t.key = key ?? turnKey({ role: 'system', kind: 'instructions', ts: 'unmatched', text: `${t.file_id}:${t.id}` });
+      touched = true;
+    }
+    if (touched) this.touch(block);
+  }
+
+  private keysOf(fileId: number): Map<string, number> {
+    let m = this.fileKeys.get(fileId);
+    if (m) return m;
+    m = new Map();
+    this.fileKeys.set(fileId, m);
+    const row = this.st.fileById.get(fileId) as FileRow | undefined;
+    const job = row ? this.jobFor(row) : null;
+    if (!row || !job) return m;
+    const r = runParseJob({ ...job, resume: undefined, to: row.done, raw_from: undefined });
+    if (r.kind === 'turns') for (const t of r.turns) m.set(`${t[0]}:${t[4]}:${t[7]}`, t[9]);
+    return m;
   }
 
   /** The session's turns, over the batch's packs: per key, the most any one file of its shown
@@ -103,6 +152,8 @@ export class TurnIndex extends IndexQueries {
     const per = new Map<number, Map<number, number>>(files.map((f) => [f, new Map()]));
     let one = 0;
     for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+      // Several files of one base are its generations: the session is keyed.
+      if (files.length > 1) this.fillKeys(b);
       for (const t of this.pack(b)) {
         if (!TURN_ROLES_OF.has(t.role)) continue;
         const m = per.get(t.file_id);
@@ -215,6 +266,8 @@ export class TurnIndex extends IndexQueries {
         this.tx(() => {
           this.ftsRows.clear();
           this.ftsGone = [];
+          this.keyedSess.clear();
+          this.fileKeys.clear();
           this.packs.clear();
           this.dirty.clear();
           while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
@@ -402,11 +455,15 @@ export class TurnIndex extends IndexQueries {
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
+    // A rewritten file's session keeps its turns' keys from now on: every pack of it is written
+    // again with them (each file read once more for them, this once).
+    if (row.gen > 1) for (const b of this.st.sessBlocks.all(row.sess_id, 0) as number[]) this.fillKeys(b);
     if (row.gen > 1 && r.turns.length) {
       const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
       const olderIds = new Set(older.map((o) => o[0]));
       for (const sess of new Set(older.map((o) => o[1]))) {
         for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+          this.fillKeys(b);
           for (const t of this.pack(b)) {
             if (!t.said || !olderIds.has(t.file_id) || !keys.has(t.key)) continue;
             t.said = 0;
