@@ -6,7 +6,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { decodePack, encodePack, type TurnRow } from '../../../src/core/index/turnindex/turnpack';
+import { decodePack, encodePack, KEY_MAX, packKeyed, type TurnRow } from '../../../src/core/index/turnindex/turnpack';
+import { readTurns } from '../../../src/core/index/read';
+import { isSaid, turnKey } from '../../../src/core/turns';
 import { openIndex } from '../../../src/core/index/turnindex';
 import { homeRoot } from '../../../src/core/index/roots';
 import { TestFloor } from './floor';
@@ -31,10 +33,18 @@ test('a pack gives back every field of its turns, in order', () => {
   ];
   const packed = encodePack(block, turns);
   assert.deepEqual(decodePack(block, packed), turns);
+  // Without keys, each turn has one of its own past 48 bits.
+  assert.deepEqual(decodePack(block, encodePack(block, turns, false)), turns.map((t) => ({ ...t, key: KEY_MAX + t.id })));
+  assert.equal(encodePack(block, turns, false).length, packed.length - 6 * turns.length);
   assert.deepEqual(decodePack(block, encodePack(block, [])), []);
   // Short turns one after another take a few bytes each besides their key.
   const run = Array.from({ length: 200 }, (_, i) => turn(base + i));
   assert.ok(encodePack(block, run).length < 200 * 20, `${encodePack(block, run).length} bytes for 200 turns`);
+  // Turns each starting on the line and byte after the one before ends (most of a file's) keep
+  // their n and start in one byte: 12 bytes a turn here (6 of them the key; the first time 8).
+  const next = Array.from({ length: 200 }, (_, i) => turn(base + i, { n: i + 1, line_from: 2 * i + 1, line_to: 2 * i + 2, byte_from: 900 * i, byte_to: 900 * (i + 1) }));
+  assert.deepEqual(decodePack(block, encodePack(block, next)), next);
+  assert.ok(encodePack(block, next).length <= 200 * 12 + 8, `${encodePack(block, next).length} bytes for 200 turns that follow each other`);
 });
 
 test('a pack refuses turns out of order, outside its block, or with a key past 48 bits', () => {
@@ -69,6 +79,47 @@ test('an index keeps one row a block for its turns, read back alike by id and th
       // Packed, a turn costs a fraction of the ~46-byte row it had.
       const bytes = idx.db.prepare(`SELECT sum(length(data)) FROM turn_packs`).pluck().get() as number;
       assert.ok(bytes < all.length * 24, `${bytes} bytes for ${all.length} turns`);
+    } finally {
+      idx.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a session's packs keep no keys until a file of it is rewritten; then each has its turn's key", () => {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'brain-keys-'));
+  try {
+    const floor = new TestFloor(dir);
+    const r = rng(53);
+    const g = genClaude(r, 300);
+    const other = genClaude(r, 20);
+    floor.append(g.lane, g.rel, Buffer.from(g.lines.join('\n') + '\n'));
+    floor.append(other.lane, other.rel, Buffer.from(other.lines.join('\n') + '\n'));
+    const o = openIndex(homeRoot({ BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', HOME: dir }, dir));
+    assert.ok(o.ok);
+    const idx = o.index;
+    const packs = (sess: number) => idx.db.prepare(`SELECT p.data FROM turn_packs p JOIN blocks b ON b.id = p.id WHERE b.sess_id = ?`).pluck().all(sess) as Buffer[];
+    const sessOf = (lp: string) => idx.db.prepare(`SELECT sess_id FROM files WHERE lake_path = ?`).pluck().get(lp) as number;
+    const keysOf = (lp: string) => idx.db.prepare(`SELECT t.key FROM turns t JOIN files f ON f.id = t.file_id WHERE f.lake_path = ? ORDER BY t.id`).pluck().all(lp) as number[];
+    const truth = (lp: string) => readTurns(path.join(dir, lp), g.lane, g.rel, { full: false })!.turns.filter(isSaid).map((t) => turnKey(t));
+    try {
+      idx.update();
+      const s = sessOf(floor.lakePath(g.lane, g.rel));
+      assert.ok(packs(s).length >= 2);
+      assert.ok(packs(s).every((p) => !packKeyed(p)));
+      assert.ok(keysOf(floor.lakePath(g.lane, g.rel)).every((k) => k >= KEY_MAX));
+      const before = idx.findSessions(g.session)[0].turns;
+      // Rewritten: generation 2 keeps the first 100 lines. Every pack of the session is written
+      // again with keys, generation 1's read again for them; the other session keeps none.
+      floor.append(g.lane, g.rel, Buffer.from(g.lines.slice(0, 100).join('\n') + '\n'), { gen: 2, session: g.session });
+      idx.update();
+      assert.ok(packs(s).every((p) => packKeyed(p)));
+      assert.ok(packs(sessOf(floor.lakePath(other.lane, other.rel))).every((p) => !packKeyed(p)));
+      assert.deepEqual(keysOf(floor.lakePath(g.lane, g.rel)), truth(floor.lakePath(g.lane, g.rel)));
+      assert.deepEqual(keysOf(floor.lakePath(g.lane, g.rel, 2)), truth(floor.lakePath(g.lane, g.rel, 2)));
+      // The turns generation 2 shares with 1 count once.
+      assert.equal(idx.findSessions(g.session)[0].turns, before);
     } finally {
       idx.close();
     }

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadSqlite, sqliteLoadError } from '../../sqlite';
 import type { Root } from '../roots';
-import { dropFiles, indexSymlink, type DB, type UpdateReport } from './schema';
+import { PAGE_SIZE, dropFiles, indexSymlink, type DB, type UpdateReport } from './schema';
 import { TurnIndex } from './update';
 
 export type IndexOpen = { ok: true; index: TurnIndex } | { ok: false; reason: string };
@@ -31,6 +31,7 @@ export function openIndex(root: Root): IndexOpen {
       if (fresh) {
         // A first build writes the whole index: one writer, no journal (it is a cache), and meta
         // says 'building' until it is done, so a build that died is started again, not trusted.
+        db.pragma(`page_size = ${PAGE_SIZE}`);
         db.pragma('locking_mode = EXCLUSIVE');
         db.pragma('journal_mode = OFF');
         db.pragma('synchronous = OFF');

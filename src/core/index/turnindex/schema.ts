@@ -31,7 +31,14 @@ export type DB = SqliteDatabase;
 // sixth of the raw index's bytes on a generated store; checkpoints every 128 KB; no index on the
 // turns' file (a file's turns are read through its session's blocks).
 // 11: a block's turns are packed in one row (turn_packs, turnpack.ts) instead of a row each.
-export const SCHEMA_VERSION = '11';
+// 12: the FTS index keeps no per-turn sizes (columnsize=0; contentless_delete needed them, ~12
+// bytes a turn): a turn leaves it by FTS5's 'delete' with its text, which said_tail keeps for the
+// turns a resume may cut; the pages are 16 KB (a 4 KB page held one or two 2 KB turn packs); a
+// packed turn that follows the one before in its file keeps its n and start in one byte; only a
+// session with a rewritten file keeps its turns' keys (6 bytes a turn).
+export const SCHEMA_VERSION = '12';
+/** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
+export const PAGE_SIZE = 16384;
 
 /** A turn's rowid is its block's id times BLOCK plus its slot. A block belongs to one session and
  * is taken when the session's last one is full, so rowids stay dense (an FTS5 doclist stores each
@@ -96,7 +103,12 @@ CREATE TABLE IF NOT EXISTS blocks (id INTEGER PRIMARY KEY, sess_id INTEGER NOT N
 CREATE INDEX IF NOT EXISTS blocks_sess ON blocks (sess_id, id);
 -- A block's turns, packed (turnpack.ts; each connection's temp view \`turns\` unpacks them all).
 CREATE TABLE IF NOT EXISTS turn_packs (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+-- No content and no sizes: nothing ranks with bm25, so a turn's row is its postings alone. A row
+-- leaves by the 'delete' command, which needs the text it was written with (update.ts).
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5 (text, tokenize = 'trigram case_sensitive 1', content = '', columnsize = 0);
+-- The folded text of each said turn a resume may cut (those at or past its file's checkpoint
+-- line, from the file's last read): what its FTS row is deleted with.
+CREATE TABLE IF NOT EXISTS said_tail (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
 -- The raw index (rawpost.ts): each trigram key's list of raw chunks, in segments. A chunk is a
 -- file's complete lines read in one update; its rowid is the next number, so a key's list grows by
 -- a byte or two a chunk, and its file is one lookup away.
@@ -213,7 +225,7 @@ export class IndexBase {
     // tables dropped here would leave their pages free, and a build beside readers merges as it goes).
     if (v !== undefined && v !== SCHEMA_VERSION && !fresh) return 'older';
     if (v !== undefined && v !== SCHEMA_VERSION) {
-      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS raw_marks; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turn_packs; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
+      this.db.exec(`DROP TABLE IF EXISTS raw_fts; DROP TABLE IF EXISTS raw_post; DROP TABLE IF EXISTS raw_chunks; DROP TABLE IF EXISTS raw_marks; DROP TABLE IF EXISTS said_tail; DROP TABLE IF EXISTS turns_fts; DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS turn_packs; DROP TABLE IF EXISTS turns; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta;`);
     }
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -287,9 +299,14 @@ export class IndexBase {
       sessById: d.prepare(`SELECT * FROM sessions WHERE id = ?`),
       fileById: d.prepare(`SELECT * FROM files WHERE id = ?`),
       insFts: d.prepare(`INSERT INTO turns_fts (rowid, text) VALUES (?, ?)`),
-      delFts: d.prepare(`DELETE FROM turns_fts WHERE rowid = ?`),
+      delFts: d.prepare(`INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)`),
+      tail: d.prepare(`SELECT text FROM said_tail WHERE id = ?`).pluck(),
+      putTail: d.prepare(`INSERT OR REPLACE INTO said_tail (id, text) VALUES (?, ?)`),
+      dropTail: d.prepare(`DELETE FROM said_tail WHERE id = ?`),
       pack: d.prepare(`SELECT data FROM turn_packs WHERE id = ?`).pluck(),
       putPack: d.prepare(`INSERT INTO turn_packs (id, data) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data`),
+      blockSess: d.prepare(`SELECT sess_id FROM blocks WHERE id = ?`).pluck(),
+      sessRewritten: d.prepare(`SELECT 1 FROM files WHERE sess_id = ? AND gen > 1 LIMIT 1`).pluck(),
       sessBlocks: d.prepare(`SELECT id FROM blocks WHERE sess_id = ? AND id >= ? ORDER BY id`).pluck(),
       // Older generations of a file (@machine, @base, @gen), with their sessions.
       olderFiles: d.prepare(`SELECT id, sess_id FROM files WHERE machine = @machine AND base = @base AND gen < @gen`).raw(),

@@ -17,7 +17,8 @@ import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
 import { RawWriter } from './rawpost';
 import { BLOCK, BLOCK_BITS, fileBytes, type FileRow, type SessionRow, type TurnRow, type UpdateReport } from './schema';
-import { decodePack, encodePack } from './turnpack';
+import { decodePack, encodePack, unkeyed } from './turnpack';
+import { turnKey } from '../../turns';
 import { TURN_ROLES_OF } from '../turncount';
 import { setting } from '../../settings';
 
@@ -45,6 +46,9 @@ export class TurnIndex extends IndexQueries {
    * statement on another table after an FTS write may be a savepoint, where FTS5 writes its
    * pending terms out as a segment of their own. */
   private ftsRows = new Map<number, string>();
+  /** The batch's FTS rows to delete (rowid, the text it was written with), before its inserts (an
+   * id a resume cut is given again). */
+  private ftsGone: [number, string][] = [];
   /** The batch's turn packs (block: its turns), read once and written at its end (writePacks). */
   private packs = new Map<number, TurnRow[]>();
   private dirty = new Set<number>();
@@ -53,13 +57,22 @@ export class TurnIndex extends IndexQueries {
   private seen = new Set<string>();
 
   private writeFts(): void {
+    for (const [id, text] of this.ftsGone) this.st.delFts.run(id, text);
+    this.ftsGone = [];
     for (const [id, text] of this.ftsRows) this.st.insFts.run(id, text);
     this.ftsRows.clear();
   }
 
-  /** A turn leaves the FTS index: a pending row is not written, a written one is deleted. */
-  private unsay(id: number): void {
-    if (!this.ftsRows.delete(id)) this.st.delFts.run(id);
+  /** A turn leaves the FTS index: a pending row is not written, a written one is deleted with its
+   * text (`text`, or the one said_tail keeps). FTS5 removes the postings of the text it is given:
+   * any other would leave the turn's own behind, found by searches for what it no longer says. */
+  private unsay(id: number, text?: string): void {
+    const kept = this.st.tail.get(id) as string | undefined;
+    if (kept !== undefined) this.st.dropTail.run(id);
+    if (this.ftsRows.delete(id)) return;
+    const said = text || kept;
+    if (!said) throw new Error(`the turn index keeps no text for turn ${id}, which leaves its search index: delete ${this.root.index} (a cache) and search again to rebuild it`);
+    this.ftsGone.push([id, said]);
   }
 
   /** A block's turns as the batch has them (changing the array: mark it with `touch`). */
@@ -79,9 +92,57 @@ export class TurnIndex extends IndexQueries {
   }
 
   private writePacks(): void {
-    for (const b of this.dirty) this.st.putPack.run(b, encodePack(b, this.packs.get(b) as TurnRow[]));
+    for (const b of this.dirty) {
+      const keyed = this.sessKeyed(this.st.blockSess.get(b) as number);
+      if (keyed) this.fillKeys(b);
+      this.st.putPack.run(b, encodePack(b, this.packs.get(b) as TurnRow[], keyed));
+    }
     this.dirty.clear();
     this.packs.clear();
+    this.keyedSess.clear();
+    this.fileKeys.clear();
+  }
+
+  /** Sessions whose packs keep their turns' keys (this batch's answers). */
+  private keyedSess = new Map<number, boolean>();
+  /** Keys of files read again for them in this batch: per file, n:line_from:byte_to -> key. */
+  private fileKeys = new Map<number, Map<string, number>>();
+
+  /** A session with a file of generation 2 or later keeps its turns' keys (turnpack.ts): what
+   * counts and shows a turn several generations hold once. Files are never dropped, so a session
+   * once keyed stays so. */
+  private sessKeyed(sess: number): boolean {
+    let k = this.keyedSess.get(sess);
+    if (k === undefined) this.keyedSess.set(sess, (k = this.st.sessRewritten.get(sess) !== undefined));
+    return k;
+  }
+
+  /** Gives a block's turns whose pack kept no keys their keys, by reading their files again (as
+   * far as their last read went): once, when their session first needs them. A turn that read
+   * does not give again (its file changed under it) keeps a key no other turn has. */
+  private fillKeys(block: number): void {
+    const p = this.pack(block);
+    let touched = false;
+    for (const t of p) {
+      if (!unkeyed(t)) continue;
+      const key = this.keysOf(t.file_id).get(`${t.n}:${t.line_from}:${t.byte_to}`);
+      t.key = key ?? turnKey({ role: 'system', kind: 'instructions', ts: 'unmatched', text: `${t.file_id}:${t.id}` });
+      touched = true;
+    }
+    if (touched) this.touch(block);
+  }
+
+  private keysOf(fileId: number): Map<string, number> {
+    let m = this.fileKeys.get(fileId);
+    if (m) return m;
+    m = new Map();
+    this.fileKeys.set(fileId, m);
+    const row = this.st.fileById.get(fileId) as FileRow | undefined;
+    const job = row ? this.jobFor(row) : null;
+    if (!row || !job) return m;
+    const r = runParseJob({ ...job, resume: undefined, to: row.done, raw_from: undefined });
+    if (r.kind === 'turns') for (const t of r.turns) m.set(`${t[0]}:${t[4]}:${t[7]}`, t[9]);
+    return m;
   }
 
   /** The session's turns, over the batch's packs: per key, the most any one file of its shown
@@ -91,6 +152,8 @@ export class TurnIndex extends IndexQueries {
     const per = new Map<number, Map<number, number>>(files.map((f) => [f, new Map()]));
     let one = 0;
     for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+      // Several files of one base are its generations: the session is keyed.
+      if (files.length > 1) this.fillKeys(b);
       for (const t of this.pack(b)) {
         if (!TURN_ROLES_OF.has(t.role)) continue;
         const m = per.get(t.file_id);
@@ -202,6 +265,9 @@ export class TurnIndex extends IndexQueries {
         let bytes = 0;
         this.tx(() => {
           this.ftsRows.clear();
+          this.ftsGone = [];
+          this.keyedSess.clear();
+          this.fileKeys.clear();
           this.packs.clear();
           this.dirty.clear();
           while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
@@ -271,7 +337,7 @@ export class TurnIndex extends IndexQueries {
     this.tx(() => {
       this.db.exec(`DELETE FROM turn_packs; DELETE FROM blocks; DELETE FROM files; DELETE FROM sessions; DELETE FROM meta WHERE k NOT IN ('schema', 'building');`);
       this.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-      this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks; DELETE FROM raw_marks;`);
+      this.db.exec(`DELETE FROM raw_post; DELETE FROM raw_chunks; DELETE FROM raw_marks; DELETE FROM said_tail;`);
     });
     this.raw?.clear();
   }
@@ -362,7 +428,9 @@ export class TurnIndex extends IndexQueries {
     }
     let first: number | null = null;
     let into: TurnRow[] = [];
-    const keys = new Set<number>();
+    // Each new turn's key, with its folded text: an older generation's turn with that key said the
+    // same (turnKey hashes the text), which is what its FTS row is deleted with.
+    const keys = new Map<number, string>();
     for (const t of r.turns) {
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
@@ -377,21 +445,29 @@ export class TurnIndex extends IndexQueries {
       first ??= id;
       const folded = t[8];
       into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
-      keys.add(t[9]);
-      if (folded) this.ftsRows.set(id, folded);
+      keys.set(t[9], folded);
+      if (folded) {
+        this.ftsRows.set(id, folded);
+        // A turn a resume may cut (read again from the checkpoint's line on) keeps its text.
+        if (t[4] >= r.checkpoint.line) this.st.putTail.run(id, folded);
+      }
     }
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
+    // A rewritten file's session keeps its turns' keys from now on: every pack of it is written
+    // again with them (each file read once more for them, this once).
+    if (row.gen > 1) for (const b of this.st.sessBlocks.all(row.sess_id, 0) as number[]) this.fillKeys(b);
     if (row.gen > 1 && r.turns.length) {
       const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
       const olderIds = new Set(older.map((o) => o[0]));
       for (const sess of new Set(older.map((o) => o[1]))) {
         for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+          this.fillKeys(b);
           for (const t of this.pack(b)) {
             if (!t.said || !olderIds.has(t.file_id) || !keys.has(t.key)) continue;
             t.said = 0;
-            this.unsay(t.id);
+            this.unsay(t.id, keys.get(t.key));
             this.touch(b);
           }
         }
