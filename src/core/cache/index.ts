@@ -21,6 +21,7 @@ import { DEFAULT_CLI_MAX_BYTES, DEFAULT_SQL_TIMEOUT_MS } from '../sqllimits';
 import { hashRange } from '../floor/ranges';
 import { setting } from '../settings';
 import { forgetFresh, knownCurrent, noteFresh } from './fresh';
+import { removeLeftovers } from '../pids';
 
 export type { Db } from './db';
 export type { IngestStats } from './ingest';
@@ -162,23 +163,7 @@ async function rebuildLocked(home: string, opts: CacheOptions, reason: string | 
 
 /** Leftovers of a rebuild whose process died (brain.duckdb.rebuild-<pid>-<ms>[.wal|.tmp]). */
 function removeStaleRebuilds(home: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(home);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    const m = /^brain\.duckdb\.rebuild-(\d+)-\d+/.exec(n);
-    if (!m || Number(m[1]) === process.pid) continue;
-    let alive = true;
-    try {
-      process.kill(Number(m[1]), 0);
-    } catch (e) {
-      alive = (e as NodeJS.ErrnoException).code === 'EPERM';
-    }
-    if (!alive) fs.rmSync(`${home}/${n}`, { recursive: true, force: true });
-  }
+  removeLeftovers(home, /^brain\.duckdb\.rebuild-(\d+)-\d+/);
 }
 
 /** Renames the new file over the cache. Holding the old file's write lock while renaming means

@@ -22,6 +22,18 @@ async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void
   }
 }
 
+/** A built cache, a line captured after it, and a follower that failed to take it: another
+ * process held the cache for writing longer than the follower waits. */
+async function followerFails(sb: Awaited<ReturnType<typeof capturedSandbox>>, text: string, at: string): Promise<void> {
+  await rebuildCache(sb.brain);
+  appendLine(ccFile(sb.home), userLine(text, at));
+  await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
+  const h = await holder(path.join(sb.brain, 'brain.duckdb'), 'rw', 3000);
+  await assert.rejects(follow(sb.brain, (home) => updateCache(home, { lockTimeoutMs: 200 })), /locked|lock/i);
+  assert.equal(lastFollow(sb.brain)?.ok, false);
+  await h.done;
+}
+
 test('brain record returns before the DuckDB update, which a process of its own makes', async () => {
   const sb = await capturedSandbox('cache-follow-cli');
   try {
@@ -81,15 +93,7 @@ test('lines captured while a follower updates are taken by it; a second follower
 test('a follower that failed is reported by the next brain record, which starts another', async () => {
   const sb = await capturedSandbox('cache-follow-fail');
   try {
-    await rebuildCache(sb.brain);
-    appendLine(ccFile(sb.home), userLine('a prompt about badgers', '2026-05-02T11:00:00.000Z'));
-    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
-    // Another process holds the cache for writing longer than the follower waits.
-    const h = await holder(path.join(sb.brain, 'brain.duckdb'), 'rw', 3000);
-    await assert.rejects(follow(sb.brain, (home) => updateCache(home, { lockTimeoutMs: 200 })), /locked|lock/i);
-    const failed = lastFollow(sb.brain);
-    assert.equal(failed?.ok, false);
-    await h.done;
+    await followerFails(sb, 'a prompt about badgers', '2026-05-02T11:00:00.000Z');
     const r = brain(sb, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /FAILED duckdb: the last background update failed \(.+\): .*lock.*; updating again in the background/i);
@@ -105,13 +109,7 @@ test('a follower that failed is reported by the next brain record, which starts 
 test('a failed follower is not reported again once a query brought the cache up in the foreground', async () => {
   const sb = await capturedSandbox('cache-follow-healed');
   try {
-    await rebuildCache(sb.brain);
-    appendLine(ccFile(sb.home), userLine('a prompt about voles', '2026-05-02T12:00:00.000Z'));
-    await capture({ home: sb.brain, env: sb.env, quietMs: 0 });
-    const h = await holder(path.join(sb.brain, 'brain.duckdb'), 'rw', 3000);
-    await assert.rejects(follow(sb.brain, (home) => updateCache(home, { lockTimeoutMs: 200 })), /locked|lock/i);
-    assert.equal(lastFollow(sb.brain)?.ok, false);
-    await h.done;
+    await followerFails(sb, 'a prompt about voles', '2026-05-02T12:00:00.000Z');
     // What `brain sql` and the tools do before they read: the update the follower could not make.
     assert.equal((await updateCache(sb.brain)).mode, 'update');
     appendLine(ccFile(sb.home), userLine('a prompt about shrews', '2026-05-02T12:05:00.000Z'));

@@ -1,9 +1,13 @@
 // A floor written the way capture writes it (lake bytes first, then one manifest line per chunk with
 // its line range and sha256), for index and recall tests that need exact control over chunks:
 // appends, unterminated tails, new generations, several machines in a store.
+import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { homeRoot, type Root } from '../../../src/core/index/roots';
+import { openIndex, type TurnIndex } from '../../../src/core/index/turnindex';
 import { agentByLane } from '../../../src/core/agents';
 import { FIXTURES } from '../../helpers/env';
 
@@ -124,4 +128,21 @@ export function chunkLines(data: Buffer, n: number): Buffer[] {
   }
   if (start < data.length) out.push(data.subarray(start));
   return out;
+}
+
+/** A private temporary folder (its real path: os.tmpdir() may be a symlink). */
+export function tmpDir(name: string): string {
+  return fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), `brain-${name}-`));
+}
+
+/** The local root of a floor at `dir`, with the test machine's name. */
+export function rootOf(dir: string): Root {
+  return homeRoot({ BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', HOME: dir }, dir);
+}
+
+/** The turn index of `root`, opened (failing the test with the reason when it cannot be). */
+export function openRoot(root: Root): TurnIndex {
+  const o = openIndex(root);
+  assert.ok(o.ok, o.ok ? '' : o.reason);
+  return o.index;
 }

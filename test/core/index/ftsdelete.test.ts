@@ -5,29 +5,15 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { FIXTURES } from '../../helpers/env';
-import { openIndex, type TurnIndex } from '../../../src/core/index/turnindex';
-import { homeRoot, type Root } from '../../../src/core/index/roots';
+import type { TurnIndex } from '../../../src/core/index/turnindex';
+import type { Root } from '../../../src/core/index/roots';
 import { PAGE_SIZE, SCHEMA_VERSION } from '../../../src/core/index/turnindex/schema';
-import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines } from './floor';
+import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines, tmpDir as tmp, rootOf, openRoot as open } from './floor';
 import { genClaude, genCodex, genPi, rng } from './gen';
 import { ftsRows, ftsTerms } from './fts';
 
-function tmp(name: string): string {
-  return fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), `brain-${name}-`));
-}
-
-function rootOf(dir: string): Root {
-  return homeRoot({ BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', HOME: dir }, dir);
-}
-
-function open(root: Root): TurnIndex {
-  const o = openIndex(root);
-  assert.ok(o.ok, o.ok ? '' : o.reason);
-  return o.index;
-}
 
 function said(idx: TurnIndex): number {
   return idx.db.prepare(`SELECT count(*) FROM turns WHERE said = 1`).pluck().get() as number;

@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { FIXTURES, REPO } from '../../helpers/env';
 import { openIndex, indexable, fold, type TurnIndex } from '../../../src/core/index/turnindex';
@@ -16,23 +15,10 @@ import { readManifest } from '../../../src/core/floor/manifest';
 import { isSaid } from '../../../src/core/turns';
 import { rawTrigramKeys } from '../../../src/core/index/trigrams';
 import { rawPatterns } from '../../../src/core/recall/scan';
-import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines } from './floor';
+import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines, tmpDir as tmp, rootOf, openRoot as open } from './floor';
 import { genClaude, genCodex, genPi, rng, type GenSession } from './gen';
 import { ftsRows } from './fts';
 
-function tmp(name: string): string {
-  return fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), `brain-${name}-`));
-}
-
-function rootOf(dir: string): Root {
-  return homeRoot({ BRAIN_HOME: dir, BRAIN_MACHINE: 'testbox', HOME: dir }, dir);
-}
-
-function open(root: Root): TurnIndex {
-  const o = openIndex(root);
-  assert.ok(o.ok, o.ok ? '' : o.reason);
-  return o.index;
-}
 
 /** The scan's answer: per session key, the folded texts of the entries the turn tier finds. */
 function truth(root: Root): Map<string, string[]> {

@@ -6,6 +6,7 @@ import { loadSqlite, sqliteLoadError } from '../../sqlite';
 import type { Root } from '../roots';
 import { PAGE_SIZE, dropFiles, indexSymlink, type DB, type UpdateReport } from './schema';
 import { TurnIndex } from './update';
+import { pidAlive } from '../../pids';
 
 export type IndexOpen = { ok: true; index: TurnIndex } | { ok: false; reason: string };
 
@@ -73,15 +74,6 @@ export function openIndex(root: Root): IndexOpen {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Builds the index again from the floor alone (brain rebuild): into a new file beside the old
  * one, which then takes its place. The new file is a new inode while the old one is still there,
  * so a process holding the old one open can tell (FloorView reopens); a search meanwhile uses the
@@ -93,7 +85,7 @@ export function rebuildIndex(root: Root): { ok: true; report: UpdateReport } | {
   const stem = `${path.basename(root.index)}.rebuild-`;
   for (const f of fs.readdirSync(dir)) {
     const pid = f.startsWith(stem) ? Number.parseInt(f.slice(stem.length), 10) : Number.NaN;
-    if (Number.isInteger(pid) && (pid === process.pid || !alive(pid))) fs.rmSync(path.join(dir, f), { force: true });
+    if (Number.isInteger(pid) && (pid === process.pid || !pidAlive(pid))) fs.rmSync(path.join(dir, f), { force: true });
   }
   const o = openIndex({ ...root, index: tmp });
   if (!o.ok) return o;

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { removeLeftovers } from '../../pids';
 import { loadSqlite, sqliteLoadError } from '../../sqlite';
 import type { Root } from '../roots';
 import { IndexKeeper } from './keeper';
@@ -127,25 +128,5 @@ function openInMemory(Database: NonNullable<ReturnType<typeof loadSqlite>>, file
 /** Folders of copies whose process died between making and removing them (a kill in those few
  * milliseconds): a copy of the index holds the conversations' text, so none is left behind. */
 function removeStaleCopies(tmp: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(tmp);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    const m = /^brain-index-(\d+)-/.exec(n);
-    if (!m || Number(m[1]) === process.pid) continue;
-    try {
-      process.kill(Number(m[1]), 0);
-      continue;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
-    }
-    try {
-      fs.rmSync(path.join(tmp, n), { recursive: true, force: true });
-    } catch {
-      /* another user's: not ours to remove */
-    }
-  }
+  removeLeftovers(tmp, /^brain-index-(\d+)-/);
 }
