@@ -146,3 +146,18 @@ export function openRoot(root: Root): TurnIndex {
   assert.ok(o.ok, o.ok ? '' : o.reason);
   return o.index;
 }
+
+/** Appends each file's next piece, one piece of every file a round, calling `update` after each
+ * round, until every piece is written; returns the rounds. */
+export function feedInPieces(floor: TestFloor, files: { lane: string; rel: string; parts: Buffer[] }[], update: () => void): number {
+  let rounds = 0;
+  while (files.some((p) => p.parts.length > 0)) {
+    for (const p of files) {
+      const part = p.parts.shift();
+      if (part) floor.append(p.lane, p.rel, part);
+    }
+    update();
+    rounds++;
+  }
+  return rounds;
+}

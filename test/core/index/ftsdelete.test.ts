@@ -10,7 +10,7 @@ import { FIXTURES } from '../../helpers/env';
 import type { TurnIndex } from '../../../src/core/index/turnindex';
 import type { Root } from '../../../src/core/index/roots';
 import { PAGE_SIZE, SCHEMA_VERSION } from '../../../src/core/index/turnindex/schema';
-import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines, tmpDir as tmp, rootOf, openRoot as open } from './floor';
+import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines, tmpDir as tmp, rootOf, openRoot as open, feedInPieces } from './floor';
 import { genClaude, genCodex, genPi, rng } from './gen';
 import { ftsRows, ftsTerms } from './fts';
 
@@ -74,16 +74,7 @@ test('files read again from their checkpoint after every few lines keep no posti
     ];
     const idx = open(rootOf(dir));
     try {
-      let rounds = 0;
-      while (parts.some((p) => p.parts.length > 0)) {
-        for (const p of parts) {
-          const part = p.parts.shift();
-          if (part) floor.append(p.lane, p.rel, part);
-        }
-        idx.update();
-        rounds++;
-      }
-      assert.ok(rounds > 10);
+      assert.ok(feedInPieces(floor, parts, () => idx.update()) > 10);
       const whole = oneBuild(dir);
       assert.equal(ftsRows(idx), said(idx));
       assert.equal(ftsRows(idx), whole.rows);

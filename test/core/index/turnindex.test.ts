@@ -15,7 +15,7 @@ import { readManifest } from '../../../src/core/floor/manifest';
 import { isSaid } from '../../../src/core/turns';
 import { rawTrigramKeys } from '../../../src/core/index/trigrams';
 import { rawPatterns } from '../../../src/core/recall/scan';
-import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines, tmpDir as tmp, rootOf, openRoot as open } from './floor';
+import { TestFloor, fixtureTranscripts, fixtureLane, chunkLines, tmpDir as tmp, rootOf, openRoot as open, feedInPieces } from './floor';
 import { genClaude, genCodex, genPi, rng, type GenSession } from './gen';
 import { ftsRows } from './fts';
 
@@ -165,16 +165,7 @@ test('growing files chunk by chunk, updating after each, ends where one full bui
         }),
         ...gens.map((g) => ({ lane: g.lane, rel: g.rel, parts: chunkLines(Buffer.from(g.lines.join('\n') + '\n'), 2) })),
       ];
-      let rounds = 0;
-      while (pending.some((p) => p.parts.length > 0)) {
-        for (const p of pending) {
-          const part = p.parts.shift();
-          if (part) grown.append(p.lane, p.rel, part);
-        }
-        ib.update();
-        rounds++;
-      }
-      assert.ok(rounds > 10);
+      assert.ok(feedInPieces(grown, pending, () => ib.update()) > 10);
       assert.deepEqual(snapshot(ib), snapshot(ia));
       // Each resume found the file's turns to read again through its session's blocks: the turns
       // table keeps no index of its own (one on its file took 16 bytes a turn).
