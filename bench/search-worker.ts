@@ -72,7 +72,7 @@ if (mode === 'build') {
   console.log(JSON.stringify(out));
 } else if (mode === 'recall') {
   // search() as the long-lived readers call it, over and over in one process: `snapshot` as brain
-  // mcp (the in-memory copy), `worker` as the editor's worker (the live index kept open). Wall
+  // mcp (its private copy), `worker` as the editor's worker (the live index kept open). Wall
   // time and this thread's CPU time per call (the CPU figure moves less with the machine's load).
   const use = args[0] === 'worker' ? ({ index: 'live', keepOpen: true } as const) : ({ index: 'snapshot' } as const);
   const n = Number(args[1]);

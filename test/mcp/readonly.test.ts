@@ -67,7 +67,7 @@ test('the server runs as a user who cannot write the floor', () => {
 test('every tool answers from a read-only floor, and nothing in it changes', async () => {
   const s = await mcp.call('search', { term: 'GitHub Action' });
   assert.equal(s.isError, false, s.text);
-  // The turn index is read as a copy in memory (opening the file, even read-only, would write).
+  // The turn index is read as a private copy (opening the file, even read-only, would write).
   assert.equal(s.json.source, 'index', s.json.header);
   assert.equal(s.json.fallback, null);
   const c = s.json.hits[0].snippets[0].citation;
