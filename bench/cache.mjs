@@ -2,7 +2,8 @@
 //   node bench/run.mjs --only cache [--size 1G]
 // On the floor the floor section captured from the generated corpus, measures: `brain rebuild`
 // from nothing (wall time as a ratio to coreutils sha256sum of the lake, peak RSS, cache size
-// against the lake, time per step from BRAIN_CACHE_TRACE), `brain rebuild --update` after one appended line (in a small and in the
+// against the lake, time per step from BRAIN_CACHE_TRACE; and against DuckDB alone holding the lake's
+// lines, bench/duckload.mjs), `brain rebuild --update` after one appended line (in a small and in the
 // largest session), and `brain sql` / `brain stats` on a current cache.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -47,22 +48,31 @@ export async function run({ home, brainHome, env, measure, CLI }) {
     shaRuns.push((await measure('sh', ['-c', `find "${path.join(brainHome, 'lake')}" -type f -exec sha256sum {} + > /dev/null`])).ms);
   }
   const shaMs = [...shaRuns].sort((a, b) => a - b)[1];
-  // CPU time too: on a shared machine the wall time says more about the neighbours than about us.
-  const cpuFile = path.join(brainHome, '.rebuild-cpu');
+  // The second baseline: DuckDB alone holding every lake line (bench/duckload.mjs), the least a
+  // cache that keeps raw_lines can cost, whatever this program does around it.
   const gnuTime = fs.existsSync('/usr/bin/time'); // apt-get install time
-  const argv = [CLI, 'rebuild', '--json'];
-  const rb = gnuTime
-    ? await measure('/usr/bin/time', ['-f', '%U %S %M', '-o', cpuFile, node, ...argv], { ...env, BRAIN_CACHE_TRACE: '1' })
-    : await measure(node, argv, { ...env, BRAIN_CACHE_TRACE: '1' });
+  const timed = async (argv, extraEnv) => {
+    const cpuFile = path.join(brainHome, '.bench-cpu');
+    const r = gnuTime
+      ? await measure('/usr/bin/time', ['-f', '%U %S %M', '-o', cpuFile, node, ...argv], { ...env, ...extraEnv })
+      : await measure(node, argv, { ...env, ...extraEnv });
+    r.cpuMs = NaN;
+    if (gnuTime) {
+      // measure() polls the wrapper's RSS; GNU time reports the child's peak (KB).
+      const [u, sys, kb] = fs.readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
+      fs.rmSync(cpuFile, { force: true });
+      r.cpuMs = (u + sys) * 1000;
+      r.rss = kb * 1024;
+    }
+    return r;
+  };
+  const bare = await timed([path.join(path.dirname(new URL(import.meta.url).pathname), 'duckload.mjs'), path.join(brainHome, 'lake'), path.join(brainHome, 'bench-duckload.duckdb')]);
+  if (bare.code !== 0) throw new Error(`the bare DuckDB load failed: ${bare.err}`);
+  const bareRes = JSON.parse(bare.out);
+  // CPU time too: on a shared machine the wall time says more about the neighbours than about us.
+  const rb = await timed([CLI, 'rebuild', '--json'], { BRAIN_CACHE_TRACE: '1' });
   if (rb.code !== 0) throw new Error(`brain rebuild failed: ${rb.err}`);
-  let cpuMs = NaN;
-  if (gnuTime) {
-    // measure() polls the wrapper's RSS; GNU time reports the child's peak (KB).
-    const [u, sys, kb] = fs.readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
-    fs.rmSync(cpuFile, { force: true });
-    cpuMs = (u + sys) * 1000;
-    rb.rss = kb * 1024;
-  }
+  const cpuMs = rb.cpuMs;
   const res = JSON.parse(rb.out);
   const size = fs.statSync(db).size;
   const steps = {};
@@ -74,6 +84,9 @@ export async function run({ home, brainHome, env, measure, CLI }) {
   console.log(`brain rebuild:      ${fmt(rb.ms)} wall, ${fmt(cpuMs)} CPU for ${mb(lake)} of lake (${res.files} files, ${res.manifestLines} manifest lines)`);
   console.log(`  time:             ratio ${(rb.ms / shaMs).toFixed(2)} to sha256sum (goal ≤ 3.0)`);
   console.log(`  peak RSS:         ${mb(rb.rss)} (goal ≤ 500 MB)`);
+  console.log(
+    `  DuckDB alone:     ${fmt(bare.ms)} wall, ${fmt(bare.cpuMs)} CPU, ${mb(bare.rss)} peak RSS, ${mb(bareRes.bytes)} to hold the lake's ${bareRes.lines} lines (bench/duckload.mjs): ratio ${(bare.ms / shaMs).toFixed(2)} to sha256sum; the rebuild is ${(rb.ms / bare.ms).toFixed(2)}× it`,
+  );
   console.log(`  brain.duckdb:     ${mb(size)}, ${((100 * size) / lake).toFixed(1)}% of the lake (goal ≤ 30%)`);
   console.log(`  steps: ${Object.entries(steps).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}`);
 
@@ -105,6 +118,10 @@ export async function run({ home, brainHome, env, measure, CLI }) {
     rebuild_ms: rb.ms,
     rebuild_cpu_ms: cpuMs,
     rebuild_rss: rb.rss,
+    duckdb_alone_ms: bare.ms,
+    duckdb_alone_cpu_ms: bare.cpuMs,
+    duckdb_alone_rss: bare.rss,
+    duckdb_alone_bytes: bareRes.bytes,
     cache_bytes: size,
     steps,
     update_small_ms: small?.ms,
