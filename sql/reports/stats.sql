@@ -6,6 +6,9 @@
 -- conversation: sub-agents' messages (is_sidechain) are not sessions or turns of their own, but
 -- their tokens count; tokens count each reply once (derived.usage); days are in the connection's
 -- time zone.
+-- The total over every group comes out of the same pass (GROUPING SETS with the empty set), as
+-- the row whose key is chr(0), which no group's key can be: the views under it (derived.usage and
+-- derived.calls deduplicate across files with windows) are worked out once, not once per query.
 WITH
   m AS (
     SELECT CASE $by WHEN 'agent' THEN agent
@@ -19,8 +22,8 @@ WITH
       AND ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR coalesce(event_time, captured_at) >= TRY_CAST($since AS TIMESTAMPTZ))),
   ms AS (
-    SELECT key, count(DISTINCT file_id) AS sessions, count(DISTINCT turn_id) AS turns
-    FROM m GROUP BY key),
+    SELECT coalesce(key, chr(0)) AS key, count(DISTINCT file_id) AS sessions, count(DISTINCT turn_id) AS turns
+    FROM m GROUP BY GROUPING SETS ((key), ())),
   u AS (
     SELECT CASE $by WHEN 'agent' THEN agent
                     WHEN 'day' THEN coalesce(strftime(event_time, '%Y-%m-%d'), '(no time)')
@@ -32,15 +35,15 @@ WITH
     WHERE ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR event_time >= TRY_CAST($since AS TIMESTAMPTZ))),
   us AS (
-    SELECT key, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+    SELECT coalesce(key, chr(0)) AS key, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
            sum(cache_creation_tokens) AS cache_creation_tokens, sum(cache_read_tokens) AS cache_read_tokens,
            count(*) AS replies
-    FROM u GROUP BY key),
+    FROM u GROUP BY GROUPING SETS ((key), ())),
   mods AS (
-    SELECT key, list(DISTINCT model ORDER BY model) AS models
+    SELECT coalesce(key, chr(0)) AS key, list(DISTINCT model ORDER BY model) AS models
     FROM (SELECT key, model FROM u UNION ALL SELECT key, model FROM m)
     WHERE model IS NOT NULL AND model <> '' AND model <> '<synthetic>'
-    GROUP BY key),
+    GROUP BY GROUPING SETS ((key), ())),
   c AS (
     SELECT CASE $by WHEN 'agent' THEN agent
                     WHEN 'day' THEN coalesce(strftime(event_time, '%Y-%m-%d'), '(no time)')
@@ -52,11 +55,13 @@ WITH
     WHERE ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR event_time >= TRY_CAST($since AS TIMESTAMPTZ))),
   cs AS (
-    SELECT key, count(*) AS tool_calls, count(*) FILTER (WHERE is_error) AS tool_failures
-    FROM c GROUP BY key),
+    SELECT coalesce(key, chr(0)) AS key, count(*) AS tool_calls, count(*) FILTER (WHERE is_error) AS tool_failures
+    FROM c GROUP BY GROUPING SETS ((key), ())),
   ct AS (
     SELECT key, list({'tool': tool_name, 'calls': n} ORDER BY n DESC, tool_name)[1:5] AS top_tools
-    FROM (SELECT key, coalesce(tool_name, '(unnamed)') AS tool_name, count(*) AS n FROM c GROUP BY ALL)
+    FROM (SELECT coalesce(key, chr(0)) AS key, tool_name, count(*) AS n
+          FROM (SELECT key, coalesce(tool_name, '(unnamed)') AS tool_name FROM c)
+          GROUP BY GROUPING SETS ((key, tool_name), (tool_name)))
     GROUP BY key),
   keys AS (SELECT key FROM ms UNION SELECT key FROM us UNION SELECT key FROM cs)
 SELECT keys.key,

@@ -90,9 +90,10 @@ export async function cacheStats(home: string, by: StatsBy, opts: ReportOptions 
   const p = filters(opts);
   const h = await openCache(home, { ...opts, readOnly: true });
   try {
-    const sql = loadSql('reports', 'stats');
-    const rows = (await rowsOf(h.conn, sql, { ...p, by })).map(statsRow);
-    const tot = (await rowsOf(h.conn, sql, { ...p, by: 'all' })).map(statsRow)[0] ?? statsRow({ key: 'total' });
+    // One query gives the groups and, keyed chr(0), the total over them (see stats.sql).
+    const all = (await rowsOf(h.conn, loadSql('reports', 'stats'), { ...p, by })).map(statsRow);
+    const rows = all.filter((r) => r.key !== '\0');
+    const tot = { ...(all.find((r) => r.key === '\0') ?? statsRow({})), key: 'total' };
     const tz = await h.conn.runAndReadAll(`SELECT current_setting('TimeZone')`);
     return {
       by,

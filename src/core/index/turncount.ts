@@ -36,9 +36,12 @@ export interface TurnFilter {
   timeZone?: string;
 }
 
-/** Turns per key ('all' gives one key, 'total'). `agentOf` names a lane as the report does. */
-export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
-  const rows = db
+/** Turn counts grouped by what a report keys on: lane, machine, project, the turn's time; then the count. */
+export type TurnRow = [string, string, string | null, number | string | null, number];
+
+/** The turn counts turnsBy buckets, read from the index (the part that reads every packed turn). */
+export function turnRows(db: SqliteDatabase): TurnRow[] {
+  return db
     .prepare(
       `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s),
        c AS (SELECT fl.sess_id, t.key, t.file_id, count(*) AS n, min(coalesce(t.ts, unixepoch(fl.first_seen, 'subsec') * 1000)) AS at
@@ -51,7 +54,17 @@ export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string)
        GROUP BY 1, 2, 3, 4`,
     )
     .raw()
-    .all() as [string, string, string | null, number | string | null, number][];
+    .all() as TurnRow[];
+}
+
+/** Turns per key ('all' gives one key, 'total'). `agentOf` names a lane as the report does. */
+export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
+  return bucketTurns(turnRows(db), by, agentOf, f);
+}
+
+/** turnRows' rows per key, filtered: every row counts under one key at most, so the total of a
+ * report is the sum of its keys' counts. */
+export function bucketTurns(rows: TurnRow[], by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
   const day = new Intl.DateTimeFormat('en-CA', { timeZone: f.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   const out = new Map<string, number>();
   for (const [lane, machine, project, at, n] of rows) {

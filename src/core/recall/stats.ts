@@ -7,30 +7,51 @@ import { agentByLane, registry } from '../agents';
 import { cacheStats, statsRow, type ReportOptions, type StatsBy, type StatsReport } from '../cache/reports';
 import { openIndex } from '../index/turnindex';
 import { homeRoot } from '../index/roots';
-import { turnsBy } from '../index/turncount';
+import { bucketTurns, turnRows, type TurnRow } from '../index/turncount';
 
 export async function statsReport(home: string, by: StatsBy, opts: ReportOptions & { env?: Env } = {}): Promise<StatsReport> {
-  const r = await cacheStats(home, by, opts);
-  const o = openIndex(homeRoot(opts.env ?? process.env, home));
+  // DuckDB works on its own threads while this one reads the turn index: the two overlap.
+  const pending = cacheStats(home, by, opts);
+  let rows: TurnRow[] | undefined;
+  try {
+    rows = indexedTurns(home, opts.env ?? process.env);
+  } finally {
+    // Awaited below whatever the index did; a failure it had is the report's.
+    pending.catch(() => undefined);
+  }
+  const r = await pending;
   // Without a usable index (no SQLite) the cache's count stays: stats still answers.
-  if (!o.ok) return r;
+  if (!rows) return r;
+  const agentOf = (lane: string) => agentByLane(lane)?.agent ?? lane;
+  const f = {
+    lanes: opts.agent ? registry().parse(opts.agent).map((a) => a.lane) : [],
+    since: opts.since ? parseSince(opts.since) : null,
+    timeZone: r.time_zone,
+  };
+  const per = bucketTurns(rows, by, agentOf, f);
+  const keyed = new Map(r.rows.map((x) => [x.key, x]));
+  for (const [key, n] of per) {
+    const row = keyed.get(key);
+    if (row) row.turns = n;
+    else r.rows.push({ ...statsRow({ key }), turns: n });
+  }
+  for (const row of r.rows) if (!per.has(row.key)) row.turns = 0;
+  // Each counted turn is under one key: the total is their sum (bucketTurns).
+  r.total.turns = [...per.values()].reduce((a, n) => a + n, 0);
+  return r;
+}
+
+/** The turn index's counts, brought up to date first; undefined without a usable index. */
+function indexedTurns(home: string, env: Env): TurnRow[] | undefined {
+  const o = openIndex(homeRoot(env, home));
+  if (!o.ok) return undefined;
   try {
     try {
       o.index.update();
     } catch {
       /* a stale index still counts what it holds */
     }
-    const agentOf = (lane: string) => agentByLane(lane)?.agent ?? lane;
-    const f = {
-      lanes: opts.agent ? registry().parse(opts.agent).map((a) => a.lane) : [],
-      since: opts.since ? parseSince(opts.since) : null,
-      timeZone: r.time_zone,
-    };
-    const per = turnsBy(o.index.db, by, agentOf, f);
-    for (const row of r.rows) row.turns = per.get(row.key) ?? 0;
-    for (const [key, n] of per) if (!r.rows.some((x) => x.key === key)) r.rows.push({ ...statsRow({ key }), turns: n });
-    r.total.turns = turnsBy(o.index.db, 'all', agentOf, f).get('total') ?? 0;
-    return r;
+    return turnRows(o.index.db);
   } finally {
     o.index.close();
   }
