@@ -100,7 +100,7 @@ export function readRaw(file: string, from: number, to: number): RawChunks {
       len += n;
       const nl = buf.lastIndexOf(10, len - 1);
       if (nl < 0) continue;
-      out.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, nl + 1)));
+      out.chunks.push(rawTrigramKeys(buf, 0, nl + 1));
       out.ranges.push(out.to, out.to + nl + 1);
       out.to += nl + 1;
       buf.copy(buf, 0, nl + 1, len);
@@ -131,7 +131,7 @@ export function runParseJob(j: ParseJob): ParseResult {
   let raw: RawChunks | null = together ? streamed : null;
   const onBlock = together
     ? (buf: Buffer, to: number) => {
-        streamed.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, to)));
+        streamed.chunks.push(rawTrigramKeys(buf, 0, to));
         streamed.ranges.push(streamed.to, streamed.to + to);
         streamed.to += to;
       }
