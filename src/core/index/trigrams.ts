@@ -51,7 +51,8 @@ function start(): void {
   wide = null;
 }
 
-/** The keys gathered since start(), as a copy; asciiSeen is cleared for the next text. */
+/** The keys gathered since start(), as a copy with a buffer of its own (a parse thread hands it
+ * over to the writer without copying); asciiSeen is cleared for the next text. */
 function finish(): Int32Array {
   const seen = asciiSeen;
   for (let i = 0; i < outN; i++) seen[outKeys[i]] = 0;

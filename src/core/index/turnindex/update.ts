@@ -9,7 +9,7 @@ import { readManifest } from '../../floor/manifest';
 import type { Checkpoint, FileFacts } from '../../turns';
 import { titleOf } from '../../turns';
 import { laneRel } from '../read';
-import { runParseJob, type ParseJob, type ParseResult } from '../parse-job';
+import { NUMS, runParseJob, turnTs, type IndexRole, type ParseJob, type ParseResult } from '../parse-job';
 import { ParsePool } from '../pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor } from '../roots';
 import { agentByLane } from '../../agents';
@@ -141,7 +141,10 @@ export class TurnIndex extends IndexQueries {
     const job = row ? this.jobFor(row) : null;
     if (!row || !job) return m;
     const r = runParseJob({ ...job, resume: undefined, to: row.done, raw_from: undefined });
-    if (r.kind === 'turns') for (const t of r.turns) m.set(`${t[0]}:${t[4]}:${t[7]}`, t[9]);
+    if (r.kind === 'turns') {
+      const x = r.turns.nums;
+      for (let o = 0; o < x.length; o += NUMS) m.set(`${x[o]}:${x[o + 3]}:${x[o + 6]}`, x[o + 7]);
+    }
     return m;
   }
 
@@ -258,12 +261,16 @@ export class TurnIndex extends IndexQueries {
         next++;
       }
     };
-    try {
-      let i = 0;
+    // A first build is one transaction: its file is this process's alone until it is done (and a
+    // build that dies is started again, never resumed), and FTS5 writes its pending terms out as a
+    // segment at each commit, which 'optimize' then merges again (finishFresh).
+    const batch = this.fresh ? (fn: () => void) => fn() : (fn: () => void) => this.tx(fn);
+    let i = 0;
+    const run = () => {
       while (i < behind.length) {
         const started = Date.now();
         let bytes = 0;
-        this.tx(() => {
+        batch(() => {
           this.ftsRows.clear();
           this.ftsGone = [];
           this.keyedSess.clear();
@@ -299,6 +306,10 @@ export class TurnIndex extends IndexQueries {
           if (!this.fresh || i >= behind.length || this.rawWriter().size > 32 << 20) this.rawWriter().flush();
         });
       }
+    };
+    try {
+      if (this.fresh) this.tx(run);
+      else run();
     } finally {
       pool?.close();
     }
@@ -366,10 +377,10 @@ export class TurnIndex extends IndexQueries {
 
   /** The parse job for a file's new bytes; null when its machine is gone or its path is refused
    * (a manifest line naming `..` or a symlink: it stays behind, and is reported on each update). */
-  private jobFor(row: FileRow, refused?: UpdateReport['refused']): ParseJob | null {
+  private jobFor(row: FileRow, refused?: UpdateReport['refused'], checked = false): ParseJob | null {
     const mf = this.root.machines.find((m) => m.machine === row.machine);
     if (!mf) return null;
-    const problem = lakeFileProblem(mf.dir, row.lake_path, this.seen);
+    const problem = checked ? null : lakeFileProblem(mf.dir, row.lake_path, this.seen);
     if (problem) {
       refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
       return null;
@@ -390,9 +401,11 @@ export class TurnIndex extends IndexQueries {
   private indexFile(stale: FileRow, ahead: { key: string; result: ParseResult } | undefined, refused: UpdateReport['refused']): { bytes: number; turns: number; text: number; ahead?: boolean } {
     const row = this.st.fileById.get(stale.id) as FileRow;
     if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0, text: 0 };
-    const job = this.jobFor(row, refused);
-    if (!job) return { bytes: 0, turns: 0, text: 0 };
     const used = !!ahead && ahead.key === progressKey(row);
+    // A result parsed ahead was parsed after its path was checked (fill): checking it again now
+    // would not make that read any safer.
+    const job = this.jobFor(row, refused, used);
+    if (!job) return { bytes: 0, turns: 0, text: 0 };
     const r = used ? ahead.result : runParseJob(job);
     if (r.kind === 'missing') return { bytes: 0, turns: 0, text: 0 }; // not synced yet
     if (r.kind === 'none') {
@@ -420,7 +433,8 @@ export class TurnIndex extends IndexQueries {
       this.st.untitle.run(row.sess_id, resume.n);
     }
     // The session's last block, if it has one, and its last slot taken; a new block when full.
-    let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
+    const T = r.turns;
+    let block = T.count ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
     let seq = BLOCK;
     if (block !== null) {
       const p = this.pack(block);
@@ -430,8 +444,11 @@ export class TurnIndex extends IndexQueries {
     let into: TurnRow[] = [];
     // Each new turn's key, with its folded text: an older generation's turn with that key said the
     // same (turnKey hashes the text), which is what its FTS row is deleted with.
-    const keys = new Map<number, string>();
-    for (const t of r.turns) {
+    const keys = row.gen > 1 ? new Map<number, string>() : null;
+    const x = T.nums;
+    let textAt = 0;
+    for (let i = 0; i < T.count; i++) {
+      const o = i * NUMS;
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
         seq = 0;
@@ -443,13 +460,15 @@ export class TurnIndex extends IndexQueries {
       }
       const id = (block as number) * BLOCK + seq;
       first ??= id;
-      const folded = t[8];
-      into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
-      keys.set(t[9], folded);
+      const folded = T.text.slice(textAt, (textAt = T.ends[i]));
+      const ts = x[o + 2];
+      const role = T.roles[i] as IndexRole;
+      into.push({ id, file_id: row.id, n: x[o], role, side: x[o + 1], ts: Number.isNaN(ts) ? turnTs(T, i) : ts, line_from: x[o + 3], line_to: x[o + 4], byte_from: x[o + 5], byte_to: x[o + 6], said: folded ? 1 : 0, key: x[o + 7] });
+      keys?.set(x[o + 7], folded);
       if (folded) {
         this.ftsRows.set(id, folded);
         // A turn a resume may cut (read again from the checkpoint's line on) keeps its text.
-        if (t[4] >= r.checkpoint.line) this.st.putTail.run(id, folded);
+        if (x[o + 3] >= r.checkpoint.line) this.st.putTail.run(id, folded);
       }
     }
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
@@ -458,7 +477,7 @@ export class TurnIndex extends IndexQueries {
     // A rewritten file's session keeps its turns' keys from now on: every pack of it is written
     // again with them (each file read once more for them, this once).
     if (row.gen > 1) for (const b of this.st.sessBlocks.all(row.sess_id, 0) as number[]) this.fillKeys(b);
-    if (row.gen > 1 && r.turns.length) {
+    if (keys && T.count) {
       const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
       const olderIds = new Set(older.map((o) => o[0]));
       for (const sess of new Set(older.map((o) => o[1]))) {
@@ -489,7 +508,8 @@ export class TurnIndex extends IndexQueries {
     const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
-    const turns = r.turns.filter((t) => t[1] !== 's').length;
+    let turns = 0;
+    for (let i = 0; i < T.count; i++) if (T.roles[i] !== 's') turns++;
     // A file read from its start holds just the turns this read found.
     this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns);
     return { bytes: Math.max(0, r.end.byte - readFrom), turns, text: r.text_bytes, ahead: used };
