@@ -11,7 +11,7 @@ import { titleOf } from '../../turns';
 import { laneRel } from '../read';
 import { NUMS, runParseJob, turnTs, type IndexRole, type ParseJob, type ParseResult } from '../parse-job';
 import { ParsePool } from '../pool';
-import { baseOfGen, projectFromPath, readMeta, type MachineFloor } from '../roots';
+import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type MetaRecord } from '../roots';
 import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
@@ -254,7 +254,9 @@ export class TurnIndex extends IndexQueries {
         const job = this.jobFor(row);
         if (job) {
           const bytes = Math.max(0, row.claimed - (job.resume?.byte ?? 0));
-          pool.send(job);
+          const s = this.st.sessById.get(row.sess_id) as SessionRow;
+          const mf = this.root.machines.find((m) => m.machine === s.machine);
+          pool.send(mf ? { ...job, meta: { dir: mf.dir, lane: s.lane, session: s.session } } : job);
           sent[next] = { key: progressKey(row), bytes };
           inFlight += bytes;
         }
@@ -511,20 +513,21 @@ export class TurnIndex extends IndexQueries {
     let turns = 0;
     for (let i = 0; i < T.count; i++) if (T.roles[i] !== 's') turns++;
     // A file read from its start holds just the turns this read found.
-    this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns);
+    this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns, r.meta);
     return { bytes: Math.max(0, r.end.byte - readFrom), turns, text: r.text_bytes, ahead: used };
   }
 
   /** `fileTurns`: the turns `file` holds, when known (it is then counted without a query if it
    * is the session's only live file: a first build refreshes each session once per file). */
-  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow, fileTurns?: number): void {
+  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow, fileTurns?: number, known?: MetaRecord | null): void {
     const s = this.st.sessById.get(sid) as SessionRow;
     const live = this.st.liveFileOfSess.all(sid) as FileRow[];
     // The session's facts are its newest generation's (an older one read after it does not win).
     const f = file && file.live && !live.some((x) => x.gen > file.gen) ? file : live[0];
     const ff: FileFacts | null = (f === file ? facts : undefined) ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
     const mf = this.root.machines.find((m) => m.machine === s.machine);
-    const meta = mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
+    // The parse thread read it already (for this session: its job named it), or it is read here.
+    const meta = known !== undefined ? known : mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
