@@ -16,6 +16,7 @@ import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
 import { RawWriter } from './rawpost';
+import { PendingFts } from './pendingfts';
 import { BLOCK, BLOCK_BITS, fileBytes, type FileRow, type SessionRow, type TurnRow, type UpdateReport } from './schema';
 import { decodePack, encodePack, unkeyed } from './turnpack';
 import { turnKey } from '../../turns';
@@ -45,7 +46,7 @@ export class TurnIndex extends IndexQueries {
   /** A batch's FTS rows (rowid: text), written at its end (writeFts), after its turn packs: a
    * statement on another table after an FTS write may be a savepoint, where FTS5 writes its
    * pending terms out as a segment of their own. */
-  private ftsRows = new Map<number, string>();
+  private ftsRows = new PendingFts();
   /** The batch's FTS rows to delete (rowid, the text it was written with), before its inserts (an
    * id a resume cut is given again). */
   private ftsGone: [number, string][] = [];
@@ -59,7 +60,7 @@ export class TurnIndex extends IndexQueries {
   private writeFts(): void {
     for (const [id, text] of this.ftsGone) this.st.delFts.run(id, text);
     this.ftsGone = [];
-    for (const [id, text] of this.ftsRows) this.st.insFts.run(id, text);
+    this.ftsRows.each((id, text) => this.st.insFts.run(id, text));
     this.ftsRows.clear();
   }
 
@@ -69,7 +70,7 @@ export class TurnIndex extends IndexQueries {
   private unsay(id: number, text?: string): void {
     const kept = this.st.tail.get(id) as string | undefined;
     if (kept !== undefined) this.st.dropTail.run(id);
-    if (this.ftsRows.delete(id)) return;
+    if (this.ftsRows.drop(id)) return;
     const said = text || kept;
     if (!said) throw new Error(`the turn index keeps no text for turn ${id}, which leaves its search index: delete ${this.root.index} (a cache) and search again to rebuild it`);
     this.ftsGone.push([id, said]);
@@ -468,7 +469,7 @@ export class TurnIndex extends IndexQueries {
       into.push({ id, file_id: row.id, n: x[o], role, side: x[o + 1], ts: Number.isNaN(ts) ? turnTs(T, i) : ts, line_from: x[o + 3], line_to: x[o + 4], byte_from: x[o + 5], byte_to: x[o + 6], said: folded ? 1 : 0, key: x[o + 7] });
       keys?.set(x[o + 7], folded);
       if (folded) {
-        this.ftsRows.set(id, folded);
+        this.ftsRows.add(id, folded);
         // A turn a resume may cut (read again from the checkpoint's line on) keeps its text.
         if (x[o + 3] >= r.checkpoint.line) this.st.putTail.run(id, folded);
       }
