@@ -39,32 +39,12 @@ export const RAW_MARK = 128 << 10;
 
 export { fold };
 
-/** What the index stores of the entries whose text the turn tier finds (see isSaid), packed so
- * the trip between threads copies a few arrays and one string instead of an array a turn (its
- * structured clone cost the writing thread more than the FTS insert on a store of short turns).
- * Turn i: nums[i * NUMS ...] are n, sidechain (0|1), ts (ms since 1970; NaN: none, or a text in
- * tsText), line_from, line_to, byte_from, byte_to, key (turnKey: the same entry in another
- * generation has the same key); roles[i] its role ('u'|'a' for a turn, 's' for a summary, notice
- * or name: only 'u' and 'a' count as turns); its folded text is text[ends[i - 1] (or 0), ends[i]). */
-export interface IndexTurns {
-  count: number;
-  nums: Float64Array;
-  roles: string;
-  text: string;
-  ends: Int32Array;
-  /** The times that are no time Date.parse reads: [turn, text]. */
-  tsText: [number, string][];
-}
-export const NUMS = 8;
-
-/** Turn i's time as the index keeps it. */
-export function turnTs(t: IndexTurns, i: number): number | string | null {
-  const ts = t.nums[i * NUMS + 2];
-  if (!Number.isNaN(ts)) return ts;
-  for (const [j, s] of t.tsText) if (j === i) return s;
-  return null;
-}
-
+/** What the index stores of an entry whose text the turn tier finds (see isSaid):
+ * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts (ms since
+ * 1970, or the text when it is no time Date.parse reads),
+ * line_from, line_to, byte_from, byte_to, folded text, key (turnKey: the same entry in another
+ * generation has the same key)]. Only 'u' and 'a' rows count as turns. */
+export type IndexTurn = [number, IndexRole, number, number | string | null, number, number, number, number, string, number];
 export type IndexRole = 'u' | 'a' | 's';
 
 export function indexRole(t: Pick<Turn, 'role'>): IndexRole {
@@ -78,7 +58,7 @@ export function roleOfIndex(r: IndexRole): Turn['role'] {
 export type ParseResult =
   | {
       kind: 'turns';
-      turns: IndexTurns;
+      turns: IndexTurn[];
       /** The first prompt with text (main conversation first), as written: a session's title. */
       title: { n: number; side: number; text: string } | null;
       /** UTF-8 bytes of the turns' text. */
@@ -182,39 +162,18 @@ export function runParseJob(j: ParseJob): ParseResult {
     throw e;
   }
   if (!r) return { kind: 'none' };
-  const said = r.turns.filter(isSaid);
-  const turns: IndexTurns = { count: said.length, nums: new Float64Array(said.length * NUMS), roles: '', text: '', ends: new Int32Array(said.length), tsText: [] };
-  const roles: string[] = [];
-  const texts: string[] = [];
+  const turns: IndexTurn[] = [];
   let title: { n: number; side: number; text: string } | null = null;
   let bytes = 0;
-  let at = 0;
-  for (let i = 0; i < said.length; i++) {
-    const t = said[i];
-    const o = i * NUMS;
-    const ts = tsValue(t.ts);
-    const nums = turns.nums;
-    nums[o] = t.n;
-    nums[o + 1] = t.sidechain ? 1 : 0;
-    nums[o + 2] = typeof ts === 'number' ? ts : Number.NaN;
-    if (typeof ts === 'string') turns.tsText.push([i, ts]);
-    nums[o + 3] = t.span.line_from;
-    nums[o + 4] = t.span.line_to;
-    nums[o + 5] = t.span.byte_from;
-    nums[o + 6] = t.span.byte_to;
-    nums[o + 7] = turnKey(t);
-    roles.push(indexRole(t));
+  for (const t of r.turns) {
+    if (!isSaid(t)) continue;
     // Folded here, in the parse thread, so the thread that writes SQLite does not.
-    const folded = t.text ? fold(t.text) : '';
-    texts.push(folded);
-    turns.ends[i] = at += folded.length;
+    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, tsValue(t.ts), t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
     const side = t.sidechain ? 1 : 0;
     if (t.role === 'user' && (!title || side < title.side)) title = { n: t.n, side, text: t.text };
   }
-  turns.roles = roles.join('');
-  turns.text = texts.join('');
   try {
     if (j.raw_from !== undefined && !together) raw = readRaw(j.file, j.raw_from, j.to);
   } catch (e) {

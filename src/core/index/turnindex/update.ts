@@ -9,7 +9,7 @@ import { readManifest } from '../../floor/manifest';
 import type { Checkpoint, FileFacts } from '../../turns';
 import { titleOf } from '../../turns';
 import { laneRel } from '../read';
-import { NUMS, runParseJob, turnTs, type IndexRole, type ParseJob, type ParseResult } from '../parse-job';
+import { runParseJob, type ParseJob, type ParseResult } from '../parse-job';
 import { ParsePool } from '../pool';
 import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type MetaRecord } from '../roots';
 import { agentByLane } from '../../agents';
@@ -142,10 +142,7 @@ export class TurnIndex extends IndexQueries {
     const job = row ? this.jobFor(row) : null;
     if (!row || !job) return m;
     const r = runParseJob({ ...job, resume: undefined, to: row.done, raw_from: undefined });
-    if (r.kind === 'turns') {
-      const x = r.turns.nums;
-      for (let o = 0; o < x.length; o += NUMS) m.set(`${x[o]}:${x[o + 3]}:${x[o + 6]}`, x[o + 7]);
-    }
+    if (r.kind === 'turns') for (const t of r.turns) m.set(`${t[0]}:${t[4]}:${t[7]}`, t[9]);
     return m;
   }
 
@@ -436,8 +433,7 @@ export class TurnIndex extends IndexQueries {
       this.st.untitle.run(row.sess_id, resume.n);
     }
     // The session's last block, if it has one, and its last slot taken; a new block when full.
-    const T = r.turns;
-    let block = T.count ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
+    let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
     let seq = BLOCK;
     if (block !== null) {
       const p = this.pack(block);
@@ -448,10 +444,7 @@ export class TurnIndex extends IndexQueries {
     // Each new turn's key, with its folded text: an older generation's turn with that key said the
     // same (turnKey hashes the text), which is what its FTS row is deleted with.
     const keys = row.gen > 1 ? new Map<number, string>() : null;
-    const x = T.nums;
-    let textAt = 0;
-    for (let i = 0; i < T.count; i++) {
-      const o = i * NUMS;
+    for (const t of r.turns) {
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
         seq = 0;
@@ -463,15 +456,13 @@ export class TurnIndex extends IndexQueries {
       }
       const id = (block as number) * BLOCK + seq;
       first ??= id;
-      const folded = T.text.slice(textAt, (textAt = T.ends[i]));
-      const ts = x[o + 2];
-      const role = T.roles[i] as IndexRole;
-      into.push({ id, file_id: row.id, n: x[o], role, side: x[o + 1], ts: Number.isNaN(ts) ? turnTs(T, i) : ts, line_from: x[o + 3], line_to: x[o + 4], byte_from: x[o + 5], byte_to: x[o + 6], said: folded ? 1 : 0, key: x[o + 7] });
-      keys?.set(x[o + 7], folded);
+      const folded = t[8];
+      into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
+      keys?.set(t[9], folded);
       if (folded) {
         this.ftsRows.add(id, folded);
         // A turn a resume may cut (read again from the checkpoint's line on) keeps its text.
-        if (x[o + 3] >= r.checkpoint.line) this.st.putTail.run(id, folded);
+        if (t[4] >= r.checkpoint.line) this.st.putTail.run(id, folded);
       }
     }
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
@@ -480,7 +471,7 @@ export class TurnIndex extends IndexQueries {
     // A rewritten file's session keeps its turns' keys from now on: every pack of it is written
     // again with them (each file read once more for them, this once).
     if (row.gen > 1) for (const b of this.st.sessBlocks.all(row.sess_id, 0) as number[]) this.fillKeys(b);
-    if (keys && T.count) {
+    if (keys && r.turns.length) {
       const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
       const olderIds = new Set(older.map((o) => o[0]));
       for (const sess of new Set(older.map((o) => o[1]))) {
@@ -511,8 +502,7 @@ export class TurnIndex extends IndexQueries {
     const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
-    let turns = 0;
-    for (let i = 0; i < T.count; i++) if (T.roles[i] !== 's') turns++;
+    const turns = r.turns.filter((t) => t[1] !== 's').length;
     // A file read from its start holds just the turns this read found.
     this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns, r.meta);
     return { bytes: Math.max(0, r.end.byte - readFrom), turns, text: r.text_bytes, ahead: used };
