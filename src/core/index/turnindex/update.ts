@@ -262,8 +262,9 @@ export class TurnIndex extends IndexQueries {
       }
     };
     // A first build is one transaction: its file is this process's alone until it is done (and a
-    // build that dies is started again, never resumed), and FTS5 writes its pending terms out as a
-    // segment at each commit, which 'optimize' then merges again (finishFresh).
+    // build that dies is started again, never resumed). FTS5 writes its pending terms out as a
+    // segment at each commit (and at the first savepoint after a batch's FTS rows), which
+    // 'optimize' merges again (finishFresh).
     const batch = this.fresh ? (fn: () => void) => fn() : (fn: () => void) => this.tx(fn);
     let i = 0;
     const run = () => {
