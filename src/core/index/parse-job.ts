@@ -6,6 +6,7 @@ import { isSaid, turnKey } from '../turns';
 import { READ_NOFOLLOW } from '../safepath';
 import { readTurns } from './read';
 import { fold, rawTrigramKeys } from './trigrams';
+import { readMeta, type MetaRecord } from './roots';
 
 export interface ParseJob {
   file: string;
@@ -16,6 +17,9 @@ export interface ParseJob {
   tail: boolean;
   /** Where the raw lines not yet in the raw index start (none: they are not read). */
   raw_from?: number;
+  /** The session's meta record to read as well (a parse thread does, sparing the writer its
+   * path checks and reads); none: the writer reads it. */
+  meta?: { dir: string; lane: string; session: string };
 }
 
 /** The complete lines after raw_from, lowercased, in chunks of about RAW_CHUNK bytes, each as
@@ -66,11 +70,17 @@ export type ParseResult =
       raw: RawChunks | null;
       /** Checkpoints every RAW_MARK bytes: [byte of the line end, checkpoint as JSON]. */
       marks: [number, string][];
+      /** The job's meta record (null: none, or unreadable); undefined when not asked for. */
+      meta?: MetaRecord | null;
     }
   /** No dialect reads this file (a sub-agent's .meta.json). */
   | { kind: 'none' }
   /** The file is not there (a store mid-sync). */
   | { kind: 'missing' };
+
+// Folders a parse thread found real (no symlink) while reading meta records: the thread lives
+// for one update, as the writer's own set does (update.ts).
+const seenDirs = new Set<string>();
 
 // One read buffer kept across files: a fresh one per file is garbage the GC sees late.
 let spare: Buffer | null = null;
@@ -100,7 +110,7 @@ export function readRaw(file: string, from: number, to: number): RawChunks {
       len += n;
       const nl = buf.lastIndexOf(10, len - 1);
       if (nl < 0) continue;
-      out.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, nl + 1)));
+      out.chunks.push(rawTrigramKeys(buf, 0, nl + 1));
       out.ranges.push(out.to, out.to + nl + 1);
       out.to += nl + 1;
       buf.copy(buf, 0, nl + 1, len);
@@ -131,7 +141,7 @@ export function runParseJob(j: ParseJob): ParseResult {
   let raw: RawChunks | null = together ? streamed : null;
   const onBlock = together
     ? (buf: Buffer, to: number) => {
-        streamed.chunks.push(Int32Array.from(rawTrigramKeys(buf, 0, to)));
+        streamed.chunks.push(rawTrigramKeys(buf, 0, to));
         streamed.ranges.push(streamed.to, streamed.to + to);
         streamed.to += to;
       }
@@ -170,5 +180,6 @@ export function runParseJob(j: ParseJob): ParseResult {
     // Gone or a symlink since it was parsed: its raw lines are read on a later update.
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
   }
-  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw, marks };
+  const meta = j.meta ? readMeta(j.meta.dir, j.meta.lane, j.meta.session, seenDirs) : undefined;
+  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw, marks, meta };
 }

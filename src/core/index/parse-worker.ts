@@ -10,12 +10,16 @@ if (!isMainThread && workerData?.brainParseWorker) {
   const sig = new Int32Array(workerData.sig as SharedArrayBuffer);
   port.on('message', (job: ParseJob & { seq: number }) => {
     let msg: unknown;
+    // The raw chunks' keys (each array its own buffer) are handed over, not copied.
+    let moved: ArrayBuffer[] = [];
     try {
-      msg = { seq: job.seq, ok: true, result: runParseJob(job) };
+      const result = runParseJob(job);
+      if (result.kind === 'turns' && result.raw) moved = result.raw.chunks.map((c) => c.buffer as ArrayBuffer);
+      msg = { seq: job.seq, ok: true, result };
     } catch (e) {
       msg = { seq: job.seq, ok: false, error: (e as Error).message, code: (e as NodeJS.ErrnoException).code };
     }
-    port.postMessage(msg);
+    port.postMessage(msg, moved);
     Atomics.add(sig, 0, 1);
     Atomics.notify(sig, 0);
   });

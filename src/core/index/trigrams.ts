@@ -23,27 +23,58 @@ export function wideKey(a: number, b: number, c: number): number {
   return ASCII_KEYS + (h & WIDE_MASK);
 }
 
-interface Acc {
-  out: number[];
-  wide: Set<number> | null;
-}
-
-// Which ASCII trigrams the current chunk gave already: one bit each (256 KB, so it stays in the
-// cache; a word per trigram took 8 MB and a cache miss on most bytes), cleared after each chunk
+// Which ASCII trigrams the current text gave already: a byte each (2 MB; a bit each took twice the
+// time to test and set, and this is tested for every byte of the lake), cleared after each text
 // through the keys it gave.
-const asciiSeen = new Int32Array(ASCII_KEYS >>> 5);
+const asciiSeen = new Uint8Array(ASCII_KEYS);
+// Each byte's code point lowercased, or NOT_ASCII (a byte of a multi-byte character) or NEWLINE:
+// one load instead of the comparisons, in the loop that sees every byte.
+const NOT_ASCII = 0x100;
+const NEWLINE = 0x200;
+const LOWER = new Int32Array(256);
+for (let c = 0; c < 256; c++) LOWER[c] = c >= 128 ? NOT_ASCII : c === 10 ? NEWLINE : c >= 65 && c <= 90 ? c + 32 : c;
 
-function start(): Acc {
-  return { out: [], wide: null };
+// The keys a text gave, in order (ASCII ones as found): one buffer reused for every text.
+let outKeys: Int32Array = new Int32Array(1 << 16);
+let outN = 0;
+let wide: Set<number> | null = null;
+
+function grow(): Int32Array {
+  const b = new Int32Array(outKeys.length * 2);
+  b.set(outKeys);
+  outKeys = b;
+  return b;
 }
 
-function finish(acc: Acc): number[] {
-  for (const k of acc.out) asciiSeen[k >>> 5] = 0;
-  if (acc.wide) for (const w of acc.wide) acc.out.push(w);
-  return acc.out;
+function start(): void {
+  outN = 0;
+  wide = null;
 }
 
-function addString(acc: Acc, s: string): void {
+/** The keys gathered since start(), as a copy with a buffer of its own (a parse thread hands it
+ * over to the writer without copying); asciiSeen is cleared for the next text. */
+function finish(): Int32Array {
+  const seen = asciiSeen;
+  for (let i = 0; i < outN; i++) seen[outKeys[i]] = 0;
+  const w = wide;
+  const out = new Int32Array(outN + (w ? w.size : 0));
+  out.set(outKeys.subarray(0, outN));
+  if (w) {
+    let i = outN;
+    for (const k of w) out[i++] = k;
+  }
+  return out;
+}
+
+function addAscii(k: number): void {
+  if (asciiSeen[k] === 0) {
+    asciiSeen[k] = 1;
+    if (outN === outKeys.length) grow();
+    outKeys[outN++] = k;
+  }
+}
+
+function addString(s: string): void {
   let a = -1;
   let b = -1;
   for (let i = 0; i < s.length; i++) {
@@ -56,15 +87,8 @@ function addString(acc: Acc, s: string): void {
       }
     }
     if (a >= 0) {
-      if ((a | b | c) < 128) {
-        const k = (a << 14) | (b << 7) | c;
-        const w = asciiSeen[k >>> 5];
-        const m = 1 << (k & 31);
-        if ((w & m) === 0) {
-          asciiSeen[k >>> 5] = w | m;
-          acc.out.push(k);
-        }
-      } else (acc.wide ??= new Set()).add(wideKey(a, b, c));
+      if ((a | b | c) < 128) addAscii((a << 14) | (b << 7) | c);
+      else (wide ??= new Set()).add(wideKey(a, b, c));
     }
     a = b;
     b = c;
@@ -73,9 +97,9 @@ function addString(acc: Acc, s: string): void {
 
 /** The distinct trigram keys of a lowercased text (a term's form). */
 export function trigramKeys(folded: string): number[] {
-  const acc = start();
-  addString(acc, folded);
-  return finish(acc);
+  start();
+  addString(folded);
+  return [...finish()];
 }
 
 // ASCII bytes kept on each side of a stretch of other bytes, decoded and lowercased with it: the
@@ -86,57 +110,70 @@ const EDGE = 8;
  * lowercased: ASCII straight from the bytes (decoding and lowercasing a whole chunk costs more
  * than the parse), stretches with other bytes decoded and lowercased. No trigram spans a newline
  * (no term the index is asked for holds one). */
-export function rawTrigramKeys(buf: Buffer, from: number, to: number): number[] {
-  const acc = start();
-  const out = acc.out;
+/** The keys of a stretch of bytes holding other than ASCII, from `i` (such a byte) up to the next
+ * EDGE ASCII bytes in a row (or `to`), decoded and lowercased with EDGE bytes before it; returns
+ * where the stretch ends. Apart from the loop over ASCII bytes, which it would slow down. */
+function wideStretch(buf: Buffer, bytes: Uint8Array, from: number, i: number, to: number): number {
+  let e = i;
+  let run = 0;
+  while (e < to && run < EDGE) {
+    run = bytes[e] < 128 ? run + 1 : 0;
+    e++;
+  }
+  for (const line of fold(buf.toString('utf8', Math.max(from, i - EDGE), e)).split('\n')) addString(line);
+  return e;
+}
+
+export function rawTrigramKeys(buf: Buffer, from: number, to: number): Int32Array {
+  start();
+  // A plain Uint8Array view: V8 reads its bytes faster than a Buffer's.
+  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
   const seen = asciiSeen;
+  const low = LOWER;
+  let out: Int32Array = outKeys;
+  let n = 0;
   // The last three ASCII code points (lowercased) as a key, and how many of them are there.
   let k = 0;
   let have = 0;
   let i = from;
   while (i < to) {
-    const x = buf[i];
+    const x = low[bytes[i]];
     if (x < 128) {
       i++;
-      if (x === 10) {
-        have = 0;
-        continue;
-      }
-      // By hand, as in addString: this loop sees every byte of the lake.
-      k = ((k << 7) | (x - 65 < 26 && x >= 65 ? x + 32 : x)) & (ASCII_KEYS - 1);
-      if (++have >= 3) {
-        const w = seen[k >>> 5];
-        const m = 1 << (k & 31);
-        if ((w & m) === 0) {
-          seen[k >>> 5] = w | m;
-          out.push(k);
+      k = ((k << 7) | x) & (ASCII_KEYS - 1);
+      if (++have >= 3 && seen[k] === 0) {
+        seen[k] = 1;
+        if (n === out.length) {
+          outN = n;
+          out = grow();
         }
+        out[n++] = k;
       }
       continue;
     }
-    // Up to the next EDGE ASCII bytes in a row (or the end), then decoded with EDGE bytes before.
-    let e = i;
-    let run = 0;
-    while (e < to && run < EDGE) {
-      run = buf[e] < 128 ? run + 1 : 0;
-      e++;
+    if (x === NEWLINE) {
+      i++;
+      have = 0;
+      continue;
     }
-    const from2 = Math.max(from, i - EDGE);
-    for (const line of fold(buf.toString('utf8', from2, e)).split('\n')) addString(acc, line);
-    i = e;
+    outN = n;
+    i = wideStretch(buf, bytes, from, i, to);
+    out = outKeys;
+    n = outN;
     // The ASCII bytes the stretch ended with start the next trigrams (none across a newline).
     have = 0;
     k = 0;
-    for (let j = Math.max(i - Math.min(run, 2), from); j < i; j++) {
-      const y = buf[j];
-      if (y === 10) {
+    for (let j = Math.max(i - 2, from); j < i; j++) {
+      const y = low[bytes[j]];
+      if (y >= 128) {
         have = 0;
         k = 0;
         continue;
       }
-      k = ((k << 7) | (y >= 65 && y <= 90 ? y + 32 : y)) & (ASCII_KEYS - 1);
+      k = ((k << 7) | y) & (ASCII_KEYS - 1);
       have++;
     }
   }
-  return finish(acc);
+  outN = n;
+  return finish();
 }

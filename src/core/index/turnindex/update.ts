@@ -11,11 +11,12 @@ import { titleOf } from '../../turns';
 import { laneRel } from '../read';
 import { runParseJob, type ParseJob, type ParseResult } from '../parse-job';
 import { ParsePool } from '../pool';
-import { baseOfGen, projectFromPath, readMeta, type MachineFloor } from '../roots';
+import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type MetaRecord } from '../roots';
 import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
 import { RawWriter } from './rawpost';
+import { PendingFts } from './pendingfts';
 import { BLOCK, BLOCK_BITS, fileBytes, type FileRow, type SessionRow, type TurnRow, type UpdateReport } from './schema';
 import { decodePack, encodePack, unkeyed } from './turnpack';
 import { turnKey } from '../../turns';
@@ -45,7 +46,7 @@ export class TurnIndex extends IndexQueries {
   /** A batch's FTS rows (rowid: text), written at its end (writeFts), after its turn packs: a
    * statement on another table after an FTS write may be a savepoint, where FTS5 writes its
    * pending terms out as a segment of their own. */
-  private ftsRows = new Map<number, string>();
+  private ftsRows = new PendingFts();
   /** The batch's FTS rows to delete (rowid, the text it was written with), before its inserts (an
    * id a resume cut is given again). */
   private ftsGone: [number, string][] = [];
@@ -59,7 +60,7 @@ export class TurnIndex extends IndexQueries {
   private writeFts(): void {
     for (const [id, text] of this.ftsGone) this.st.delFts.run(id, text);
     this.ftsGone = [];
-    for (const [id, text] of this.ftsRows) this.st.insFts.run(id, text);
+    this.ftsRows.each((id, text) => this.st.insFts.run(id, text));
     this.ftsRows.clear();
   }
 
@@ -69,7 +70,7 @@ export class TurnIndex extends IndexQueries {
   private unsay(id: number, text?: string): void {
     const kept = this.st.tail.get(id) as string | undefined;
     if (kept !== undefined) this.st.dropTail.run(id);
-    if (this.ftsRows.delete(id)) return;
+    if (this.ftsRows.drop(id)) return;
     const said = text || kept;
     if (!said) throw new Error(`the turn index keeps no text for turn ${id}, which leaves its search index: delete ${this.root.index} (a cache) and search again to rebuild it`);
     this.ftsGone.push([id, said]);
@@ -251,19 +252,26 @@ export class TurnIndex extends IndexQueries {
         const job = this.jobFor(row);
         if (job) {
           const bytes = Math.max(0, row.claimed - (job.resume?.byte ?? 0));
-          pool.send(job);
+          const s = this.st.sessById.get(row.sess_id) as SessionRow;
+          const mf = this.root.machines.find((m) => m.machine === s.machine);
+          pool.send(mf ? { ...job, meta: { dir: mf.dir, lane: s.lane, session: s.session } } : job);
           sent[next] = { key: progressKey(row), bytes };
           inFlight += bytes;
         }
         next++;
       }
     };
-    try {
-      let i = 0;
+    // A first build is one transaction: its file is this process's alone until it is done (and a
+    // build that dies is started again, never resumed). FTS5 writes its pending terms out as a
+    // segment at each commit (and at the first savepoint after a batch's FTS rows), which
+    // 'optimize' merges again (finishFresh).
+    const batch = this.fresh ? (fn: () => void) => fn() : (fn: () => void) => this.tx(fn);
+    let i = 0;
+    const run = () => {
       while (i < behind.length) {
         const started = Date.now();
         let bytes = 0;
-        this.tx(() => {
+        batch(() => {
           this.ftsRows.clear();
           this.ftsGone = [];
           this.keyedSess.clear();
@@ -299,6 +307,10 @@ export class TurnIndex extends IndexQueries {
           if (!this.fresh || i >= behind.length || this.rawWriter().size > 32 << 20) this.rawWriter().flush();
         });
       }
+    };
+    try {
+      if (this.fresh) this.tx(run);
+      else run();
     } finally {
       pool?.close();
     }
@@ -366,10 +378,10 @@ export class TurnIndex extends IndexQueries {
 
   /** The parse job for a file's new bytes; null when its machine is gone or its path is refused
    * (a manifest line naming `..` or a symlink: it stays behind, and is reported on each update). */
-  private jobFor(row: FileRow, refused?: UpdateReport['refused']): ParseJob | null {
+  private jobFor(row: FileRow, refused?: UpdateReport['refused'], checked = false): ParseJob | null {
     const mf = this.root.machines.find((m) => m.machine === row.machine);
     if (!mf) return null;
-    const problem = lakeFileProblem(mf.dir, row.lake_path, this.seen);
+    const problem = checked ? null : lakeFileProblem(mf.dir, row.lake_path, this.seen);
     if (problem) {
       refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
       return null;
@@ -390,9 +402,11 @@ export class TurnIndex extends IndexQueries {
   private indexFile(stale: FileRow, ahead: { key: string; result: ParseResult } | undefined, refused: UpdateReport['refused']): { bytes: number; turns: number; text: number; ahead?: boolean } {
     const row = this.st.fileById.get(stale.id) as FileRow;
     if (!row.live || row.done >= row.claimed) return { bytes: 0, turns: 0, text: 0 };
-    const job = this.jobFor(row, refused);
-    if (!job) return { bytes: 0, turns: 0, text: 0 };
     const used = !!ahead && ahead.key === progressKey(row);
+    // A result parsed ahead was parsed after its path was checked (fill): checking it again now
+    // would not make that read any safer.
+    const job = this.jobFor(row, refused, used);
+    if (!job) return { bytes: 0, turns: 0, text: 0 };
     const r = used ? ahead.result : runParseJob(job);
     if (r.kind === 'missing') return { bytes: 0, turns: 0, text: 0 }; // not synced yet
     if (r.kind === 'none') {
@@ -430,7 +444,7 @@ export class TurnIndex extends IndexQueries {
     let into: TurnRow[] = [];
     // Each new turn's key, with its folded text: an older generation's turn with that key said the
     // same (turnKey hashes the text), which is what its FTS row is deleted with.
-    const keys = new Map<number, string>();
+    const keys = row.gen > 1 ? new Map<number, string>() : null;
     for (const t of r.turns) {
       if (++seq >= BLOCK) {
         block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
@@ -445,9 +459,9 @@ export class TurnIndex extends IndexQueries {
       first ??= id;
       const folded = t[8];
       into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
-      keys.set(t[9], folded);
+      keys?.set(t[9], folded);
       if (folded) {
-        this.ftsRows.set(id, folded);
+        this.ftsRows.add(id, folded);
         // A turn a resume may cut (read again from the checkpoint's line on) keeps its text.
         if (t[4] >= r.checkpoint.line) this.st.putTail.run(id, folded);
       }
@@ -458,7 +472,7 @@ export class TurnIndex extends IndexQueries {
     // A rewritten file's session keeps its turns' keys from now on: every pack of it is written
     // again with them (each file read once more for them, this once).
     if (row.gen > 1) for (const b of this.st.sessBlocks.all(row.sess_id, 0) as number[]) this.fillKeys(b);
-    if (row.gen > 1 && r.turns.length) {
+    if (keys && r.turns.length) {
       const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
       const olderIds = new Set(older.map((o) => o[0]));
       for (const sess of new Set(older.map((o) => o[1]))) {
@@ -491,20 +505,21 @@ export class TurnIndex extends IndexQueries {
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
     const turns = r.turns.filter((t) => t[1] !== 's').length;
     // A file read from its start holds just the turns this read found.
-    this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns);
+    this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns, r.meta);
     return { bytes: Math.max(0, r.end.byte - readFrom), turns, text: r.text_bytes, ahead: used };
   }
 
   /** `fileTurns`: the turns `file` holds, when known (it is then counted without a query if it
    * is the session's only live file: a first build refreshes each session once per file). */
-  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow, fileTurns?: number): void {
+  private refreshSession(sid: number, facts?: FileFacts, file?: FileRow, fileTurns?: number, known?: MetaRecord | null): void {
     const s = this.st.sessById.get(sid) as SessionRow;
     const live = this.st.liveFileOfSess.all(sid) as FileRow[];
     // The session's facts are its newest generation's (an older one read after it does not win).
     const f = file && file.live && !live.some((x) => x.gen > file.gen) ? file : live[0];
     const ff: FileFacts | null = (f === file ? facts : undefined) ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
     const mf = this.root.machines.find((m) => m.machine === s.machine);
-    const meta = mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
+    // The parse thread read it already (for this session: its job named it), or it is read here.
+    const meta = known !== undefined ? known : mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
