@@ -12,10 +12,11 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Removes the entries of `dir` whose name `pattern` matches with a pid (its first group) of a
- * process that is gone; this process's own and a live one's stay. What cannot be removed (another
- * user's) is left. */
-export function removeLeftovers(dir: string, pattern: RegExp): void {
+/** Removes the entries of `dir` named with the pid of a process that is gone: `pattern` is a
+ * RegExp whose first group is the pid, or a name's prefix the pid follows. A live process's entries
+ * stay, and this process's own unless `own` (a file it is about to make afresh). What cannot be
+ * removed (another user's) is left. */
+export function removeLeftovers(dir: string, pattern: RegExp | string, opts: { own?: boolean } = {}): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -23,12 +24,17 @@ export function removeLeftovers(dir: string, pattern: RegExp): void {
     return;
   }
   for (const n of names) {
-    const m = pattern.exec(n);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    const pid = pidIn(n, pattern);
+    if (pid === null || (pid === process.pid ? !opts.own : pidAlive(pid))) continue;
     try {
       fs.rmSync(path.join(dir, n), { recursive: true, force: true });
     } catch {
       /* not ours to remove */
     }
   }
+}
+
+function pidIn(name: string, pattern: RegExp | string): number | null {
+  const digits = typeof pattern === 'string' ? (name.startsWith(pattern) ? /^\d+/.exec(name.slice(pattern.length))?.[0] : undefined) : pattern.exec(name)?.[1];
+  return digits ? Number(digits) : null;
 }

@@ -6,7 +6,7 @@ import { loadSqlite, sqliteLoadError } from '../../sqlite';
 import type { Root } from '../roots';
 import { PAGE_SIZE, dropFiles, indexSymlink, type DB, type UpdateReport } from './schema';
 import { TurnIndex } from './update';
-import { pidAlive } from '../../pids';
+import { removeLeftovers } from '../../pids';
 
 export type IndexOpen = { ok: true; index: TurnIndex } | { ok: false; reason: string };
 
@@ -81,12 +81,7 @@ export function openIndex(root: Root): IndexOpen {
 export function rebuildIndex(root: Root): { ok: true; report: UpdateReport } | { ok: false; reason: string } {
   const tmp = `${root.index}.rebuild-${process.pid}`;
   // A rebuild that died leaves its file: remove those whose process is gone.
-  const dir = path.dirname(root.index);
-  const stem = `${path.basename(root.index)}.rebuild-`;
-  for (const f of fs.readdirSync(dir)) {
-    const pid = f.startsWith(stem) ? Number.parseInt(f.slice(stem.length), 10) : Number.NaN;
-    if (Number.isInteger(pid) && (pid === process.pid || !pidAlive(pid))) fs.rmSync(path.join(dir, f), { force: true });
-  }
+  removeLeftovers(path.dirname(root.index), `${path.basename(root.index)}.rebuild-`, { own: true });
   const o = openIndex({ ...root, index: tmp });
   if (!o.ok) return o;
   let report: UpdateReport;
