@@ -1,7 +1,7 @@
 // Every BRAIN_* environment variable the program reads, declared once: its type, default, unit,
 // what it does and who it is for. Code reads them only through setting() (lint refuses a direct
 // env.BRAIN_X read elsewhere), so a value is parsed one way everywhere and a bad one is named.
-// README's "Environment" table is generated from SETTINGS (scripts/settings-table.mjs) and a test
+// docs/configuration.md's "Environment" table is generated from SETTINGS (scripts/settings-table.mjs) and a test
 // keeps the two equal. This file sits in the lowest layer: it imports nothing but errors.ts.
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -244,7 +244,7 @@ export function setting<N extends SettingName>(env: Env, name: N): ValueOf<N> {
   return s.dflt(env);
 }
 
-/** The README table (between its settings markers): one row per variable, users' first. */
+/** The docs/configuration.md table (between its settings markers): one row per variable, users' first. */
 export function settingsTable(): string {
   const cell = (t: string) => t.replace(/\|/g, '\\|');
   const rows = (Object.entries(SETTINGS) as [string, Spec<unknown>][])

@@ -1,4 +1,4 @@
-// Entry point of the VS Code extension: wiring only (STYLE.md 1, 9). Activation registers views,
+// Entry point of the VS Code extension: wiring only. Activation registers views,
 // commands and tools and starts the worker without waiting for it, so it stays well under 100 ms;
 // everything that touches the floor happens in the worker (worker.ts).
 import * as path from 'node:path';

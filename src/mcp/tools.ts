@@ -1,5 +1,5 @@
 // The MCP tools: the recall core's functions under the names an agent sees, with the core's own
-// declared input schemas handed over unchanged (STYLE.md 2), and results cut to what fits in a
+// declared input schemas handed over unchanged, and results cut to what fits in a
 // model's context, each fact still carrying its citation. Everything here reads.
 import * as fs from 'node:fs';
 import { layout, type Env } from '../core/home';

@@ -80,7 +80,7 @@ export interface Snippet {
   role: Role | null;
   field: SnippetField;
   text: string;
-  /** The generation of the session file it is in (a rewrite opens a new one; see the README). */
+  /** The generation of the session file it is in (a rewrite opens a new one; see docs/floor.md). */
   gen: number;
   /** The newest generation no longer holds it: only an older one does. */
   rewritten_away: boolean;
