@@ -16,6 +16,7 @@
 //
 // Install the one for your editor's platform: `code --install-extension vsix/agent-brain-<target>-<version>.vsix`.
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -103,6 +104,20 @@ function duckdbBinding(suffix, version) {
   return path.join(dir, 'package');
 }
 
+/** @duckdb/node-api as one file: its ~180 modules would each be a file of the .vsix (vsce warns
+ * past 100 JavaScript files, and the editor loads each one apart). Its native binding stays a
+ * package of its own, required at run time as before. */
+function stageDuckdbApi(dest) {
+  const src = path.join(REPO, 'node_modules', '@duckdb', 'node-api');
+  if (!fs.existsSync(src)) throw new Error('node_modules/@duckdb/node-api is missing: run npm ci');
+  const pkg = pkgJson(src);
+  const { buildSync } = createRequire(path.join(REPO, 'package.json'))('esbuild');
+  buildSync({ entryPoints: [path.join(src, pkg.main)], bundle: true, platform: 'node', format: 'cjs', target: 'node22', external: ['@duckdb/node-bindings'], logLevel: 'warning', outfile: path.join(dest, 'lib', 'index.js') });
+  copy(path.join(src, 'LICENSE'), path.join(dest, 'LICENSE'));
+  const slim = { name: pkg.name, version: pkg.version, license: pkg.license, main: './lib/index.js', dependencies: pkg.dependencies };
+  fs.writeFileSync(path.join(dest, 'package.json'), JSON.stringify(slim, null, 2) + '\n');
+}
+
 /** Everything but the native modules, shared by every target. */
 function stageCommon(stage) {
   fs.rmSync(stage, { recursive: true, force: true });
@@ -113,13 +128,17 @@ function stageCommon(stage) {
   // Each agent's SQL views (src/core/cache/sqlfiles.ts reads them beside the bundles).
   copy(path.join(REPO, 'dist', 'agents'), path.join(stage, 'dist', 'agents'));
   for (const d of ['media', 'sql', 'skills']) if (fs.existsSync(path.join(REPO, d))) copy(path.join(REPO, d), path.join(stage, d));
-  for (const f of ['CHANGELOG.md', 'LICENSE', 'README.md']) if (fs.existsSync(path.join(REPO, f))) copy(path.join(REPO, f), path.join(stage, f));
+  // The extension's details page is a README of its own (the repository's links into docs/ mean
+  // nothing inside an editor); the licence must be there for vsce to package without skipping it.
+  copy(path.join(REPO, 'media', 'vsix', 'README.md'), path.join(stage, 'README.md'));
+  for (const f of ['CHANGELOG.md', 'LICENSE']) copy(path.join(REPO, f), path.join(stage, f));
   const nm = path.join(stage, 'node_modules');
-  for (const p of ['detect-libc', '@duckdb/node-api', '@duckdb/node-bindings']) {
+  for (const p of ['detect-libc', '@duckdb/node-bindings']) {
     const src = path.join(REPO, 'node_modules', p);
     if (!fs.existsSync(src)) throw new Error(`node_modules/${p} is missing: run npm ci`);
     copy(src, path.join(nm, p));
   }
+  stageDuckdbApi(path.join(nm, '@duckdb', 'node-api'));
   // better-sqlite3's JavaScript, without any binary and without its build inputs.
   const bsqSrc = path.join(REPO, 'node_modules', 'better-sqlite3');
   const bsq = pkgJson(bsqSrc);
@@ -201,7 +220,7 @@ function packageStaged(o, root, stage) {
     stageNative(stage, target, versions);
     const out = path.resolve(o.out ?? path.join(o.outDir, `${root.name}-${target}-${root.version}.vsix`));
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    run(process.execPath, [vsce, 'package', '--target', target, '--allow-missing-repository', '--skip-license', '--allow-star-activation', '-o', out], { cwd: stage, stdio: ['ignore', 'pipe', 'inherit'] });
+    run(process.execPath, [vsce, 'package', '--target', target, '--allow-star-activation', '-o', out], { cwd: stage, stdio: ['ignore', 'pipe', 'inherit'] });
     console.log(`packaged ${path.relative(process.cwd(), out)} (${target}): ${(fs.statSync(out).size / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     outs.push(out);
   }

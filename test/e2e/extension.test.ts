@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { INPUT_SCHEMAS, LM_TOOL_PREFIX, type ToolName } from '../../src/core/recall/types';
 import { REPO as REPO_ROOT, sandbox, type Sandbox } from '../helpers/env';
-import { ARTIFACTS, bulk, openWindow, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
+import { ARTIFACTS, bulk, openWindow, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, webviewText, type CodeServer, type Workbench } from './harness';
 
 const PI_SESSION = '.pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
 
@@ -213,11 +213,11 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     }, 60_000);
     console.log(`failing label: ${text}`);
     await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-failing.png') });
-    // Clicking it shows `brain status` (this machine's last sync and every machine in the store).
+    // Clicking it shows the status as a page: this machine, the failing backup, every machine in the store.
     await item.click();
-    const output = page.locator('.part.panel .monaco-editor .view-lines');
-    // The panel renders the lines in view, scrolled to the end: the store's machine list closes the report.
-    await until('brain status in the output panel', async () => /This\s+machine:\s+testbox|otherbox\s+\S/.test(await output.innerText()), 30_000);
+    const status = await webviewText(page, /Agent Brain: Status[\s\S]*otherbox/, 'the Status page with the store\'s machines');
+    assert.match(status, /testbox/);
+    assert.match(status, /warning/);
     await screenshot(page, 'status');
     lockStore(false);
   });
@@ -283,7 +283,6 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
       await until('the toasts to go', async () => (await page.locator('.notifications-toasts .notification-toast').count()) === 0, 10_000);
     };
     const input = page.locator('.quick-input-widget input');
-    const output = page.locator('.part.panel .monaco-editor .view-lines');
     // A citation of the fixture session, as Copy Citation leaves it on the clipboard.
     const found = JSON.parse(spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'search', 'does it only run on main', '--json', '--limit', '1'], { env: sb.env, encoding: 'utf8' }).stdout);
     const cit = found.hits[0].snippets[0].citation;
@@ -314,10 +313,11 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const editorText = page.locator('.editor-instance .monaco-editor .view-lines').first();
     await until('the config text in the editor', async () => /machine\s*=\s*"testbox"/.test(await editorText.innerText()), 10_000);
 
-    // Run Doctor: its checks in the output panel, the store among them.
+    // Run Doctor: its checks as a page, problems first, each with its fix, the store among them.
     await runCommand(page, 'Agent Brain: Run Doctor');
-    // The panel shows the end of the report: the skill checks and the verdict.
-    await until('brain doctor in the output panel', async () => /skill\spi:[\s\S]*(\d+\sproblem\(s\)|no\sproblems)/.test(await output.innerText()), 60_000);
+    const doctor = await webviewText(page, /Agent Brain: Doctor[\s\S]*(problems? found|No problems found)/, 'the Doctor page', 60_000);
+    assert.match(doctor, /\bstore\b/);
+    assert.match(doctor, /skill pi/);
     await screenshot(page, 'doctor');
 
     // Rebuild Caches: both caches made again from the floor (new files), the tree still whole.

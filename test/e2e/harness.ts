@@ -287,3 +287,19 @@ export function bulk(sb: Sandbox, n: number, folder = '--bulk-history--'): numbe
   for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `2025-01-01T00-00-00-000Z_${String(i).padStart(8, '0')}-0000-4000-8000-${tag}.jsonl`), body);
   return n * body.length;
 }
+
+/** The text of the webview (any open one: the reader, Status, Doctor, Activity) whose body matches
+ * `re`, once one does. Webviews are nested iframes; each frame is asked for its body's text. */
+export async function webviewText(page: Page, re: RegExp, what: string, timeoutMs = 30_000): Promise<string> {
+  return until(what, async () => {
+    for (const f of page.frames()) {
+      if (f === page.mainFrame()) continue;
+      const t = await f
+        .locator('body')
+        .innerText({ timeout: 1_000 })
+        .catch(() => '');
+      if (re.test(t)) return t;
+    }
+    return undefined;
+  }, timeoutMs);
+}
