@@ -22,8 +22,9 @@ export const LAYERS = [
   // Reading back (recall), the store (sync, backup; recall over every machine at the store) and
   // setting up (init, doctor, the harnesses' registration).
   { name: 'recall and store', paths: ['core/recall', 'core/store', 'core/remote', 'core/setup', 'core/harness'] },
-  // What runs after capture, and the secret guard over the floor and the store.
-  { name: 'pipeline', paths: ['core/pipeline', 'core/secrets'] },
+  // What runs after capture, the secret guard over the floor and the store, and the recall front
+  // door (which masks with the secret guard).
+  { name: 'pipeline', paths: ['core/pipeline', 'core/secrets', 'core/tools'] },
   // The MCP server (the CLI starts it).
   { name: 'mcp', paths: ['mcp'] },
   // The front ends.
