@@ -379,6 +379,24 @@ function chatText(m: any): string {
     .join('\n');
 }
 
+/** The shell tool a chat-completions agent offers (Pi's bash, Cline's run_commands, Continue's
+ * Bash, ...), found by its name and a `command`/`commands` parameter, with its arguments: the
+ * command, and false for any other required boolean (e.g. requires_approval). */
+function chatShellCall(tools: any[], command: string): { name: string; arguments: string } {
+  const fns = tools.map((t) => t.function ?? t).filter((f) => typeof f?.name === 'string');
+  const props = (f: any) => (f.parameters?.properties ?? {}) as Record<string, any>;
+  const f =
+    fns.find((x) => x.name === 'bash') ??
+    fns.find((x) => /bash|shell|command|terminal/i.test(x.name) && ('command' in props(x) || 'commands' in props(x)));
+  if (!f) throw new Error(`stand-in: the agent offered no shell tool (tools: ${fns.map((x) => x.name).join(', ')})`);
+  const p = props(f);
+  const args: Record<string, unknown> = {};
+  if ('command' in p) args.command = command;
+  else args.commands = p.commands?.type === 'array' ? [command] : command;
+  for (const r of (f.parameters?.required ?? []) as string[]) if (!(r in args) && p[r]?.type === 'boolean') args[r] = false;
+  return { name: f.name, arguments: JSON.stringify(args) };
+}
+
 async function chat(req: http.IncomingMessage, res: http.ServerResponse, body: any, script: Turn[], entry: LoggedRequest, seq: number, gate: Gate): Promise<boolean> {
   const url = (req.url ?? '').split('?')[0];
   if (req.method === 'GET' && url === '/v1/models') {
@@ -400,9 +418,7 @@ async function chat(req: http.IncomingMessage, res: http.ServerResponse, body: a
     await gate(choice.turn, choice.reply);
     text = choice.found.text ?? '';
     if (choice.found.shell) {
-      const names = tools.map((t) => t.function?.name);
-      if (!names.includes('bash')) throw new Error(`stand-in: Pi offered no bash tool (tools: ${names.join(', ')})`);
-      call = { id: rid('call_', seq), name: 'bash', arguments: JSON.stringify({ command: choice.found.shell }) };
+      call = { id: rid('call_', seq), ...chatShellCall(tools, choice.found.shell) };
     }
   } else {
     entry.kind = tools.length ? 'unscripted' : 'side';

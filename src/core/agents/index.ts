@@ -11,8 +11,13 @@ import { pi } from './pi';
 import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { copilot } from './copilot';
+import { cline } from './cline';
+import { clineCli } from './cline_cli';
+import { roo } from './roo';
+import { kilo } from './kilo';
+import { continueAgent } from './continue';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, cline, clineCli, roo, kilo, continueAgent] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];

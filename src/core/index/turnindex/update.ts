@@ -516,7 +516,9 @@ export class TurnIndex extends IndexQueries {
     const live = this.st.liveFileOfSess.all(sid) as FileRow[];
     // The session's facts are its newest generation's (an older one read after it does not win).
     const f = file && file.live && !live.some((x) => x.gen > file.gen) ? file : live[0];
-    const ff: FileFacts | null = (f === file ? facts : undefined) ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
+    const own: FileFacts | null = (f === file ? facts : undefined) ?? (f?.facts ? (JSON.parse(f.facts) as FileFacts) : null);
+    const others = live.filter((x) => x !== f && x.base !== f?.base).map((x) => (x.id === file?.id ? facts : undefined) ?? (x.facts ? (JSON.parse(x.facts) as FileFacts) : null));
+    const ff = mergeFacts(own, others);
     const mf = this.root.machines.find((m) => m.machine === s.machine);
     // The parse thread read it already (for this session: its job named it), or it is read here.
     const meta = known !== undefined ? known : mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
@@ -537,4 +539,21 @@ export class TurnIndex extends IndexQueries {
       sid,
     );
   }
+}
+
+/** A session kept in several files (Cline's task folder, the Cline SDK's manifest beside its
+ * messages): what its chosen file does not say, another of its files may; its times span them all. */
+export function mergeFacts(own: FileFacts | null, others: (FileFacts | null)[]): FileFacts | null {
+  const more = others.filter((x): x is FileFacts => !!x);
+  if (more.length === 0) return own;
+  const out: FileFacts = own ? { ...own } : { ...more[0] };
+  for (const o of more) {
+    out.native_session ??= o.native_session;
+    out.parent_session ??= o.parent_session;
+    out.cwd ??= o.cwd;
+    out.title_hint ??= o.title_hint;
+    if (o.started && (!out.started || o.started < out.started)) out.started = o.started;
+    if (o.ended && (!out.ended || o.ended > out.ended)) out.ended = o.ended;
+  }
+  return out;
 }

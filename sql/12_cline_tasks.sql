@@ -1,0 +1,92 @@
+-- Cline's task folders, which Roo Code and Kilo Code kept (src/core/agents/kit/clinetask.ts): the
+-- table macros the cline, roo and kilo views.sql call with their lane and agent name, so the three
+-- read ui_messages.json one way. A task folder is one session (floor.files.session_hint, the
+-- folder's name); api_conversation_history.json and task_metadata.json are captured but give no
+-- rows here, as they give no turns to the turn index.
+
+-- One row per ClineMessage of each generation of ui_messages.json (a document rewritten whole:
+-- its lines are joined and parsed; every row has line_no 1 and line_to its last line, since the
+-- document as a whole is what a citation can check). msg_index is the message's place in it.
+CREATE OR REPLACE MACRO dialects.cline_task_rows(lane_name) AS TABLE
+WITH
+  lines AS (
+    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, r.raw_line,
+           f.abs_path, f.session_hint, f.machine_id
+    FROM dialects.v_live r JOIN floor.files f USING (file_id)
+    WHERE r.lane = lane_name AND regexp_matches(f.abs_path, '[/\\]ui_messages\.json$')),
+  joined AS (
+    SELECT file_id, witness_gen, any_value(abs_path) AS abs_path, any_value(session_hint) AS session_hint,
+           any_value(machine_id) AS machine_id, min(byte_offset) AS byte_offset,
+           max(captured_at) AS captured_at, max(line_no) AS line_to,
+           string_agg(raw_line, chr(10) ORDER BY line_no) AS text
+    FROM lines GROUP BY file_id, witness_gen),
+  docs AS (
+    SELECT * EXCLUDE (text),
+           TRY(from_json(text, '[{"ts":"DOUBLE","type":"VARCHAR","say":"VARCHAR","ask":"VARCHAR","text":"VARCHAR",
+                                  "partial":"BOOLEAN","modelInfo":"JSON"}]')) AS msgs
+    FROM joined),
+  rows AS (
+    SELECT d.* EXCLUDE (msgs), unnest(d.msgs) AS m, unnest(range(1, len(d.msgs) + 1)) AS msg_index
+    FROM docs d WHERE d.msgs IS NOT NULL)
+SELECT file_id, witness_gen, 1 AS line_no, line_to, abs_path, session_hint AS session_id, machine_id,
+       byte_offset, captured_at, msg_index,
+       CAST(m.ts AS BIGINT) AS ts,
+       to_timestamp(m.ts / 1000.0) AS event_time,
+       m.type AS msg_type,
+       coalesce(m.say, m.ask) AS kind,
+       CASE WHEN m.type = 'say' AND m.say IN ('task', 'user_feedback') THEN 'user'
+            WHEN (m.type = 'say' AND m.say IN ('text', 'completion_result', 'plan_completion_result', 'reasoning', 'api_req_started'))
+              OR (m.type = 'ask' AND m.ask IN ('followup', 'plan_mode_respond', 'act_mode_respond')) THEN 'assistant'
+            ELSE 'system' END AS role,
+       m.text AS text,
+       m.partial AS partial,
+       m.modelInfo->>'$.modelId' AS model
+FROM rows;
+
+-- Messages: prompts, and what the model said (a question's or plan answer's JSON read for its
+-- words). Reasoning and the model calls themselves are not messages.
+CREATE OR REPLACE MACRO derived.cline_task_messages(lane_name, agent_name) AS TABLE
+SELECT lane_name||':'||session_id||':'||witness_gen||':'||msg_index AS msg_id,
+       agent_name AS agent, session_id, role, model,
+       CASE WHEN kind IN ('followup', 'plan_mode_respond', 'act_mode_respond') AND left(ltrim(text), 1) = '{'
+              THEN coalesce(TRY(json_extract_string(text, '$.question')), TRY(json_extract_string(text, '$.response')), text)
+            ELSE text END AS text,
+       event_time, captured_at, file_id, witness_gen, line_no, machine_id,
+       lane_name||':'||session_id||':'||witness_gen||':'||msg_index AS turn_id,
+       false AS is_meta
+FROM dialects.cline_task_rows(lane_name)
+WHERE role IN ('user', 'assistant') AND kind NOT IN ('reasoning', 'api_req_started');
+
+-- Tool calls: the tools, commands, MCP calls and browser actions the chat shows. call_id is the
+-- message's own time (a ClineMessage's identity, the same in every generation), so a call several
+-- generations hold counts once; an approved ask said again is a second row (NOT done here: the
+-- turn index folds it). result_line_no is the document's line.
+CREATE OR REPLACE MACRO derived.cline_task_tool_calls(lane_name, agent_name) AS TABLE
+SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_id, event_time,
+       lane_name||':'||session_id||':'||ts AS call_id,
+       CASE WHEN kind = 'tool' THEN coalesce(TRY(json_extract_string(text, '$.tool')), 'tool')
+            WHEN kind = 'command' THEN 'execute_command'
+            WHEN kind = 'use_mcp_server' THEN 'use_mcp_server'
+            ELSE 'browser_action' END AS tool_name,
+       text AS arguments, line_no AS result_line_no, NULL::BOOLEAN AS is_error, false AS is_sidechain
+FROM dialects.cline_task_rows(lane_name)
+WHERE kind IN ('tool', 'command', 'use_mcp_server', 'browser_action_launch', 'browser_action');
+
+-- Usage: each model call's say "api_req_started", whose text Cline fills with tokensIn, tokensOut,
+-- cacheWrites and cacheReads when the call ends (a call still running has none yet: not counted).
+-- message_id is the message's time, the same in every generation of the file.
+CREATE OR REPLACE MACRO derived.cline_task_usage_lines(lane_name, agent_name) AS TABLE
+WITH u AS (
+  SELECT *, TRY_CAST(text AS JSON) AS j
+  FROM dialects.cline_task_rows(lane_name)
+  WHERE kind = 'api_req_started' AND msg_type = 'say')
+SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+       lane_name||':'||session_id||':'||ts AS message_id, NULL::VARCHAR AS request_id,
+       coalesce(TRY_CAST(j->>'$.tokensIn' AS BIGINT), 0) AS input_tokens,
+       coalesce(TRY_CAST(j->>'$.tokensOut' AS BIGINT), 0) AS output_tokens,
+       coalesce(TRY_CAST(j->>'$.cacheWrites' AS BIGINT), 0) AS cache_creation_tokens,
+       coalesce(TRY_CAST(j->>'$.cacheReads' AS BIGINT), 0) AS cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
+FROM u
+WHERE j IS NOT NULL AND (j->'$.tokensIn' IS NOT NULL OR j->'$.tokensOut' IS NOT NULL
+                         OR j->'$.cacheWrites' IS NOT NULL OR j->'$.cacheReads' IS NOT NULL);

@@ -1,0 +1,9 @@
+-- cline's views: Cline's task-folder format, read by the table macros of sql/12_cline_tasks.sql
+-- (shared with the other forks of Cline; the columns are described there).
+CREATE OR REPLACE VIEW dialects.v_cline AS SELECT * FROM dialects.cline_task_rows('cline');
+
+CREATE OR REPLACE VIEW derived.v_messages_cline AS SELECT * FROM derived.cline_task_messages('cline', 'cline');
+
+CREATE OR REPLACE VIEW derived.v_tool_calls_cline AS SELECT * FROM derived.cline_task_tool_calls('cline', 'cline');
+
+CREATE OR REPLACE VIEW derived.v_usage_lines_cline AS SELECT * FROM derived.cline_task_usage_lines('cline', 'cline');

@@ -1,0 +1,15 @@
+// Continue (the `cn` CLI and the VS Code / JetBrains extensions share ~/.continue/sessions).
+import { defineAgent } from '../types';
+import { continueDialect } from './dialect';
+import { continueFiles } from './paths';
+
+export const continueAgent = defineAgent({
+  lane: 'continue',
+  agent: 'continue',
+  label: 'Continue',
+  aliases: ['cn'],
+  env: ['CONTINUE_GLOBAL_DIR'],
+  ...continueFiles,
+  dialect: continueDialect,
+  views: 'continue/views.sql',
+});

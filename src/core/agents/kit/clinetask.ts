@@ -1,0 +1,185 @@
+// Cline's task folders, which its forks Roo Code and Kilo Code kept: tasks/<id>/ holds
+// ui_messages.json (what the chat showed, ClineMessage[]), api_conversation_history.json (what
+// was sent to the model) and task_metadata.json (files in context, model use), each rewritten
+// whole with JSON.stringify. The task folder is the session: all three files are captured (as
+// generations), and the turns come from ui_messages.json alone, which holds every prompt, reply,
+// tool call and the token counts of each model call (say "api_req_started").
+import type { Checkpoint, Dialect, ParseOptions, Turn } from '../../turns';
+import { homeDir, pathFor, type Env } from '../../home';
+import { setting } from '../../settings';
+import { editorUserDirs } from '../copilot/paths';
+import type { AgentFiles, OriginRoot } from '../types';
+import { addText, addThinking } from './parser';
+import { isObj, num, strOrNull, tsOf, type Obj } from './jsonl';
+import { DocumentParser, asText } from './document';
+
+/** VS Code-family user folders (Copilot Chat's list) plus Cursor's, where these extensions run too. */
+export function extensionUserDirs(env: Env): { prefix: string; dir: string }[] {
+  const p = pathFor(env);
+  const home = homeDir(env);
+  const platform = setting(env, 'BRAIN_PLATFORM');
+  const cursor =
+    platform === 'darwin'
+      ? p.join(home, 'Library', 'Application Support', 'Cursor', 'User')
+      : platform === 'win32'
+        ? p.join(env.APPDATA || p.join(home, 'AppData', 'Roaming'), 'Cursor', 'User')
+        : p.join(env.XDG_CONFIG_HOME || p.join(home, '.config'), 'Cursor', 'User');
+  const out = editorUserDirs(env);
+  if (!out.some((d) => d.dir === cursor)) out.push({ prefix: 'cursor', dir: cursor });
+  return out;
+}
+
+const TASK_FILE = /^[^/]+\/(ui_messages|api_conversation_history|task_metadata)\.json$/;
+
+/** The files of the task folders under globalStorage/<publisher>/tasks/ in every editor (lake
+ * prefix: the editor), plus `more` roots holding task folders of the same shape. The session is
+ * the task folder: the folder above the file. */
+export function taskFolderFiles(publisher: string, more: (env: Env) => { prefix: string; dir: string }[] = () => []): AgentFiles {
+  return {
+    roots(env: Env): OriginRoot[] {
+      const editors = extensionUserDirs(env).map(({ prefix, dir }) => ({ prefix, dir: pathFor(env).join(dir, 'globalStorage', publisher, 'tasks') }));
+      return [...editors, ...more(env)].map(({ prefix, dir }) => ({ dir, lakePrefix: prefix, include: (rel: string) => TASK_FILE.test(rel) }));
+    },
+    rewritesWhole: () => true,
+    sessionOf(rel) {
+      const parts = rel.split('/');
+      return parts.length >= 2 ? parts[parts.length - 2] : rel;
+    },
+  };
+}
+
+/** Cline's own data folder (the CLI's, and the extension's since it moved out of the editor):
+ * CLINE_DATA_DIR, else CLINE_DIR/data, else ~/.cline/data. */
+export function clineDataDir(env: Env): string {
+  const p = pathFor(env);
+  if (env.CLINE_DATA_DIR?.trim()) return env.CLINE_DATA_DIR.trim();
+  return p.join(env.CLINE_DIR?.trim() || p.join(homeDir(env), '.cline'), 'data');
+}
+
+// ---- ui_messages.json ----
+
+function parseJson(s: unknown): Obj | null {
+  if (typeof s !== 'string' || !s.trim().startsWith('{')) return null;
+  try {
+    const o = JSON.parse(s) as unknown;
+    return isObj(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What an ask/say that shows the model's words says: plain text, or the JSON of a question
+ * (followup: {question, options}) or a plan-mode answer ({response}). */
+function shownText(m: Obj): string {
+  const j = parseJson(m.text);
+  if (j) return [j.question, j.response].filter((x): x is string => typeof x === 'string').join('\n\n');
+  return typeof m.text === 'string' ? m.text : '';
+}
+
+const PROMPTS = new Set(['task', 'user_feedback']);
+const REPLIES = new Set(['text', 'completion_result', 'plan_completion_result']);
+const ASK_REPLIES = new Set(['followup', 'plan_mode_respond', 'act_mode_respond']);
+const OUTPUTS = new Set(['command_output', 'mcp_server_response', 'browser_action_result']);
+/** Cline's own environment block names the working folder in every first request. */
+const CWD = /# Current Working Directory \(([^)\n]+)\) Files/;
+
+class ClineTaskParser extends DocumentParser {
+  private reply: Turn | null = null;
+
+  constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
+    super(opts, emit, {}, resume);
+  }
+
+  protected document(doc: unknown): void {
+    if (!Array.isArray(doc)) {
+      this.counts.bad++;
+      return;
+    }
+    for (const m of doc) if (isObj(m)) this.message(m);
+    this.close();
+  }
+
+  private close(): void {
+    if (this.reply) this.emit(this.reply);
+    this.reply = null;
+  }
+
+  private replyAt(ts: string | null, model: string | null): Turn {
+    if (!this.reply) {
+      this.reply = this.docTurn('assistant', 'reply', ts);
+      this.reply.model = model;
+    }
+    if (ts) this.reply.ts_last = ts;
+    this.reply.model ??= model;
+    return this.reply;
+  }
+
+  private message(m: Obj): void {
+    const ts = tsOf(m.ts);
+    this.seen(ts);
+    const info = isObj(m.modelInfo) ? m.modelInfo : {};
+    const model = strOrNull(info.modelId);
+    const kind = m.type === 'say' ? strOrNull(m.say) : m.type === 'ask' ? strOrNull(m.ask) : null;
+    if (!kind) return;
+    if (m.type === 'say' && PROMPTS.has(kind)) {
+      this.close();
+      const u = this.docTurn('user', 'prompt', ts);
+      addText(u, typeof m.text === 'string' ? m.text : '');
+      this.emit(u);
+      return;
+    }
+    if (m.type === 'say' && kind === 'api_req_started') {
+      // One model call: its reply is what the chat shows until the next call or prompt.
+      this.close();
+      const j = parseJson(m.text) ?? {};
+      const t = this.replyAt(ts, model);
+      if (typeof j.request === 'string') this.facts.cwd ??= CWD.exec(j.request)?.[1]?.trim() ?? null;
+      if (['tokensIn', 'tokensOut', 'cacheWrites', 'cacheReads'].some((k) => typeof j[k] === 'number')) {
+        t.tokens = { input: num(j.tokensIn), output: num(j.tokensOut), cache_creation: num(j.cacheWrites), cache_read: num(j.cacheReads) };
+      }
+      return;
+    }
+    if ((m.type === 'say' && REPLIES.has(kind)) || (m.type === 'ask' && ASK_REPLIES.has(kind))) {
+      addText(this.replyAt(ts, model), shownText(m));
+      return;
+    }
+    if (kind === 'reasoning') {
+      if (this.opts.full) addThinking(this.replyAt(ts, model), typeof m.text === 'string' ? m.text : asText(m.reasoning));
+      return;
+    }
+    if (kind === 'tool' || kind === 'command' || kind === 'use_mcp_server' || kind === 'browser_action_launch' || kind === 'browser_action') {
+      const j = parseJson(m.text);
+      const name =
+        kind === 'tool'
+          ? (strOrNull(j?.tool) ?? 'tool')
+          : kind === 'command'
+            ? 'execute_command'
+            : kind === 'use_mcp_server'
+              ? ['use_mcp_server', strOrNull(j?.serverName), strOrNull(j?.toolName)].filter(Boolean).join(':')
+              : 'browser_action';
+      const t = this.replyAt(ts, model);
+      // An ask that was approved is said again with the same text: one call.
+      const last = t.tools[t.tools.length - 1];
+      if (last && last.name === name && last.arguments === (this.opts.full ? asText(m.text) : '') && m.type === 'say') return;
+      t.tools.push({ id: null, name, arguments: this.opts.full ? asText(m.text) : '', output: '', is_error: false });
+      return;
+    }
+    if (OUTPUTS.has(kind)) {
+      const t = this.reply;
+      const last = t?.tools[t.tools.length - 1];
+      if (t && last) {
+        if (this.opts.full) last.output = last.output ? `${last.output}\n${asText(m.text)}` : asText(m.text);
+        if (ts) t.ts_last = ts;
+      }
+      return;
+    }
+    // Checkpoints, errors, retries, progress lists and asks for approval: no turn of their own.
+  }
+}
+
+/** Turns from ui_messages.json; the other task files are captured but hold no turns of their own. */
+export const clineTaskDialect: Dialect = {
+  reads: (rel) => /(^|\/)ui_messages\.json$/.test(rel),
+  open: (opts, emit, resume) => new ClineTaskParser(opts, emit, resume),
+  sharedSpans: () => true,
+};

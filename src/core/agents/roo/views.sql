@@ -1,0 +1,9 @@
+-- roo's views: Cline's task-folder format, read by the table macros of sql/12_cline_tasks.sql
+-- (shared with the other forks of Cline; the columns are described there).
+CREATE OR REPLACE VIEW dialects.v_roo AS SELECT * FROM dialects.cline_task_rows('roo');
+
+CREATE OR REPLACE VIEW derived.v_messages_roo AS SELECT * FROM derived.cline_task_messages('roo', 'roo-code');
+
+CREATE OR REPLACE VIEW derived.v_tool_calls_roo AS SELECT * FROM derived.cline_task_tool_calls('roo', 'roo-code');
+
+CREATE OR REPLACE VIEW derived.v_usage_lines_roo AS SELECT * FROM derived.cline_task_usage_lines('roo', 'roo-code');
