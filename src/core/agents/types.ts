@@ -48,6 +48,10 @@ export interface AgentDef<L extends string = string> extends AgentFiles {
   projectFromPath?(rel: string): string | null;
   /** brain init / doctor: hooks, MCP registration and the skill, for an agent brain can set up. */
   harness?: AgentHarness;
+  /** The agent's own CLI, when it installs from npm and can run against a model stand-in: a live
+   * test (test/agents/<lane>.test.ts) runs the pinned version (scripts/setup/40-agents.mjs) and
+   * `npm run test:agents-latest` the newest, so a format change is caught before users meet it. */
+  cli?: { npm: string; bin: string };
   /** An agent that deletes its own sessions after a while: the retention guard warns about those
    * due soon that are not yet safe in the store. */
   retention?: AgentRetention;

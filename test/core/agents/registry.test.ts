@@ -30,6 +30,16 @@ test('every agent folder has its views.sql and a README naming where its format 
   }
 });
 
+test('every agent whose CLI runs here has a live test and a pinned version', async () => {
+  const { AGENT_CLIS } = (await import(path.join(REPO, 'scripts', 'setup', '40-agents.mjs'))) as { AGENT_CLIS: Record<string, string> };
+  const runnable = agents().filter((a) => a.cli);
+  assert.ok(runnable.length >= 3, 'Claude Code, Codex and Pi at least');
+  for (const a of runnable) {
+    assert.ok(AGENT_CLIS[a.cli!.npm], `${a.lane}: ${a.cli!.npm} is not pinned in scripts/setup/40-agents.mjs`);
+    assert.ok(fs.existsSync(path.join(REPO, 'test', 'agents', `${a.lane}.test.ts`)), `${a.lane}: test/agents/${a.lane}.test.ts (a live test of ${a.cli!.npm}) is missing`);
+  }
+});
+
 test('the fixtures hold at least one session of every agent in the registry', () => {
   const sb = sandbox({ fixtures: true, name: 'registry' });
   try {

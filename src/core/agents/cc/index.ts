@@ -14,6 +14,7 @@ export const cc = defineAgent({
   ...ccFiles,
   dialect: ccDialect,
   views: 'cc/views.sql',
+  cli: { npm: '@anthropic-ai/claude-code', bin: 'claude' },
   harness: ccHarness,
   retention: ccRetention,
   // projects/<cwd with '/' and '.' folded to '-'>/…
