@@ -14,6 +14,7 @@ export const AGENT_CLIS = {
   '@anthropic-ai/claude-code': '2.1.197',
   '@openai/codex': '0.171.0',
   '@mariozechner/pi-coding-agent': '0.73.1',
+  '@google/gemini-cli': '0.61.0',
   ccusage: '17.2.1',
 };
 
@@ -45,7 +46,7 @@ export function install({ log = console.log } = {}) {
   const specs = Object.entries(AGENT_CLIS).map(([p, v]) => `${p}@${v}`);
   const r = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], { cwd: dir, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`npm install ${specs.join(' ')} into ${dir} failed (exit ${r.status})`);
-  for (const b of ['claude', 'codex', 'pi', 'ccusage']) {
+  for (const b of ['claude', 'codex', 'pi', 'gemini', 'ccusage']) {
     if (!fs.existsSync(agentBin(b))) throw new Error(`${agentBin(b)} is missing after the install`);
   }
   fs.writeFileSync(stamp, `${JSON.stringify(AGENT_CLIS)}\n`);
