@@ -170,6 +170,64 @@ function copilot(file: string): Tokens {
   return t;
 }
 
+/** Cline, Roo Code, Kilo Code: ui_messages.json, each model call's say "api_req_started", whose
+ * text is JSON with tokensIn, tokensOut, cacheWrites, cacheReads. */
+function clineTask(file: string): Tokens {
+  const t = zero();
+  let msgs: unknown;
+  try {
+    msgs = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return t;
+  }
+  for (const m of (Array.isArray(msgs) ? msgs : []) as J[]) {
+    if (m?.type !== 'say' || m.say !== 'api_req_started' || typeof m.text !== 'string') continue;
+    let j: J;
+    try {
+      j = JSON.parse(m.text);
+    } catch {
+      continue;
+    }
+    t.input += n(j.tokensIn);
+    t.output += n(j.tokensOut);
+    t.cacheCreation += n(j.cacheWrites);
+    t.cacheRead += n(j.cacheReads);
+  }
+  return t;
+}
+
+/** Cline CLI: <id>.messages.json, each assistant message's metrics. */
+function clineCli(file: string): Tokens {
+  const t = zero();
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const m of (Array.isArray(doc) ? doc : (doc.messages ?? [])) as J[]) {
+    const u = m?.role === 'assistant' ? m.metrics : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += n(u.inputTokens);
+    t.output += n(u.outputTokens);
+    t.cacheCreation += n(u.cacheWriteTokens);
+    t.cacheRead += n(u.cacheReadTokens);
+  }
+  return t;
+}
+
+/** Continue: each assistant message's usage; prompt_tokens includes the cached part. */
+function continueSession(file: string): Tokens {
+  const t = zero();
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const h of (doc.history ?? []) as J[]) {
+    const u = h?.message?.role === 'assistant' ? h.message.usage : undefined;
+    if (!u || typeof u !== 'object') continue;
+    const read = n(u.prompt_tokens_details?.cache_read_tokens);
+    const write = n(u.prompt_tokens_details?.cache_write_tokens);
+    t.input += Math.max(0, n(u.prompt_tokens) - read - write);
+    t.output += n(u.completion_tokens);
+    t.cacheCreation += write;
+    t.cacheRead += read;
+  }
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -182,5 +240,12 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
+  const ext: [string, string][] = [['saoudrizwan.claude-dev', 'cline'], ['rooveterinaryinc.roo-cline', 'roo-code'], ['kilocode.kilo-code', 'kilo-code']];
+  for (const [publisher, agent] of ext) {
+    for (const f of walk(path.join(home, '.config', 'Code', 'User', 'globalStorage', publisher, 'tasks'))) if (path.basename(f) === 'ui_messages.json') put(agent, f, clineTask(f));
+  }
+  for (const f of walk(path.join(home, '.cline', 'data', 'tasks'))) if (path.basename(f) === 'ui_messages.json') put('cline', f, clineTask(f));
+  for (const f of walk(path.join(home, '.cline', 'data', 'sessions'))) if (f.endsWith('.messages.json')) put('cline-cli', f, clineCli(f));
+  for (const f of walk(path.join(home, '.continue', 'sessions'))) if (f.endsWith('.json') && path.basename(f) !== 'sessions.json') put('continue', f, continueSession(f));
   return out;
 }
