@@ -88,5 +88,5 @@ SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_i
        coalesce(TRY_CAST(j->>'$.cacheReads' AS BIGINT), 0) AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM u
-WHERE j IS NOT NULL AND (j->'$.tokensIn' IS NOT NULL OR j->'$.tokensOut' IS NOT NULL
-                         OR j->'$.cacheWrites' IS NOT NULL OR j->'$.cacheReads' IS NOT NULL);
+WHERE j IS NOT NULL AND ((j->'$.tokensIn') IS NOT NULL OR (j->'$.tokensOut') IS NOT NULL
+                         OR (j->'$.cacheWrites') IS NOT NULL OR (j->'$.cacheReads') IS NOT NULL);

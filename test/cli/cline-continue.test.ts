@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { brain, FIXTURES, sandbox, type Sandbox } from '../helpers/env';
 import { rawUsage } from '../helpers/rawusage';
+import { loadSqlite } from '../../src/core/sqlite';
 
 let sb: Sandbox;
 
@@ -66,7 +67,7 @@ function checks(c: { lake_path: string; line_from: number; line_to: number; sha2
 }
 
 test('the floor holds every file byte for byte, the rewritten ones as two generations', () => {
-  const files = sql(`SELECT lane, abs_path, count(DISTINCT witness_gen) FROM floor.chunks JOIN floor.files USING (file_id) WHERE lane IN ('cline','roo','kilo','cline_cli','continue') GROUP BY ALL`);
+  const files = sql(`SELECT f.lane, f.abs_path, count(DISTINCT c.witness_gen) FROM floor.chunks c JOIN floor.files f USING (file_id) WHERE f.lane IN ('cline','roo','kilo','cline_cli','continue') GROUP BY ALL`);
   const gens = new Map(files.rows.map((r) => [r[1] as string, Number(r[2])]));
   for (const e of EXT) {
     const dir = path.join(userDir(), 'globalStorage', e.publisher, 'tasks', e.task);
@@ -162,24 +163,38 @@ test('tool calls: the shell command each agent ran, once', () => {
   );
 });
 
-test('sessions: project, title and turns per session; show renders each with checkable citations', () => {
-  const list = json(['sessions', '--json']);
-  const rows: any[] = list.sessions ?? list.rows ?? list;
+test('the turn index: one session per folder, with its project and turns; show renders each with checkable citations', () => {
+  // A search brings the turn index up to date; its sessions are what the sessions tree lists.
+  json(['search', 'which file is the readme', '--json']);
+  const Sqlite = loadSqlite();
+  assert.ok(Sqlite, 'better-sqlite3 loads');
+  const db = new Sqlite(path.join(sb.brain, 'turns.sqlite'), { readonly: true });
+  const rows = db.prepare(`SELECT lane, session, project, turns, title FROM sessions WHERE lane IN ('cline','roo','kilo','cline_cli','continue') ORDER BY lane`).all() as {
+    lane: string;
+    session: string;
+    project: string | null;
+    turns: number;
+    title: string | null;
+  }[];
+  db.close();
   const of = (lane: string) => rows.filter((r) => r.lane === lane);
   for (const e of EXT) {
     const s = of(e.lane);
     assert.equal(s.length, 1, `${e.lane}: ${JSON.stringify(s)}`);
     assert.equal(s[0].session, e.task);
-    assert.equal(s[0].project, e.project);
-    assert.equal(s[0].turns, 5);
+    assert.equal(s[0].project, e.project, `${e.lane}: the cwd Cline names in its first request`);
+    assert.equal(s[0].turns, 6);
+    assert.equal(s[0].title, 'List the files in this folder');
   }
   const cli = of('cline_cli');
-  assert.equal(cli.length, 1);
+  assert.equal(cli.length, 1, JSON.stringify(rows));
   assert.equal(cli[0].project, '/tmp/fb-home1/repo', 'the cwd from the manifest beside the messages');
   assert.equal(cli[0].turns, 5);
+  assert.equal(cli[0].title, 'List the files in this folder');
   const cn = of('continue');
   assert.equal(cn.length, 1);
   assert.equal(cn[0].project, '/tmp/fb-home3/repo');
+  assert.equal(cn[0].turns, 5);
   for (const [session, lane, want] of [
     [EXT[0].task, 'cline', /README\.md is the readme, at the top of the folder\. Should I open it\?/],
     [CLI_SESSION, 'cline_cli', /README\.md is the readme, at the top of the folder\./],

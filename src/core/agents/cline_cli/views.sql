@@ -33,7 +33,7 @@ SELECT file_id, witness_gen, 1 AS line_no, line_to, abs_path, session_hint AS se
        m.modelInfo->>'$.id' AS model,
        m.content AS content,
        m.metrics AS metrics,
-       NOT regexp_matches(abs_path, '[/\\]([^/\\]+)[/\\]\1\.messages\.json$') AS side
+       regexp_extract(abs_path, '([^/\\]+)$', 1) <> regexp_extract(abs_path, '([^/\\]+)[/\\][^/\\]+$', 1) || '.messages.json' AS side
 FROM rows;
 
 -- Messages: a user message's text blocks (its <user_input> wrapper taken off) and a reply's; a

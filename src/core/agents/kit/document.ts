@@ -57,3 +57,9 @@ export function asText(v: unknown): string {
   if (v === undefined || v === null) return '';
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
+
+/** A lake-relative path without its generation mark (ui_messages.g2.json -> ui_messages.json): a
+ * dialect reads every generation of a file as it reads the first. */
+export function withoutGeneration(rel: string): string {
+  return rel.replace(/\.g\d+(?=\.[^./]*$)/, '');
+}
