@@ -92,24 +92,24 @@ test('one session per task folder, session folder and Continue session: turns co
     assert.equal(r.sessions, 1, `${e.agent}: one session for its three files`);
   }
   assert.equal((by.get('cline-cli') as any).sessions, 1, 'the manifest and the messages are one session');
-  assert.equal((by.get('continue') as any).sessions, 1);
+  assert.equal((by.get('continue-dev') as any).sessions, 1);
   // derived.messages: each message once, though the first generation holds the first turn too.
   const m = sql(
     `SELECT agent, count(DISTINCT session_id), count(*) FILTER (WHERE role = 'user' AND NOT is_meta), count(*) FILTER (WHERE role = 'assistant')
-     FROM derived.messages WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue') GROUP BY agent ORDER BY agent`,
+     FROM derived.messages WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue-dev') GROUP BY agent ORDER BY agent`,
   );
   assert.deepEqual(
     m.rows.map((r) => [r[0], Number(r[1]), Number(r[2]), Number(r[3])]),
     [
       ['cline', 1, 2, 3],
       ['cline-cli', 1, 2, 3],
-      ['continue', 1, 2, 3],
+      ['continue-dev', 1, 2, 3],
       ['kilo-code', 1, 2, 3],
       ['roo-code', 1, 2, 3],
     ],
   );
-  const prompts = sql(`SELECT agent, text FROM derived.messages WHERE role = 'user' AND NOT is_meta AND agent IN ('cline-cli','continue','cline') ORDER BY agent, event_time NULLS LAST, msg_id`);
-  for (const a of ['cline', 'cline-cli', 'continue']) {
+  const prompts = sql(`SELECT agent, text FROM derived.messages WHERE role = 'user' AND NOT is_meta AND agent IN ('cline-cli','continue-dev','cline') ORDER BY agent, event_time NULLS LAST, msg_id`);
+  for (const a of ['cline', 'cline-cli', 'continue-dev']) {
     assert.deepEqual(
       prompts.rows.filter((r) => r[0] === a).map((r) => r[1]),
       ['List the files in this folder', 'Now say which file is the readme'],
@@ -120,7 +120,7 @@ test('one session per task folder, session folder and Continue session: turns co
 
 test('tokens per agent, from stats and derived.usage, equal the raw files summed', () => {
   const raw = rawUsage(sb.home);
-  const agents = ['cline', 'roo-code', 'kilo-code', 'cline-cli', 'continue'];
+  const agents = ['cline', 'roo-code', 'kilo-code', 'cline-cli', 'continue-dev'];
   const want = new Map<string, number[]>();
   for (const t of raw.values()) {
     if (!agents.includes(t.agent)) continue;
@@ -142,19 +142,19 @@ test('tokens per agent, from stats and derived.usage, equal the raw files summed
   assert.deepEqual(models.rows, [
     ['cline', ['anthropic/claude-sonnet-4.5']],
     ['cline-cli', ['standin-chat-1']],
-    ['continue', ['standin-chat-1']],
+    ['continue-dev', ['standin-chat-1']],
   ]);
 });
 
 test('tool calls: the shell command each agent ran, once', () => {
-  const c = sql(`SELECT agent, tool_name, count(*) FROM derived.calls WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue') GROUP BY ALL ORDER BY agent, tool_name`);
+  const c = sql(`SELECT agent, tool_name, count(*) FROM derived.calls WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue-dev') GROUP BY ALL ORDER BY agent, tool_name`);
   assert.deepEqual(
     c.rows.map((r) => [r[0], r[1], Number(r[2])]),
     [
       ['cline', 'execute_command', 1],
       ['cline', 'readFile', 1],
       ['cline-cli', 'run_commands', 1],
-      ['continue', 'Bash', 1],
+      ['continue-dev', 'Bash', 1],
       ['kilo-code', 'execute_command', 1],
       ['kilo-code', 'readFile', 1],
       ['roo-code', 'execute_command', 1],

@@ -246,6 +246,6 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   }
   for (const f of walk(path.join(home, '.cline', 'data', 'tasks'))) if (path.basename(f) === 'ui_messages.json') put('cline', f, clineTask(f));
   for (const f of walk(path.join(home, '.cline', 'data', 'sessions'))) if (f.endsWith('.messages.json')) put('cline-cli', f, clineCli(f));
-  for (const f of walk(path.join(home, '.continue', 'sessions'))) if (f.endsWith('.json') && path.basename(f) !== 'sessions.json') put('continue', f, continueSession(f));
+  for (const f of walk(path.join(home, '.continue', 'sessions'))) if (f.endsWith('.json') && path.basename(f) !== 'sessions.json') put('continue-dev', f, continueSession(f));
   return out;
 }

@@ -1,4 +1,4 @@
--- Cline's task folders, which Roo Code and Kilo Code kept (src/core/agents/kit/clinetask.ts): the
+-- Cline's task folders, which Roo Code and Kilo Code kept (clinetask.ts beside this file): the
 -- table macros the cline, roo and kilo views.sql call with their lane and agent name, so the three
 -- read ui_messages.json one way. A task folder is one session (floor.files.session_hint, the
 -- folder's name); api_conversation_history.json and task_metadata.json are captured but give no
