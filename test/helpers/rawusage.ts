@@ -188,42 +188,36 @@ function clineTask(file: string): Tokens {
     } catch {
       continue;
     }
-    t.input += n(j.tokensIn);
-    t.output += n(j.tokensOut);
-    t.cacheCreation += n(j.cacheWrites);
-    t.cacheRead += n(j.cacheReads);
+    addFour(t, n(j.tokensIn), n(j.tokensOut), n(j.cacheWrites), n(j.cacheReads));
   }
   return t;
+}
+
+/** Adds one reply's four counts. */
+function addFour(t: Tokens, input: number, output: number, cacheCreation: number, cacheRead: number): void {
+  t.input += input;
+  t.output += output;
+  t.cacheCreation += cacheCreation;
+  t.cacheRead += cacheRead;
 }
 
 /** Cline CLI: <id>.messages.json, each assistant message's metrics. */
 function clineCli(file: string): Tokens {
   const t = zero();
   const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-  for (const m of (Array.isArray(doc) ? doc : (doc.messages ?? [])) as J[]) {
-    const u = m?.role === 'assistant' ? m.metrics : undefined;
-    if (!u || typeof u !== 'object') continue;
-    t.input += n(u.inputTokens);
-    t.output += n(u.outputTokens);
-    t.cacheCreation += n(u.cacheWriteTokens);
-    t.cacheRead += n(u.cacheReadTokens);
-  }
+  const replies = ((Array.isArray(doc) ? doc : (doc.messages ?? [])) as J[]).filter((m) => m?.role === 'assistant' && m.metrics && typeof m.metrics === 'object');
+  for (const { metrics: u } of replies) addFour(t, n(u.inputTokens), n(u.outputTokens), n(u.cacheWriteTokens), n(u.cacheReadTokens));
   return t;
 }
 
 /** Continue: each assistant message's usage; prompt_tokens includes the cached part. */
 function continueSession(file: string): Tokens {
   const t = zero();
-  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-  for (const h of (doc.history ?? []) as J[]) {
-    const u = h?.message?.role === 'assistant' ? h.message.usage : undefined;
-    if (!u || typeof u !== 'object') continue;
+  const history = (JSON.parse(fs.readFileSync(file, 'utf8')).history ?? []) as J[];
+  for (const u of history.map((h) => (h?.message?.role === 'assistant' ? h.message.usage : undefined)).filter((u) => u && typeof u === 'object')) {
     const read = n(u.prompt_tokens_details?.cache_read_tokens);
     const write = n(u.prompt_tokens_details?.cache_write_tokens);
-    t.input += Math.max(0, n(u.prompt_tokens) - read - write);
-    t.output += n(u.completion_tokens);
-    t.cacheCreation += write;
-    t.cacheRead += read;
+    addFour(t, Math.max(0, n(u.prompt_tokens) - read - write), n(u.completion_tokens), write, read);
   }
   return t;
 }

@@ -5,17 +5,7 @@
 -- One row per history item of each generation; msg_index is its place in the history.
 CREATE OR REPLACE VIEW dialects.v_continue AS
 WITH
-  lines AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, r.raw_line,
-           f.abs_path, f.session_hint, f.machine_id
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'continue'),
-  joined AS (
-    SELECT file_id, witness_gen, any_value(abs_path) AS abs_path, any_value(session_hint) AS session_hint,
-           any_value(machine_id) AS machine_id, min(byte_offset) AS byte_offset,
-           max(captured_at) AS captured_at, max(line_no) AS line_to,
-           string_agg(raw_line, chr(10) ORDER BY line_no) AS text
-    FROM lines GROUP BY file_id, witness_gen),
+  joined AS (SELECT * FROM dialects.json_documents('continue', '\.json$')),
   docs AS (
     SELECT * EXCLUDE (text),
            TRY(from_json(text, '{"sessionId":"VARCHAR","title":"VARCHAR","workspaceDirectory":"VARCHAR",

@@ -9,17 +9,7 @@
 -- document as a whole is what a citation can check). msg_index is the message's place in it.
 CREATE OR REPLACE MACRO dialects.cline_task_rows(lane_name) AS TABLE
 WITH
-  lines AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, r.raw_line,
-           f.abs_path, f.session_hint, f.machine_id
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = lane_name AND regexp_matches(f.abs_path, '[/\\]ui_messages\.json$')),
-  joined AS (
-    SELECT file_id, witness_gen, any_value(abs_path) AS abs_path, any_value(session_hint) AS session_hint,
-           any_value(machine_id) AS machine_id, min(byte_offset) AS byte_offset,
-           max(captured_at) AS captured_at, max(line_no) AS line_to,
-           string_agg(raw_line, chr(10) ORDER BY line_no) AS text
-    FROM lines GROUP BY file_id, witness_gen),
+  joined AS (SELECT * FROM dialects.json_documents(lane_name, '[/\\]ui_messages\.json$')),
   docs AS (
     SELECT * EXCLUDE (text),
            TRY(from_json(text, '[{"ts":"DOUBLE","type":"VARCHAR","say":"VARCHAR","ask":"VARCHAR","text":"VARCHAR",
