@@ -75,6 +75,8 @@ for (const d of readdirSync('src/core/agents', { withFileTypes: true })) {
   const f = `src/core/agents/${d.name}/views.sql`;
   if (d.isDirectory() && existsSync(f)) cpSync(f, `dist/agents/${d.name}/views.sql`);
 }
+// ... and the SQL several agents' views share (src/core/agents/kit/*.sql).
+for (const f of readdirSync('src/core/agents/kit').filter((x) => x.endsWith('.sql'))) cpSync(`src/core/agents/kit/${f}`, `dist/agents/kit/${f}`);
 
 // package.json's texts that come from the code (the registry's agents, the core's tool schemas).
 await import('./sync-manifest.mjs');

@@ -170,6 +170,58 @@ function copilot(file: string): Tokens {
   return t;
 }
 
+/** Cline, Roo Code, Kilo Code: ui_messages.json, each model call's say "api_req_started", whose
+ * text is JSON with tokensIn, tokensOut, cacheWrites, cacheReads. */
+function clineTask(file: string): Tokens {
+  const t = zero();
+  let msgs: unknown;
+  try {
+    msgs = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return t;
+  }
+  for (const m of (Array.isArray(msgs) ? msgs : []) as J[]) {
+    if (m?.type !== 'say' || m.say !== 'api_req_started' || typeof m.text !== 'string') continue;
+    let j: J;
+    try {
+      j = JSON.parse(m.text);
+    } catch {
+      continue;
+    }
+    addFour(t, n(j.tokensIn), n(j.tokensOut), n(j.cacheWrites), n(j.cacheReads));
+  }
+  return t;
+}
+
+/** Adds one reply's four counts. */
+function addFour(t: Tokens, input: number, output: number, cacheCreation: number, cacheRead: number): void {
+  t.input += input;
+  t.output += output;
+  t.cacheCreation += cacheCreation;
+  t.cacheRead += cacheRead;
+}
+
+/** Cline CLI: <id>.messages.json, each assistant message's metrics. */
+function clineCli(file: string): Tokens {
+  const t = zero();
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const replies = ((Array.isArray(doc) ? doc : (doc.messages ?? [])) as J[]).filter((m) => m?.role === 'assistant' && m.metrics && typeof m.metrics === 'object');
+  for (const { metrics: u } of replies) addFour(t, n(u.inputTokens), n(u.outputTokens), n(u.cacheWriteTokens), n(u.cacheReadTokens));
+  return t;
+}
+
+/** Continue: each assistant message's usage; prompt_tokens includes the cached part. */
+function continueSession(file: string): Tokens {
+  const t = zero();
+  const history = (JSON.parse(fs.readFileSync(file, 'utf8')).history ?? []) as J[];
+  for (const u of history.map((h) => (h?.message?.role === 'assistant' ? h.message.usage : undefined)).filter((u) => u && typeof u === 'object')) {
+    const read = n(u.prompt_tokens_details?.cache_read_tokens);
+    const write = n(u.prompt_tokens_details?.cache_write_tokens);
+    addFour(t, Math.max(0, n(u.prompt_tokens) - read - write), n(u.completion_tokens), write, read);
+  }
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -182,5 +234,12 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
+  const ext: [string, string][] = [['saoudrizwan.claude-dev', 'cline'], ['rooveterinaryinc.roo-cline', 'roo-code'], ['kilocode.kilo-code', 'kilo-code']];
+  for (const [publisher, agent] of ext) {
+    for (const f of walk(path.join(home, '.config', 'Code', 'User', 'globalStorage', publisher, 'tasks'))) if (path.basename(f) === 'ui_messages.json') put(agent, f, clineTask(f));
+  }
+  for (const f of walk(path.join(home, '.cline', 'data', 'tasks'))) if (path.basename(f) === 'ui_messages.json') put('cline', f, clineTask(f));
+  for (const f of walk(path.join(home, '.cline', 'data', 'sessions'))) if (f.endsWith('.messages.json')) put('cline-cli', f, clineCli(f));
+  for (const f of walk(path.join(home, '.continue', 'sessions'))) if (f.endsWith('.json') && path.basename(f) !== 'sessions.json') put('continue-dev', f, continueSession(f));
   return out;
 }

@@ -55,6 +55,17 @@ export function agentViewsFile(a: Agent): string {
   return found;
 }
 
+/** The agents' shared SQL (src/core/agents/kit/*.sql, dist/agents/kit in a bundle), by name. */
+function agentKitSql(): string[] {
+  const dir = [path.join(__dirname, 'agents', 'kit'), path.join(__dirname, '..', 'agents', 'kit')].find((d) => fs.existsSync(d));
+  if (!dir) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** Does this SQL define the view `name`? */
@@ -120,6 +131,8 @@ export function loadSchema(reg: AgentRegistry = registry()): Schema {
   agentSqls.set(reg, agentSql);
   const parts = [
     ...sqlFiles.filter((f) => f < '20').map(read),
+    // What several agents' views share (macros over a format that forks of one agent kept).
+    ...agentKitSql().map((f) => ({ name: `agents/kit/${path.basename(f)}`, text: fs.readFileSync(f, 'utf8') })),
     ...agents,
     ...sqlFiles
       .filter((f) => f >= '20')

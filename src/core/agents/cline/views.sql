@@ -1,4 +1,4 @@
--- cline's views: Cline's task-folder format, read by the table macros of sql/12_cline_tasks.sql
+-- cline's views: Cline's task-folder format, read by the table macros of kit/tasks_cline.sql
 -- (shared with the other forks of Cline; the columns are described there).
 CREATE OR REPLACE VIEW dialects.v_cline AS SELECT * FROM dialects.cline_task_rows('cline');
 

@@ -10,7 +10,7 @@
 import type { Checkpoint, Dialect, ParseOptions, Turn } from '../../turns';
 import { addText, addThinking } from '../kit/parser';
 import { arr, isObj, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
-import { DocumentParser, asText } from '../kit/document';
+import { DocumentParser, asText, withoutGeneration } from '../kit/document';
 import { isManifest } from './paths';
 
 const WRAP = /^\s*<user_input[^>]*>([\s\S]*?)<\/user_input>\s*$/;
@@ -26,9 +26,10 @@ class ClineCliParser extends DocumentParser {
 
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
     super(opts, emit, {}, resume);
-    const parts = opts.rel.split('/');
+    const rel = withoutGeneration(opts.rel);
+    const parts = rel.split('/');
     const folder = parts[parts.length - 2] ?? '';
-    this.manifest = isManifest(opts.rel);
+    this.manifest = isManifest(rel);
     this.side = !this.manifest && (parts[parts.length - 1] ?? '') !== `${folder}.messages.json`;
   }
 

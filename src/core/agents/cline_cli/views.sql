@@ -6,34 +6,23 @@
 -- teammate's file (not named for its folder).
 CREATE OR REPLACE VIEW dialects.v_cline_cli AS
 WITH
-  lines AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, r.raw_line,
-           f.abs_path, f.session_hint, f.machine_id
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'cline_cli' AND regexp_matches(f.abs_path, '\.messages\.json$')),
-  joined AS (
-    SELECT file_id, witness_gen, any_value(abs_path) AS abs_path, any_value(session_hint) AS session_hint,
-           any_value(machine_id) AS machine_id, min(byte_offset) AS byte_offset,
-           max(captured_at) AS captured_at, max(line_no) AS line_to,
-           string_agg(raw_line, chr(10) ORDER BY line_no) AS text
-    FROM lines GROUP BY file_id, witness_gen),
+  joined AS (SELECT * FROM dialects.json_documents('cline_cli', '\.messages\.json$')),
   docs AS (
     SELECT * EXCLUDE (text),
            coalesce(TRY(from_json(text, '{"messages":[{"id":"VARCHAR","role":"VARCHAR","content":"JSON","ts":"DOUBLE","modelInfo":"JSON","metrics":"JSON"}]}')).messages,
                     TRY(from_json(text, '[{"id":"VARCHAR","role":"VARCHAR","content":"JSON","ts":"DOUBLE","modelInfo":"JSON","metrics":"JSON"}]'))) AS msgs
     FROM joined),
   rows AS (
-    SELECT d.* EXCLUDE (msgs), unnest(d.msgs) AS m, unnest(range(1, len(d.msgs) + 1)) AS msg_index
-    FROM docs d WHERE d.msgs IS NOT NULL)
+    SELECT generate_subscripts(d.msgs, 1) AS msg_index, unnest(d.msgs) AS m, d.* EXCLUDE (msgs)
+    FROM docs d WHERE len(d.msgs) > 0)
 SELECT file_id, witness_gen, 1 AS line_no, line_to, abs_path, session_hint AS session_id, machine_id,
-       byte_offset, captured_at, msg_index,
-       m.id AS message_id,
+       byte_offset, captured_at, msg_index, m.id AS message_id,
        to_timestamp(m.ts / 1000.0) AS event_time,
        m.role AS role,
        m.modelInfo->>'$.id' AS model,
        m.content AS content,
        m.metrics AS metrics,
-       NOT regexp_matches(abs_path, '[/\\]([^/\\]+)[/\\]\1\.messages\.json$') AS side
+       regexp_extract(abs_path, '([^/\\]+)$', 1) <> regexp_extract(abs_path, '([^/\\]+)[/\\][^/\\]+$', 1) || '.messages.json' AS side
 FROM rows;
 
 -- Messages: a user message's text blocks (its <user_input> wrapper taken off) and a reply's; a

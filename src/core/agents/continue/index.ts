@@ -5,8 +5,8 @@ import { continueFiles } from './paths';
 
 export const continueAgent = defineAgent({
   lane: 'continue',
-  agent: 'continue',
-  label: 'Continue',
+  agent: 'continue-dev',
+  label: 'Continue.dev',
   aliases: ['cn'],
   env: ['CONTINUE_GLOBAL_DIR'],
   ...continueFiles,

@@ -5,17 +5,7 @@
 -- One row per history item of each generation; msg_index is its place in the history.
 CREATE OR REPLACE VIEW dialects.v_continue AS
 WITH
-  lines AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, r.raw_line,
-           f.abs_path, f.session_hint, f.machine_id
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'continue'),
-  joined AS (
-    SELECT file_id, witness_gen, any_value(abs_path) AS abs_path, any_value(session_hint) AS session_hint,
-           any_value(machine_id) AS machine_id, min(byte_offset) AS byte_offset,
-           max(captured_at) AS captured_at, max(line_no) AS line_to,
-           string_agg(raw_line, chr(10) ORDER BY line_no) AS text
-    FROM lines GROUP BY file_id, witness_gen),
+  joined AS (SELECT * FROM dialects.json_documents('continue', '\.json$')),
   docs AS (
     SELECT * EXCLUDE (text),
            TRY(from_json(text, '{"sessionId":"VARCHAR","title":"VARCHAR","workspaceDirectory":"VARCHAR",
@@ -38,7 +28,7 @@ FROM rows;
 -- Messages: user and assistant messages, their text (a string, or the text parts).
 CREATE OR REPLACE VIEW derived.v_messages_continue AS
 SELECT 'continue:'||session_id||':'||witness_gen||':'||msg_index AS msg_id,
-       'continue' AS agent, session_id, role, usage->>'$.model' AS model,
+       'continue-dev' AS agent, session_id, role, usage->>'$.model' AS model,
        CASE WHEN json_type(content) = 'VARCHAR' THEN content->>'$'
             ELSE array_to_string(list_transform(
                    list_filter(TRY(from_json(content, '[{"type":"VARCHAR","text":"VARCHAR"}]')), lambda b: b.type = 'text'),
@@ -59,7 +49,7 @@ CREATE OR REPLACE VIEW derived.v_tool_calls_continue AS
 WITH c AS (
   SELECT *, unnest(TRY(from_json(tool_calls, '[{"id":"VARCHAR","function":{"name":"VARCHAR","arguments":"VARCHAR"}}]'))) AS call
   FROM dialects.v_continue WHERE role = 'assistant' AND json_type(tool_calls) = 'ARRAY')
-SELECT 'continue' AS agent, session_id, file_id, witness_gen, line_no, machine_id, event_time,
+SELECT 'continue-dev' AS agent, session_id, file_id, witness_gen, line_no, machine_id, event_time,
        call.id AS call_id, call.function.name AS tool_name, call.function.arguments AS arguments,
        line_no AS result_line_no,
        CASE list_first(list_filter(TRY(from_json(tool_call_states, '[{"toolCallId":"VARCHAR","status":"VARCHAR"}]')),
@@ -77,7 +67,7 @@ WITH u AS (
          coalesce(TRY_CAST(usage->>'$.prompt_tokens_details.cache_read_tokens' AS BIGINT), 0) AS cr,
          coalesce(TRY_CAST(usage->>'$.prompt_tokens_details.cache_write_tokens' AS BIGINT), 0) AS cw
   FROM dialects.v_continue WHERE role = 'assistant' AND json_type(usage) = 'OBJECT')
-SELECT 'continue' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time,
+SELECT 'continue-dev' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time,
        usage->>'$.model' AS model,
        'continue:'||session_id||':'||msg_index AS message_id, NULL::VARCHAR AS request_id,
        greatest(p - cr - cw, 0) AS input_tokens,

@@ -11,7 +11,7 @@ import { editorUserDirs } from '../copilot/paths';
 import type { AgentFiles, OriginRoot } from '../types';
 import { addText, addThinking } from './parser';
 import { isObj, num, strOrNull, tsOf, type Obj } from './jsonl';
-import { DocumentParser, asText } from './document';
+import { DocumentParser, asText, withoutGeneration } from './document';
 
 /** VS Code-family user folders (Copilot Chat's list) plus Cursor's, where these extensions run too. */
 export function extensionUserDirs(env: Env): { prefix: string; dir: string }[] {
@@ -179,7 +179,7 @@ class ClineTaskParser extends DocumentParser {
 
 /** Turns from ui_messages.json; the other task files are captured but hold no turns of their own. */
 export const clineTaskDialect: Dialect = {
-  reads: (rel) => /(^|\/)ui_messages\.json$/.test(rel),
+  reads: (rel) => /(^|\/)ui_messages\.json$/.test(withoutGeneration(rel)),
   open: (opts, emit, resume) => new ClineTaskParser(opts, emit, resume),
   sharedSpans: () => true,
 };

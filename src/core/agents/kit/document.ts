@@ -8,31 +8,35 @@ import { BaseParser } from './parser';
 import { lineText } from './jsonl';
 
 export abstract class DocumentParser<S extends object = object> extends BaseParser<S> {
-  private lines: string[] = [];
-  private whole: Span | null = null;
+  private texts: string[] = [];
+  private first: RawLine | null = null;
+  private last: RawLine | null = null;
 
   constructor(opts: ParseOptions, emit: (t: Turn) => void, init: S, resume?: Checkpoint) {
     super(opts, emit, init, resume);
   }
 
-  /** Reads the parsed document; `at` numbers its turns (take them with this.docTurn). */
+  /** Reads the parsed document (its turns taken with this.docTurn). */
   protected abstract document(doc: unknown): void;
 
   protected onLine(l: RawLine): void {
     this.hold();
-    this.lines.push(lineText(l));
-    if (!this.whole) this.whole = { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to };
-    else {
-      this.whole.line_to = l.no;
-      this.whole.byte_to = l.to;
-    }
+    this.texts.push(lineText(l));
+    this.first ??= l;
+    this.last = l;
+  }
+
+  /** The document's lines and bytes, first to last. */
+  private get whole(): Span | null {
+    if (!this.first || !this.last) return null;
+    return { line_from: this.first.no, line_to: this.last.no, byte_from: this.first.from, byte_to: this.last.to };
   }
 
   protected onFinish(): void {
-    if (!this.whole) return;
+    if (!this.first) return;
     let doc: unknown;
     try {
-      doc = JSON.parse(this.lines.join('\n'));
+      doc = JSON.parse(this.texts.join('\n'));
     } catch {
       // A document caught mid-write (Continue's is not written atomically): counted, kept on the
       // floor, and read again when its next version is captured.
@@ -56,4 +60,10 @@ export abstract class DocumentParser<S extends object = object> extends BasePars
 export function asText(v: unknown): string {
   if (v === undefined || v === null) return '';
   return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** A lake-relative path without its generation mark (ui_messages.g2.json -> ui_messages.json): a
+ * dialect reads every generation of a file as it reads the first. */
+export function withoutGeneration(rel: string): string {
+  return rel.replace(/\.g\d+(?=\.[^./]*$)/, '');
 }

@@ -541,8 +541,8 @@ export class TurnIndex extends IndexQueries {
   }
 }
 
-/** A session kept in several files (Cline's task folder, the Cline SDK's manifest beside its
- * messages): what its chosen file does not say, another of its files may; its times span them all. */
+/** A session kept in several files (a task folder, a manifest beside its messages): what its
+ * chosen file does not say, another of its files may; its times span them all. */
 export function mergeFacts(own: FileFacts | null, others: (FileFacts | null)[]): FileFacts | null {
   const more = others.filter((x): x is FileFacts => !!x);
   if (more.length === 0) return own;

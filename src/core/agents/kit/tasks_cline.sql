@@ -1,4 +1,4 @@
--- Cline's task folders, which Roo Code and Kilo Code kept (src/core/agents/kit/clinetask.ts): the
+-- Cline's task folders, which Roo Code and Kilo Code kept (clinetask.ts beside this file): the
 -- table macros the cline, roo and kilo views.sql call with their lane and agent name, so the three
 -- read ui_messages.json one way. A task folder is one session (floor.files.session_hint, the
 -- folder's name); api_conversation_history.json and task_metadata.json are captured but give no
@@ -9,17 +9,7 @@
 -- document as a whole is what a citation can check). msg_index is the message's place in it.
 CREATE OR REPLACE MACRO dialects.cline_task_rows(lane_name) AS TABLE
 WITH
-  lines AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, r.raw_line,
-           f.abs_path, f.session_hint, f.machine_id
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = lane_name AND regexp_matches(f.abs_path, '[/\\]ui_messages\.json$')),
-  joined AS (
-    SELECT file_id, witness_gen, any_value(abs_path) AS abs_path, any_value(session_hint) AS session_hint,
-           any_value(machine_id) AS machine_id, min(byte_offset) AS byte_offset,
-           max(captured_at) AS captured_at, max(line_no) AS line_to,
-           string_agg(raw_line, chr(10) ORDER BY line_no) AS text
-    FROM lines GROUP BY file_id, witness_gen),
+  joined AS (SELECT * FROM dialects.json_documents(lane_name, '[/\\]ui_messages\.json$')),
   docs AS (
     SELECT * EXCLUDE (text),
            TRY(from_json(text, '[{"ts":"DOUBLE","type":"VARCHAR","say":"VARCHAR","ask":"VARCHAR","text":"VARCHAR",
@@ -88,5 +78,5 @@ SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_i
        coalesce(TRY_CAST(j->>'$.cacheReads' AS BIGINT), 0) AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM u
-WHERE j IS NOT NULL AND (j->'$.tokensIn' IS NOT NULL OR j->'$.tokensOut' IS NOT NULL
-                         OR j->'$.cacheWrites' IS NOT NULL OR j->'$.cacheReads' IS NOT NULL);
+WHERE j IS NOT NULL AND ((j->'$.tokensIn') IS NOT NULL OR (j->'$.tokensOut') IS NOT NULL
+                         OR (j->'$.cacheWrites') IS NOT NULL OR (j->'$.cacheReads') IS NOT NULL);
