@@ -40,6 +40,8 @@ const entries = [
   { entryPoints: ['src/cli/searchbin.ts'], outfile: 'dist/search.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
+  // The e2e suite's test commands: a bundle of their own, packaged only into its .vsix (--test-hooks).
+  { entryPoints: ['src/extension/testHooks.ts'], outfile: 'dist/testhooks.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
   { entryPoints: ['src/core/index/parse-worker.ts'], outfile: 'dist/index-worker.js' },
   // The store side, sent to an ssh store host on stdin (`ssh HOST node - ...`): one file, no native

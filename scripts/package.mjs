@@ -12,6 +12,7 @@
 //   node scripts/package.mjs                          every target, into ./vsix/
 //   node scripts/package.mjs --target linux-x64       one target (repeat --target for more)
 //   node scripts/package.mjs --target linux-x64 --out file.vsix
+//   node scripts/package.mjs --test-hooks ...           the e2e suite's package: plus its test commands
 //   node scripts/package.mjs --out-dir DIR --no-build
 //
 // Install the one for your editor's platform: `code --install-extension vsix/agent-brain-<target>-<version>.vsix`.
@@ -42,7 +43,7 @@ export function hostTarget() {
 }
 
 function parseArgs(argv) {
-  const o = { targets: [], out: undefined, outDir: path.join(REPO, 'vsix'), build: true };
+  const o = { targets: [], out: undefined, outDir: path.join(REPO, 'vsix'), build: true, testHooks: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -54,6 +55,7 @@ function parseArgs(argv) {
     else if (a === '--out' || a === '-o') o.out = val();
     else if (a === '--out-dir') o.outDir = path.resolve(val());
     else if (a === '--no-build') o.build = false;
+    else if (a === '--test-hooks') o.testHooks = true;
     else if (a === '-h' || a === '--help') {
       console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('// ')).map((l) => l.slice(3)).join('\n'));
       process.exit(0);
@@ -119,11 +121,14 @@ function stageDuckdbApi(dest) {
 }
 
 /** Everything but the native modules, shared by every target. */
-function stageCommon(stage) {
+function stageCommon(stage, testHooks) {
   fs.rmSync(stage, { recursive: true, force: true });
   fs.mkdirSync(stage, { recursive: true });
   for (const f of fs.readdirSync(path.join(REPO, 'dist'))) {
-    if (/\.(js|js\.map)$/.test(f)) copy(path.join(REPO, 'dist', f), path.join(stage, 'dist', f));
+    if (!/\.(js|js\.map)$/.test(f)) continue;
+    // The e2e suite's test commands go only into its own package.
+    if (f.startsWith('testhooks.') && !testHooks) continue;
+    copy(path.join(REPO, 'dist', f), path.join(stage, 'dist', f));
   }
   // Each agent's SQL views (src/core/cache/sqlfiles.ts reads them beside the bundles).
   copy(path.join(REPO, 'dist', 'agents'), path.join(stage, 'dist', 'agents'));
@@ -174,7 +179,24 @@ function stageNative(stage, target, versions) {
   fs.writeFileSync(path.join(nbDir, 'package.json'), JSON.stringify(nb, null, 2));
 }
 
-function manifest(root, versions) {
+/** What the e2e suite's package adds (--test-hooks): its commands, enabled only in test mode and
+ * hidden from the palette otherwise. A production package has neither these nor dist/testhooks.js. */
+const TEST_COMMANDS = [
+  ['ping', 'Test: Ping'],
+  ['loop', 'Test: Loop Monitor'],
+  ['clipboard', 'Test: Read Clipboard'],
+  ['invokeTools', 'Test: Invoke Language Model Tools'],
+].map(([id, title]) => ({ command: `agentBrain.test.${id}`, title, category: 'Agent Brain', enablement: 'agentBrain.testMode' }));
+
+function withTestCommands(contributes) {
+  return {
+    ...contributes,
+    commands: [...contributes.commands, ...TEST_COMMANDS],
+    menus: { ...contributes.menus, commandPalette: [...(contributes.menus?.commandPalette ?? []), ...TEST_COMMANDS.map((c) => ({ command: c.command, when: 'agentBrain.testMode' }))] },
+  };
+}
+
+function manifest(root, versions, testHooks) {
   return {
     name: root.name,
     displayName: root.displayName,
@@ -186,7 +208,7 @@ function manifest(root, versions) {
     main: root.main,
     categories: root.categories,
     activationEvents: root.activationEvents,
-    contributes: root.contributes,
+    contributes: testHooks ? withTestCommands(root.contributes) : root.contributes,
     icon: root.icon,
     repository: root.repository,
     dependencies: { 'better-sqlite3': versions.bsqVersion, '@duckdb/node-api': pkgJson(path.join(REPO, 'node_modules', '@duckdb', 'node-api')).version },
@@ -210,8 +232,8 @@ export function packageVsix(argv = []) {
 }
 
 function packageStaged(o, root, stage) {
-  const versions = stageCommon(stage);
-  fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest(root, versions), null, 2) + '\n');
+  const versions = stageCommon(stage, o.testHooks);
+  fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest(root, versions, o.testHooks), null, 2) + '\n');
   fs.writeFileSync(path.join(stage, '.vscodeignore'), ['**/*.map', 'node_modules/**/*.md', 'node_modules/**/*.d.ts'].join('\n') + '\n');
   const vsce = path.join(REPO, 'node_modules', '@vscode', 'vsce', 'vsce');
   const outs = [];

@@ -95,7 +95,8 @@ describe('the first minutes in the editor', { timeout: 600_000 }, () => {
       20_000,
     );
     await pick.click();
-    const done = await toast(/Agent Brain: (?!backing up)/).innerText({ timeout: 120_000 });
+    // The end of it: the sync's own answer (not the progress notes "setting up…", "backing up…").
+    const done = await toast(/Agent Brain: (synced|backed up|ok)|backup failed|could not be set up/).innerText({ timeout: 120_000 });
     assert.doesNotMatch(done, /failed|could not/, done);
     const config = fs.readFileSync(path.join(sb.brain, 'config.toml'), 'utf8');
     assert.match(config, new RegExp(`path\\s*=\\s*${JSON.stringify(store).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));

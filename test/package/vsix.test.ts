@@ -84,6 +84,10 @@ test('one VSIX per platform target, each with only its own platform binaries', (
     const text = zipHead(buf, readme, 1 << 16).toString('utf8');
     assert.ok(text.split('\n').length < 80, `${target}: the details page is the extension's own short README`);
     assert.ok(entries.filter((e) => e.name.endsWith('.js')).length <= 100, `${target}: at most 100 JavaScript files`);
+    // The e2e suite's test commands are not in a production package, neither their code nor their entries.
+    assert.ok(!entries.some((e) => /testhooks/i.test(e.name)), `${target}: no test hooks`);
+    const pkg = zipHead(buf, entries.find((e) => e.name === 'extension/package.json') as ZipEntry, 1 << 20).toString('utf8');
+    assert.doesNotMatch(pkg, /agentBrain\.test\./, `${target}: no test commands contributed`);
     const nm = 'extension/node_modules/';
     assert.deepEqual(
       binaries.filter((n) => n.endsWith('.node')).sort(),
