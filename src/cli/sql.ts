@@ -6,6 +6,40 @@ import { BrainError } from '../core/errors';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';
 import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
+import { rssCap, watched } from '../core/cache/watchdog';
+import { describe } from '../core/errors';
+import { spawn } from 'node:child_process';
+
+const RUNNER_ENV = 'BRAIN_SQL_RUNNER';
+
+/** This same command in a child that answers on this process's own stdout and stderr; ended here
+ * when it says it gave up, or when it outlives its timeout by far. */
+function runChild(self: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(self[0], [...self.slice(1), ...process.argv.slice(2)], {
+      env: { ...env, [RUNNER_ENV]: '1' },
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    });
+    let said: string | undefined;
+    const backstop = timeoutMs > 0 ? setTimeout(() => child.kill('SIGKILL'), timeoutMs + 30_000) : undefined;
+    child.on('message', (m: { gaveUp?: string }) => {
+      if (typeof m?.gaveUp !== 'string') return;
+      said = m.gaveUp;
+      child.kill('SIGKILL');
+    });
+    child.on('error', (e) => {
+      if (backstop) clearTimeout(backstop);
+      process.stderr.write(`brain sql: could not start the query process: ${e.message}\n`);
+      resolve(3);
+    });
+    child.on('exit', (code, signal) => {
+      if (backstop) clearTimeout(backstop);
+      if (said !== undefined) process.stderr.write(`${said}\n`);
+      else if (signal) process.stderr.write(`brain sql: the query process ended by ${signal}${signal === 'SIGKILL' ? ' (its time ran out long ago, or the system ran out of memory)' : ''}\n`);
+      resolve(said !== undefined || signal ? 3 : (code ?? 3));
+    });
+  });
+}
 
 export const sql: Verb = {
   name: 'sql',
@@ -45,7 +79,24 @@ ${COMMON_EXIT_CODES}`,
       if (b === null) throw new BrainError('usage', `--max-bytes ${args.opts['max-bytes']} is not a size between 4 KiB and 1 GiB`, `write ${MAX_BYTES_HELP}`);
       maxBytes = b;
     }
-    const { value: r, masked } = await maskedAnswer('sql', args, ctx, await runReadOnlySql(home, query, { limit: (args.opts.limit as number | undefined) ?? 1000, timeoutMs, maxBytes }));
+    const limit = (args.opts.limit as number | undefined) ?? 1000;
+    // A statement that neither stops when interrupted nor stays within DuckDB's memory limit (a
+    // scalar function building one huge value) keeps the process that runs it until it is done:
+    // not even exit ends it. So the query runs in a child of this process, which this one ends.
+    if (ctx.self && ctx.stdout === process.stdout && ctx.env[RUNNER_ENV] !== '1') return runChild(ctx.self, ctx.env, timeoutMs);
+    const w = watched(runReadOnlySql(home, query, { limit, timeoutMs, maxBytes }), { timeoutMs, rssMax: rssCap(maxBytes) });
+    let answer: Awaited<typeof w.result>;
+    try {
+      answer = await w.result;
+    } catch (e) {
+      // Said to the parent, which ends this process (it cannot end itself while DuckDB runs).
+      if (w.gaveUp() && process.send) {
+        process.send({ gaveUp: `brain sql: ${describe(e)}` });
+        return new Promise<number>(() => undefined);
+      }
+      throw e;
+    }
+    const { value: r, masked } = await maskedAnswer('sql', args, ctx, answer);
     if (args.opts.json) {
       write(ctx.stdout, JSON.stringify({ ...r, masked }));
       return 0;
