@@ -36,6 +36,11 @@ test('list(range) over 60 million rows: ends with a clear error, within bounded 
   assert.equal(r.stdout, '');
   assert.ok(r.mb < 2.5 * GB, `peak ${Math.round(r.mb)} MB`);
   assert.ok(r.secs < 60, `${r.secs} s`);
+  // Nor is the timeout what bounds it: given time, the list is built and refused for its memory.
+  const roomy = measured(['SELECT list(range) FROM range(60000000)', '--timeout', '300s', '--max-bytes', '100k']);
+  assert.equal(roomy.status, 3, roomy.stderr);
+  assert.match(roomy.stderr, /^brain sql: the statement (needed more memory|made this process hold)/);
+  assert.ok(roomy.mb < 2.5 * GB, `peak ${Math.round(roomy.mb)} MB`);
 });
 
 test('a scalar function building one huge value (deaf to interrupts) is ended with its process', { timeout: 320_000 }, () => {
