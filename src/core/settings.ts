@@ -204,6 +204,10 @@ export const SETTINGS = {
     type: 'seconds', shown: '21600 (6 h)', unit: 's', for: 'users', what: 'the longest one sync may run',
     dflt: () => 6 * 3600, parse: seconds, form: 'a number of seconds, 0 or more', bad: 'warn',
   }),
+  BRAIN_STORE_TIMEOUT: spec<number>({
+    type: 'seconds', shown: '120', unit: 's', for: 'users', what: 'the longest the store side may work on one search, `show` or list of other machines\' sessions (it stops, and the ssh store host\'s process with it); 0 for no limit',
+    dflt: () => 120, parse: seconds, form: 'a number of seconds, 0 or more', bad: 'warn',
+  }),
   BRAIN_RETRY_DELAY: spec<number>({
     type: 'seconds', shown: '30', unit: 's', for: 'users', what: "the wait before ssh_mux_only's one retry",
     dflt: () => 30, parse: seconds, form: 'a number of seconds, 0 or more', bad: 'warn',

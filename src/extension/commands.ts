@@ -9,6 +9,7 @@ import type { Backend } from './backend';
 import type { ListedSession } from './protocol';
 import { citationText, type Reader } from './reader';
 import type { SearchHit } from '../core/recall/types';
+import { visible } from '../core/visible';
 import type { SessionsTree, Node } from './sessionsTree';
 
 export interface Ctx {
@@ -32,6 +33,11 @@ async function cli(c: Ctx, title: string, args: string[], opts: { show?: boolean
   return r;
 }
 
+/** Session text on one line of the editor's own UI: shown, never obeyed (core/visible.ts). */
+function line(s: string): string {
+  return visible(s, { oneLine: true });
+}
+
 function lastLine(s: string): string {
   return s.trim().split('\n').pop() ?? '';
 }
@@ -42,7 +48,7 @@ export async function openSession(c: Ctx, arg?: { session: string; machine?: str
       .all()
       .slice()
       .sort((a, b) => String(b.started).localeCompare(String(a.started)))
-      .map((s) => ({ label: s.title, description: `${s.agentLabel} · ${s.project}`, detail: `${s.machine} · ${s.started?.slice(0, 16) ?? ''} · ${s.turns} turns`, s }));
+      .map((s) => ({ label: line(s.title), description: line(`${s.agentLabel} · ${s.project}`), detail: line(`${s.machine} · ${s.started?.slice(0, 16) ?? ''} · ${s.turns} turns`), s }));
     const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Open a recorded session', matchOnDescription: true, matchOnDetail: true });
     if (!pick) return;
     arg = { session: pick.s.session, machine: pick.s.machine };
@@ -76,13 +82,13 @@ function searchSessions(c: Ctx): Promise<void> {
       if (mine !== seq) return;
       // The quick pick's own filter must not hide hits whose words differ from the query text.
       qp.items = r.hits.map((h) => ({
-        label: h.title,
-        description: `${h.agent} · ${h.project ?? ''} · ${h.matching_turns} ${h.tier === 'turns' ? 'turns' : 'tool mentions'}`,
-        detail: h.snippets[0] ? `#${h.snippets[0].turn} ${h.snippets[0].text}` : '',
+        label: line(h.title ?? ''),
+        description: line(`${h.agent} · ${h.project ?? ''} · ${h.matching_turns} ${h.tier === 'turns' ? 'turns' : 'tool mentions'}`),
+        detail: h.snippets[0] ? line(`#${h.snippets[0].turn} ${h.snippets[0].text}`) : '',
         alwaysShow: true,
         hit: h,
       }));
-      qp.title = r.header;
+      qp.title = line(r.header);
       if (!r.hits.length) qp.items = [{ label: `No session says "${q}"`, detail: r.header, alwaysShow: true }];
     } catch (e) {
       if (mine === seq) qp.items = [{ label: `Search failed: ${(e as Error).message}`, alwaysShow: true }];

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { Citation } from '../core/turns';
 import type { SessionView, TurnView } from './protocol';
 import { sanitizeHtml } from './sanitize';
+import { visible } from '../core/visible';
 
 export function citationText(c: Citation, root?: string): string {
   const file = root ? path.join(root, c.lake_path) : c.lake_path;
@@ -65,13 +66,13 @@ export class Reader implements vscode.Disposable {
     }
     const panel =
       open?.panel ??
-      vscode.window.createWebviewPanel('agentBrain.reader', view.info.title.slice(0, 40), vscode.ViewColumn.Active, {
+      vscode.window.createWebviewPanel('agentBrain.reader', visible(view.info.title.slice(0, 40), { oneLine: true }), vscode.ViewColumn.Active, {
         enableScripts: true,
         enableFindWidget: true,
         retainContextWhenHidden: true,
         localResourceRoots: [],
       });
-    panel.title = view.info.title.slice(0, 40) || view.info.session;
+    panel.title = visible(view.info.title.slice(0, 40) || view.info.session, { oneLine: true });
     if (!open) {
       panel.onDidDispose(() => this.panels.delete(key));
       panel.webview.onDidReceiveMessage((m: { type: string; turn: number; i?: number }) => {

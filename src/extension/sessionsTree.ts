@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ListedSession } from './protocol';
 import { bytes } from './status';
+import { visible } from '../core/visible';
 
 export type Node =
   | { kind: 'machine'; machine: string; local: boolean }
@@ -98,7 +99,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
     const C = vscode.TreeItemCollapsibleState;
     switch (n.kind) {
       case 'machine': {
-        const t = new vscode.TreeItem(n.machine, C.Expanded);
+        const t = new vscode.TreeItem(visible(n.machine, { oneLine: true }), C.Expanded);
         t.id = `m:${n.machine}`;
         t.iconPath = new vscode.ThemeIcon(n.local ? 'device-desktop' : 'remote');
         t.description = n.local ? 'this machine' : 'from the store';
@@ -112,23 +113,24 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
         return t;
       }
       case 'project': {
-        const t = new vscode.TreeItem(projectLabel(n.project), C.Collapsed);
+        const t = new vscode.TreeItem(visible(projectLabel(n.project), { oneLine: true }), C.Collapsed);
         t.id = `p:${n.machine}/${n.lane}/${n.project}`;
         t.iconPath = vscode.ThemeIcon.Folder;
-        t.tooltip = n.project;
+        t.tooltip = visible(n.project, { oneLine: true });
         t.description = `${this.list.filter((s) => s.machine === n.machine && s.lane === n.lane && s.project === n.project).length}`;
         return t;
       }
       case 'session': {
         const s = n.info;
         const subs = this.parents.has(`${s.machine}/${s.lane}/${s.session}`);
-        const t = new vscode.TreeItem(s.title, subs ? C.Collapsed : C.None);
+        // Titles, paths and names are session text (another machine's too): shown, never obeyed.
+        const t = new vscode.TreeItem(visible(s.title, { oneLine: true }), subs ? C.Collapsed : C.None);
         t.id = `s:${s.machine}/${s.lane}/${s.session}`;
         t.description = `${day(s.started)} · ${s.turns} turns`;
         t.iconPath = new vscode.ThemeIcon(s.subagent ? 'hubot' : 'comment-discussion');
         t.contextValue = 'session';
         const md = new vscode.MarkdownString();
-        md.appendMarkdown(`**${escapeMd(s.title)}**\n\n`);
+        md.appendMarkdown(`**${escapeMd(visible(s.title, { oneLine: true }))}**\n\n`);
         const rows: [string, string | undefined][] = [
           ['session', s.session],
           ['cwd', s.cwd],
@@ -139,10 +141,10 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
           ['size', `${bytes(s.bytes)}, ${s.lines} lines`],
           ['floor', path.join(s.root, s.lakePath)],
         ];
-        for (const [k, v] of rows) if (v) md.appendMarkdown(`${k}: \`${v.replace(/`/g, "'")}\`  \n`);
+        for (const [k, v] of rows) if (v) md.appendMarkdown(`${k}: \`${visible(v, { oneLine: true }).replace(/`/g, "'")}\`  \n`);
         t.tooltip = md;
         t.command = { command: 'agentBrain.openSession', title: 'Open Session', arguments: [{ session: s.session, machine: s.machine }] };
-        t.accessibilityInformation = { label: `${s.title}, ${s.turns} turns, ${day(s.started)}` };
+        t.accessibilityInformation = { label: `${visible(s.title, { oneLine: true })}, ${s.turns} turns, ${day(s.started)}` };
         return t;
       }
     }

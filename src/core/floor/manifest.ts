@@ -3,6 +3,7 @@
 // exclusive, lines 1-based inclusive, so `sed -n 'A,Bp' lake_path | sha256sum` equals chunk_sha256.
 import * as fs from 'node:fs';
 import type { Lane } from '../agents';
+import { checkDeadline, openRegular } from '../safeopen';
 
 /** The lanes are the registry's (src/core/agents). */
 export type { Lane };
@@ -72,7 +73,8 @@ export function readManifest(file: string, from = 0): ManifestRead {
   const out: ManifestRead = { lines: [], bad: [], length: from };
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // Another machine's manifest, in a store, may be a FIFO or a symlink: never blocked on, never followed.
+    fd = openRegular(file, 'manifest');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
     throw e;
@@ -83,6 +85,7 @@ export function readManifest(file: string, from = 0): ManifestRead {
     let carry = '';
     let lineNo = 0;
     for (;;) {
+      checkDeadline();
       const n = fs.readSync(fd, buf, 0, buf.length, pos);
       if (n === 0) break;
       pos += n;

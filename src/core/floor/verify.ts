@@ -13,7 +13,8 @@ import { firstDifference } from './ranges';
 import { journalReach } from './journal';
 import { spoolFiles } from './spool';
 import { sample } from '../sample';
-import { READ_NOFOLLOW, unsafeReason } from '../safepath';
+import { unsafeReason } from '../safepath';
+import { openRegular } from '../safeopen';
 
 export interface VerifyProblem {
   kind: 'mismatch' | 'missing' | 'short' | 'gap' | 'overlap' | 'lines' | 'unclaimed' | 'unmanifested' | 'permissions' | 'manifest' | 'origin' | 'unsafe-path';
@@ -192,7 +193,7 @@ function fileSizeOf(file: string): number {
 
 function hashAndCount(file: string, from: number, to: number): { sha: string; newlines: number; lastByte: number } {
   const h = createHash('sha256');
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   let newlines = 0;
   let lastByte = -1;
   try {

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
-import { READ_NOFOLLOW } from '../safepath';
+import { NotRegularError, openRegular } from '../safeopen';
 import { readTurns } from './read';
 import { fold, rawTrigramKeys } from './trigrams';
 import { readMeta, type MetaRecord } from './roots';
@@ -90,7 +90,7 @@ let spare: Buffer | null = null;
 export function readRaw(file: string, from: number, to: number): RawChunks {
   const out: RawChunks = { to: from, chunks: [], ranges: [] };
   if (to <= from) return out;
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   let buf = spare ?? Buffer.allocUnsafe(RAW_CHUNK);
   spare = null;
   try {
@@ -157,8 +157,9 @@ export function runParseJob(j: ParseJob): ParseResult {
       marks: { every: RAW_MARK, add: (b, ck) => marks.push([b, JSON.stringify(ck)]) },
     });
   } catch (e) {
-    // ELOOP: the file became a symlink after its path was checked; it is not followed.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'missing' };
+    // ELOOP: the file became a symlink after its path was checked; it is not followed. Nor is a
+    // FIFO, folder or device put there (NotRegularError).
+    if (e instanceof NotRegularError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'missing' };
     throw e;
   }
   if (!r) return { kind: 'none' };
@@ -178,7 +179,7 @@ export function runParseJob(j: ParseJob): ParseResult {
     if (j.raw_from !== undefined && !together) raw = readRaw(j.file, j.raw_from, j.to);
   } catch (e) {
     // Gone or a symlink since it was parsed: its raw lines are read on a later update.
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
+    if (!(e instanceof NotRegularError) && (e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
   }
   const meta = j.meta ? readMeta(j.meta.dir, j.meta.lane, j.meta.session, seenDirs) : undefined;
   return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw, marks, meta };

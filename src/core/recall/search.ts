@@ -25,7 +25,7 @@ import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
 import { lakeFile } from '../index/lakepath';
 import { checkedLake, noteRefused, refusalOf } from './floorpath';
-import { READ_NOFOLLOW } from '../safepath';
+import { openRegular } from '../safeopen';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
 import { parseSince } from '../since';
@@ -111,7 +111,7 @@ function rank(list: Ranked[], newest: boolean): Ranked[] {
 /** A span's bytes, read once for both its text and its citation's hash. Throws when the file ends
  * before the span does (it changed under the index): no snippet, as hashing it would. */
 function spanBytes(file: string, span: { byte_from: number; byte_to: number }): Buffer {
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   try {
     const b = Buffer.allocUnsafe(span.byte_to - span.byte_from);
     for (let got = 0; got < b.length; ) {
@@ -236,7 +236,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const inTier1 = new Set<number>();
   const l = lookups(idx);
   // A file's path is checked on disk once a search, not once a snippet (a session's three are
-  // mostly in one file); its reads still refuse a symlink put there since (READ_NOFOLLOW).
+  // mostly in one file); its reads still refuse a symlink or FIFO put there since (openRegular).
   const paths = new Map<string, string>();
   const checked = (dir: string, lakePath: string): string => {
     const k = `${dir}\0${lakePath}`;

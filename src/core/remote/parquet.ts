@@ -12,6 +12,7 @@ import { openCache } from '../cache';
 import { BrainError } from '../errors';
 import { brainHome, layout, mkdirPrivate, type Env } from '../home';
 import { machineName } from '../machine';
+import { writeFileAtomic } from '../floor/durable';
 import { sshBase, sshOptions, storeLabel } from '../store/rsync';
 import { configuredStore } from './everywhere';
 
@@ -144,8 +145,8 @@ export async function exportParquet(dirArg: string, env: Env): Promise<ExportRes
     }
     const rows = await writeMachine(dir, f.machine, f.home);
     stamps[f.machine] = stamp;
-    fs.writeFileSync(`${stampFile}.tmp`, JSON.stringify(stamps));
-    fs.renameSync(`${stampFile}.tmp`, stampFile);
+    // Made here when missing: without a store nothing was fetched into the work folder before.
+    writeFileAtomic(stampFile, JSON.stringify(stamps));
     out.push({ machine: f.machine, state: 'written', rows });
   }
   return { dir, machines: out, notes };

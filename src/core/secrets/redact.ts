@@ -8,7 +8,8 @@
 // Each secret becomes the guard's own preview (mask()); the floor and citations are untouched (a
 // citation's sha256 is over the floor's bytes: the masked text is only a view of them).
 import * as fs from 'node:fs';
-import { READ_NOFOLLOW, within } from '../safepath';
+import { within } from '../safepath';
+import { openRegular } from '../safeopen';
 import { readCache, type SecretFinding } from './cache';
 import { secretValues } from './detect';
 import { mask } from './mask';
@@ -73,7 +74,7 @@ async function knownValues(home: string): Promise<{ salt: string; values: string
     const ranges = [...new Map(fs0.map((f) => [`${f.citation.byte_from}:${f.citation.byte_to}`, f.citation])).values()];
     let buf: Buffer;
     try {
-      const fd = fs.openSync(within(home, lake, { what: 'lake_path', disk: true, file: true }), READ_NOFOLLOW);
+      const fd = openRegular(within(home, lake, { what: 'lake_path', disk: true, file: true }));
       try {
         buf = Buffer.concat(
           ranges.map((c) => {

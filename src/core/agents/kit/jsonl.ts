@@ -3,7 +3,7 @@
 // turn index never reads: a long line has its long strings cut out before JSON.parse, and a dialect
 // decodes one of them only when it needs that text (JsonLine.str).
 import * as fs from 'node:fs';
-import { READ_NOFOLLOW } from '../../safepath';
+import { checkDeadline, openRegular } from '../../safeopen';
 import type { RawLine } from '../../turns';
 
 const BLOCK = 4 << 20;
@@ -31,7 +31,7 @@ export function forEachLine(
 ): LineEnd {
   // Floor files are never symlinks: one found here was planted, and is not followed. An fd passed
   // in (a reader that reads one file in several steps) stays open for the caller to close.
-  const fd = typeof file === 'number' ? file : fs.openSync(file, READ_NOFOLLOW);
+  const fd = typeof file === 'number' ? file : openRegular(file);
   // One block buffer is reused across files, whatever their size: a fresh one per file is garbage
   // the GC sees late, and its fresh pages fault in as the file is read into them (on this kind of
   // VM ~35 µs a page: a first index build spent a third of its parse threads' time there).
@@ -44,6 +44,7 @@ export function forEachLine(
     let len = 0;
     let line = from.line;
     for (;;) {
+      checkDeadline();
       const want = Math.min(buf.length - len, end - (bufStart + len));
       const n = want > 0 ? fs.readSync(fd, buf, len, want, bufStart + len) : 0;
       len += n;
