@@ -52,8 +52,10 @@ to the manifest first, or built if missing. The connection is read-only: INSERT,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.
 A statement is stopped after --timeout (else BRAIN_SQL_TIMEOUT, else [sql] timeout in config.toml,
 else 30 s). Reading stops at --max-bytes of answer (default 8 MiB); a value longer than a quarter of
-that is cut and ends with "…[cut <size>]". Secrets in the answer are masked as \`brain secrets\` shows
-them (--json: "masked": N); --reveal prints them in clear, only to a terminal.
+that is cut and ends with "…[cut <size>]". Secrets are masked in the cache itself, as \`brain secrets\`
+shows them, so no function of the text gives one back; the answer is masked again for any the cache
+missed (--json: "masked": N), which --reveal leaves in clear, only to a terminal. A masked line keeps
+the floor's own line_sha256 and n_bytes: \`brain show --reveal\` or sed on its citation reads it.
 Example: brain sql "SELECT agent, count(DISTINCT turn_id) AS turns FROM derived.messages GROUP BY agent"
 ${COMMON_EXIT_CODES}`,
   options: [
