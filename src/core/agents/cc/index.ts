@@ -1,8 +1,8 @@
 // Claude Code.
-import { defineAgent, firstFolder } from '../types';
+import { defineAgent } from '../types';
 import { ccDialect } from './dialect';
 import { ccHarness } from './harness';
-import { ccFiles } from './paths';
+import { ccFiles, ccProject } from './paths';
 import { ccRetention } from './retention';
 
 export const cc = defineAgent({
@@ -16,6 +16,7 @@ export const cc = defineAgent({
   views: 'cc/views.sql',
   harness: ccHarness,
   retention: ccRetention,
-  // projects/<cwd with '/' and '.' folded to '-'>/…
-  projectFromPath: firstFolder,
+  // projects/<cwd with '/' and '.' folded to '-'>/…, under @config-<hash>/ for a config folder
+  // other than the default one.
+  projectFromPath: ccProject,
 });
