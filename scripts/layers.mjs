@@ -31,8 +31,10 @@ export const LAYERS = [
   { name: 'front ends', paths: ['cli', 'extension'] },
 ];
 
-/** Imports that go up, each with why it cannot go yet: [from file, to file, reason]. None today. */
-export const ALLOWED = [];
+/** Imports that go up, each with why it cannot go yet: [from file, to file, reason]. */
+export const ALLOWED = [
+  ['core/cache/ingest.ts', 'core/secrets/cachemask.ts', 'the cache stores lines with their secrets masked, so SQL cannot transform a key back out; the detector lives with the secret guard'],
+];
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 

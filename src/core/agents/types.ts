@@ -11,6 +11,9 @@ export interface OriginRoot {
   dir: string;
   /** Prefix inside lake/<lane>/ for files under this root ('' for none), so two roots never collide. */
   lakePrefix: string;
+  /** The prefix this root's files had before it had its own (a floor written then keeps an origin
+   * it already holds under that name, so nothing is recorded again). */
+  legacyPrefix?: string;
   /** Relative path (with '/' separators, relative to dir) of a file: is it a session file? */
   include(rel: string): boolean;
 }

@@ -229,7 +229,13 @@ class Pass {
       return;
     }
     const display = displayPath(abs);
-    const name = originLakeRel(root.lakePrefix, segs);
+    let name = originLakeRel(root.lakePrefix, segs);
+    // A root that has its own prefix now: an origin the floor already holds under the old name
+    // keeps it (heldUnderLegacy below), so a floor written before is not recorded again.
+    if (!name.legacy && root.legacyPrefix !== undefined && root.legacyPrefix !== root.lakePrefix) {
+      const old = originLakeRel(root.legacyPrefix, segs);
+      name = { ...name, legacy: { rel: old.rel, escaped: old.escaped } };
+    }
     const held = name.legacy && heldUnderLegacy(this.l, this.applier, lane, name.rel, name.legacy.rel, display);
     const baseRel = held ? name.legacy!.rel : name.rel;
     if (held ? name.legacy!.escaped : name.escaped) {

@@ -9,7 +9,7 @@ import { childProcess } from '../lazy';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { readManifest } from '../floor/manifest';
+import { OverBudgetError, readManifest, readStoreManifest } from '../floor/manifest';
 import { agentByLane } from '../agents';
 import type { FileFacts, RawLine, Span, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
@@ -59,11 +59,13 @@ export function floorFiles(root: Root, refused: RefusedFile[] = [], o: { newestO
     if (fs.existsSync(mfile)) {
       let lines: ReturnType<typeof readManifest>['lines'];
       try {
-        lines = readManifest(mfile, 0).lines;
+        // At the store each machine's manifest is read under its own budget (bytes, lines, files,
+        // time): one machine's folder cannot cost every other machine its answer.
+        lines = (root.kind === 'store' ? readStoreManifest(mf.machine, mfile) : readManifest(mfile, 0)).lines;
       } catch (e) {
         // One machine's folder is that machine's problem: its manifest (a FIFO, a folder, over
-        // the deadline) is named as refused and every other machine still answers.
-        if (!(e instanceof NotRegularError) && !(e instanceof DeadlineError)) throw e;
+        // its budget or the deadline) is named as refused and every other machine still answers.
+        if (!(e instanceof NotRegularError) && !(e instanceof DeadlineError) && !(e instanceof OverBudgetError)) throw e;
         noteRefused(refused, { machine: mf.machine, lake_path: 'manifest/manifest.jsonl', problem: e.message });
         continue;
       }

@@ -208,3 +208,22 @@ export async function maskAnswer<T>(home: string, out: T): Promise<T & { masked:
 export function maskedNote(n: number, reveal: string): string {
   return `(${n} secret${n === 1 ? '' : 's'} masked, as \`brain secrets\` shows them; ${reveal} prints them in clear in your own terminal)`;
 }
+
+/** The values behind the guard's findings (read again from their cited lines; never written). */
+export async function knownSecretValues(home: string): Promise<string[]> {
+  return (await knownValues(home)).values;
+}
+
+/** Every form in which `values` show in a raw line (as is, JSON-escaped, a PEM body's lines). */
+export function secretForms(values: string[]): string[] {
+  return [...forms(values).keys()].filter((x) => x.length > 0);
+}
+
+/** A function that replaces each of `values` (in each of its forms) with its preview. */
+export function maskerOf(values: string[]): (s: string) => string {
+  const map = forms(values);
+  const keys = [...map.keys()].filter((x) => x.length > 0).sort((a, b) => b.length - a.length);
+  if (keys.length === 0) return (s) => s;
+  const re = new RegExp(keys.map(escapeRe).join('|'), 'g');
+  return (s) => s.replace(re, (m) => map.get(m) ?? mask(m));
+}

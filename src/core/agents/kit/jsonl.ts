@@ -94,11 +94,37 @@ export function isBlank(l: RawLine): boolean {
   return true;
 }
 
+/** A line's text; a line longer than MAX_DECODED_STRING bytes gives its head (see decodeSpan). */
 export function lineText(l: RawLine): string {
-  return l.buf.toString('utf8', l.s, l.e);
+  if (l.e - l.s <= MAX_DECODED_STRING) return l.buf.toString('utf8', l.s, l.e);
+  let head = l.buf.toString('utf8', l.s, l.s + MAX_DECODED_STRING);
+  if (head.endsWith('\uFFFD')) head = head.slice(0, -1);
+  return `${head} …[${Math.round((l.e - l.s - MAX_DECODED_STRING) / (1 << 20))} MB of this line not read]`;
 }
 
 const ELIDE_LINES_OVER = 8 << 10;
+/** The longest string decoded whole. A JavaScript string holds at most about 512 million
+ * characters: one line's single string past that (a 560 MB pasted blob) threw out of the whole
+ * read, and every search with it. A longer one is decoded as its head and says so. */
+export const MAX_DECODED_STRING = 32 << 20;
+
+/** The JSON string literal at [from, to) of `buf` (quotes included), decoded; past
+ * MAX_DECODED_STRING bytes only its head, ending with a note of how much was left out. */
+function decodeSpan(buf: Buffer, from: number, to: number): string {
+  if (to - from <= MAX_DECODED_STRING) return JSON.parse(buf.toString('utf8', from, to)) as string;
+  let end = from + MAX_DECODED_STRING;
+  // Step back out of an escape (\uXXXX is the longest) or a UTF-8 sequence cut in two.
+  for (let tries = 0; tries < 8; tries++, end--) {
+    try {
+      const head = JSON.parse(`${buf.toString('utf8', from, end)}"`) as string;
+      if (head.endsWith('\uFFFD')) continue;
+      return `${head} …[${Math.round((to - end) / (1 << 20))} MB of this text not read]`;
+    } catch {
+      /* inside an escape: one byte less */
+    }
+  }
+  return `…[a text of ${Math.round((to - from) / (1 << 20))} MB not read]`;
+}
 const ELIDE_STRINGS_OVER = 512;
 
 /**
@@ -116,7 +142,8 @@ export class JsonLine {
     lean: boolean,
   ) {
     try {
-      if (lean && l.e - l.s > ELIDE_LINES_OVER) this.value = this.parseLean();
+      // A line too long to be one string is read lean whoever asks: its long strings stay bytes.
+      if ((lean && l.e - l.s > ELIDE_LINES_OVER) || l.e - l.s > MAX_DECODED_STRING) this.value = this.parseLean();
       else this.value = JSON.parse(l.buf.toString('utf8', l.s, l.e));
       this.ok = true;
     } catch {
@@ -129,9 +156,7 @@ export class JsonLine {
     if (typeof v !== 'string') return '';
     if (this.spans && v.length > 1 && v.charCodeAt(0) === 1) {
       const i = Number(v.slice(1)) * 2;
-      if (Number.isInteger(i) && i < this.spans.length) {
-        return JSON.parse(this.l.buf.toString('utf8', this.spans[i], this.spans[i + 1])) as string;
-      }
+      if (Number.isInteger(i) && i < this.spans.length) return decodeSpan(this.l.buf, this.spans[i], this.spans[i + 1]);
     }
     return v;
   }

@@ -5,7 +5,8 @@
 // add the same turns twice. A new generation is a file of its own, read fresh; the older ones stay
 // in the index, so what only they hold is found too (turncount.ts counts a turn they share once).
 import * as path from 'node:path';
-import { readManifest } from '../../floor/manifest';
+import { OverBudgetError, readManifest, readStoreManifest } from '../../floor/manifest';
+import { DeadlineError, NotRegularError } from '../../safeopen';
 import type { Checkpoint, FileFacts } from '../../turns';
 import { titleOf } from '../../turns';
 import { laneRel } from '../read';
@@ -204,7 +205,16 @@ export class TurnIndex extends IndexQueries {
         return this.update();
       }
       if (size === from) continue;
-      const r = readManifest(mfile, from);
+      let r: ReturnType<typeof readManifest>;
+      try {
+        // At the store each machine's manifest is read under its own budget: a folder over it is
+        // left out of this update and named (its claims would fill the index), the others go on.
+        r = this.root.kind === 'store' ? readStoreManifest(mf.machine, mfile, from) : readManifest(mfile, from);
+      } catch (e) {
+        if (this.root.kind !== 'store' || !(e instanceof NotRegularError || e instanceof DeadlineError || e instanceof OverBudgetError)) throw e;
+        rep.refused.push({ machine: mf.machine, lake_path: 'manifest/manifest.jsonl', problem: e.message });
+        continue;
+      }
       for (const m of r.lines) {
         const k = `${mf.machine}\0${m.lake_path}`;
         const c = claims.get(k);
