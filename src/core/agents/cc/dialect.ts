@@ -10,6 +10,7 @@
 // (summary, custom-title, ai-title lines) are name entries.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
+import { COMMAND_OUTPUT, NOTICE, tokens } from '../../truth';
 import { argText, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
 
 interface St {
@@ -18,8 +19,6 @@ interface St {
   titleSet: boolean;
 }
 
-const OUTPUT_TAG = /^\s*<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>/;
-const NOTICE = /^\s*(\[Request interrupted by user[^\]]*\]|<local-command-caveat>)/;
 
 class CcParser extends BaseParser<St> {
   /** Open replies by message id (main chain: at most one). */
@@ -96,15 +95,16 @@ class CcParser extends BaseParser<St> {
     } else this.extend(p.t, l, ts);
     const t = p.t;
     if (typeof m.model === 'string' && m.model) t.model = m.model;
-    if (!p.usage && isObj(m.usage)) {
-      // Every line of a reply repeats the reply's usage: count it once.
+    if (isObj(m.usage)) {
+      // Each line of a reply carries the reply's usage so far (output grows as it streams): the
+      // last line's is the reply's, counted once (truth.ts).
       const u = m.usage;
-      t.tokens = {
+      t.tokens = tokens({
         input: num(u.input_tokens),
         output: num(u.output_tokens),
-        cache_creation: num(u.cache_creation_input_tokens),
-        cache_read: num(u.cache_read_input_tokens),
-      };
+        cacheWrite: num(u.cache_creation_input_tokens),
+        cached: num(u.cache_read_input_tokens),
+      });
       p.usage = true;
     }
     const content = m.content;
@@ -151,7 +151,7 @@ class CcParser extends BaseParser<St> {
     if (o.isMeta === true) return this.single(l, 'system', 'instructions', text, side, ts);
     if (o.isCompactSummary === true) return this.single(l, 'system', 'summary', text, side, ts);
     if (NOTICE.test(text)) return this.single(l, 'system', 'notice', text, side, ts);
-    if (OUTPUT_TAG.test(text)) {
+    if (COMMAND_OUTPUT.test(text)) {
       const t = this.turn(l, 'tool', 'output', ts);
       t.sidechain = side;
       t.tools.push({ id: null, name: 'command', arguments: '', output: this.opts.full ? text : '', is_error: false });

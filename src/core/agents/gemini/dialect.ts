@@ -11,6 +11,7 @@
 // one message inside a pretty-printed document are not a unit anyone can check on their own.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
+import { tokens } from '../../truth';
 import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 
 interface St {
@@ -184,7 +185,8 @@ class GeminiParser extends BaseParser<St> {
       }
       if (isObj(o.tokens)) {
         const k = o.tokens;
-        t.tokens = { input: num(k.input), output: num(k.output), cache_creation: 0, cache_read: num(k.cached) };
+        // input includes the cached part and not the tool prompt; output not the thoughts.
+        t.tokens = tokens({ input: num(k.input), inputIncludesCached: true, cached: num(k.cached), tool: num(k.tool), output: num(k.output), thoughts: num(k.thoughts) });
       }
     } else {
       // info / error / warning and types a newer CLI may add: said by the harness, not a person.
