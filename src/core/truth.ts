@@ -32,6 +32,11 @@ export function isCountedSession(s: { subagent: boolean | number; turns: number 
   return !s.subagent && s.turns > 0;
 }
 
+/** The tool calls of an entry: those a reply made (unclaimed output is not a call). */
+export function toolCallsOf(t: { role: Turn['role']; tools: readonly unknown[] }): number {
+  return t.role === 'assistant' ? t.tools.length : 0;
+}
+
 /** The usage figures an agent writes, as they are written; `tokens` turns them into the one unit. */
 export interface RawUsage {
   /** Input tokens as written. */

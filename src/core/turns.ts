@@ -172,6 +172,9 @@ export interface FileFacts {
   title_hint: string | null;
   /** Sub-agent file (a sub-agent transcript or rollout). */
   subagent: boolean;
+  /** Usage the file reports that no reply claims (a token count written before any reply): the
+   * session's all the same (truth.ts). Absent: none. */
+  unclaimed_tokens?: Tokens | null;
 }
 
 export interface DialectCounts {

@@ -187,19 +187,18 @@ class CodexParser extends BaseParser<St> {
       if (total === this.st.lastTotal) return; // the same count written twice
       this.st.lastTotal = total;
       const last = isObj(p.info.last_token_usage) ? p.info.last_token_usage : null;
-      if (!last || !this.reply) return;
-      const t = this.reply.t;
+      if (!last) return;
       // input_tokens includes the cached part; stats and derived.usage count it apart (truth.ts).
-      t.tokens = addTokens(
-        t.tokens,
-        tokens({
-          input: num(last.input_tokens),
-          inputIncludesCached: true,
-          cached: num(last.cached_input_tokens),
-          cacheWrite: num(last.cache_write_input_tokens),
-          output: num(last.output_tokens),
-        }),
-      );
+      const step = tokens({
+        input: num(last.input_tokens),
+        inputIncludesCached: true,
+        cached: num(last.cached_input_tokens),
+        cacheWrite: num(last.cache_write_input_tokens),
+        output: num(last.output_tokens),
+      });
+      // A count with no reply open is the session's still (stats counts it): kept on the file.
+      if (!this.reply) this.facts.unclaimed_tokens = addTokens(this.facts.unclaimed_tokens ?? null, step);
+      else this.reply.t.tokens = addTokens(this.reply.t.tokens, step);
     }
   }
 
