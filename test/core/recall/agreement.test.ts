@@ -21,6 +21,32 @@ import { agentByLane, agents } from '../../../src/core/agents';
 import { afterCapture, POLICY } from '../../../src/core/pipeline/after';
 import { isCountedSession, isMainTurn, toolCallsOf } from '../../../src/core/truth';
 
+/**
+ * Disagreements not fixed yet, each with why: the test fails on any other one, and on one of these
+ * that no longer happens (remove it here then). Keyed by agent and view, not by the numbers.
+ */
+const KNOWN: Record<string, string> = {
+  // Redacted fixture lines share one message id ("[trimmed for fixture]"): the SQL view joins a
+  // reply's lines by id, the dialect by adjacency.
+  'claude-code: derived.messages turns': 'fixture ids redacted to one value',
+  // Codex: the dialect tells typed prompts from injected context by pairing each user item with
+  // its user_message event (redacted rollouts have nothing else); the SQL view only by the text.
+  'codex: derived.messages turns': 'SQL does not pair user items with user_message events',
+  "codex: export's sessions with turns": 'as derived.messages turns',
+  // Calls the dialect reads that derived.tool_calls has no view for (bare early Codex
+  // function_call items, Gemini CLI toolCalls, Copilot Chat tool invocations).
+  'codex: stats tool calls': 'bare early function_call items are not in derived.tool_calls',
+  'codex: brain calls': 'as stats tool calls',
+  'gemini-cli: stats tool calls': 'no derived.v_tool_calls_gemini',
+  'gemini-cli: brain calls': 'no derived.v_tool_calls_gemini',
+  'copilot-chat: stats tool calls': 'no derived.v_tool_calls_copilot',
+  'copilot-chat: brain calls': 'no derived.v_tool_calls_copilot',
+  // Copilot Chat: the SQL view keeps every request of every form of a session (the .json and
+  // the .jsonl change log of one session both count); show reads the largest form.
+  'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
+  "copilot-chat: export's sessions with turns": 'two forms of one session both counted in SQL',
+};
+
 let sb: Sandbox;
 before(async () => {
   sb = await capturedSandbox('agreement');
@@ -157,5 +183,16 @@ test('show, the tree, stats, calls, record, derived.* and export agree for every
   const steps = await afterCapture(sb.brain, sb.env, { ...POLICY.record, secrets: false, duckdb: false }, { applied: 0 } as never);
   const idx = steps.find((x) => /turn/.test(x.detail));
   same('brain record totals', idx?.detail.match(/(\d+) turns? in (\d+) sessions?/)?.slice(1).map(Number), [total.turns, total.sessions]);
-  assert.deepEqual(problems, []);
+  const key = (p: string) => p.slice(0, p.indexOf(': ', p.indexOf(': ') + 2));
+  assert.deepEqual(
+    problems.filter((p) => !(key(p) in KNOWN)),
+    [],
+    'views disagree',
+  );
+  const seen = new Set(problems.map(key));
+  assert.deepEqual(
+    Object.keys(KNOWN).filter((k) => !seen.has(k)),
+    [],
+    'these agree now: remove them from KNOWN',
+  );
 });

@@ -11,7 +11,7 @@
 // one message inside a pretty-printed document are not a unit anyone can check on their own.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
-import { tokens } from '../../truth';
+import { INJECTED_CONTEXT, tokens } from '../../truth';
 import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 
 interface St {
@@ -157,8 +157,10 @@ class GeminiParser extends BaseParser<St> {
     const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
     let t: Turn;
     if (o.type === 'user') {
-      t = this.turn(at, 'user', 'prompt', ts);
       const shown = typeof o.displayContent === 'string' && o.displayContent.trim() ? o.displayContent : geminiText(o.content);
+      // Context the CLI injects as a user message (0.61's <session_context>): instructions, not a
+      // prompt, a title or a turn (truth.ts).
+      t = INJECTED_CONTEXT.test(shown) ? this.turn(at, 'system', 'instructions', ts) : this.turn(at, 'user', 'prompt', ts);
       addText(t, shown);
     } else if (o.type === 'gemini' || o.type === 'model') {
       // 'model' with `parts`: the shape of early builds' records.

@@ -97,8 +97,11 @@ SELECT 'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CA
        'gemini-cli' AS agent, session_id, role, model,
        text, event_time, captured_at, file_id, witness_gen, line_no,
        machine_id,
-       'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CASE WHEN is_legacy_json THEN ':json' ELSE '' END AS turn_id,
-       false AS is_meta
+       CASE WHEN NOT gm_meta THEN 'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CASE WHEN is_legacy_json THEN ':json' ELSE '' END END AS turn_id,
+       gm_meta AS is_meta
+-- A user message the CLI injects (0.61's <session_context>) is instructions, not a turn
+-- (src/core/truth.ts's pattern, as the dialect's).
+FROM (SELECT *, role = 'user' AND regexp_matches(coalesce(text, ''), {{truth injected_context}}) AS gm_meta
 FROM (SELECT *,
              CASE WHEN role = 'user' AND json_type(display_content) = 'VARCHAR' AND trim(display_content->>'$') <> ''
                     THEN display_content->>'$'
@@ -108,7 +111,7 @@ FROM (SELECT *,
                                                 lambda t: trim(coalesce(t, '')) <> ''), chr(10) || chr(10))
              END AS text
       FROM dialects.v_gemini
-      WHERE role IN ('user','assistant'));
+      WHERE role IN ('user','assistant')));
 
 -- Usage: a gemini message's tokens, its last write (the dialect view keeps that one). Gemini's
 -- input includes the cached part and leaves out the tool-use prompt, its output leaves out the
