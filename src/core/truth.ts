@@ -18,7 +18,7 @@
 // Tokens    counted once per reply, from the reply's final usage (a reply streamed over several
 //           lines reports its usage so far on each: the last line's is the whole), in one unit:
 //           input not served from cache, output (with thinking), cache write, cache read.
-import { countTurns, isSaid, isTurn, type Tokens, type Turn } from './turns';
+import { countTurns, isSaid, isTurn, type FileFacts, type Tokens, type Turn } from './turns';
 
 export { countTurns, isSaid, isTurn };
 
@@ -35,6 +35,28 @@ export function isCountedSession(s: { subagent: boolean | number; turns: number 
 /** The tool calls of an entry: those a reply made (unclaimed output is not a call). */
 export function toolCallsOf(t: { role: Turn['role']; tools: readonly unknown[] }): number {
   return t.role === 'assistant' ? t.tools.length : 0;
+}
+
+/**
+ * A session's facts from its generations' (oldest first): a rewrite can cut the newest generation's
+ * first line (the session's id, working folder and start), so those are the oldest generation that
+ * has them; the start is the earliest, the end the latest; the title the newest generation's.
+ */
+export function sessionFacts(gens: readonly FileFacts[]): FileFacts | null {
+  if (gens.length === 0) return null;
+  const newest = gens[gens.length - 1];
+  const first = <K extends 'native_session' | 'parent_session' | 'cwd'>(k: K): string | null => gens.find((g) => g[k])?.[k] ?? null;
+  const times = (k: 'started' | 'ended') => gens.map((g) => g[k]).filter((x): x is string => !!x).sort();
+  const ends = times('ended');
+  return {
+    ...newest,
+    native_session: first('native_session'),
+    parent_session: first('parent_session'),
+    cwd: first('cwd'),
+    started: times('started')[0] ?? null,
+    ended: ends[ends.length - 1] ?? null,
+    subagent: gens.some((g) => g.subagent),
+  };
 }
 
 /** The usage figures an agent writes, as they are written; `tokens` turns them into the one unit. */

@@ -4,7 +4,7 @@
 import { BrainError } from '../errors';
 import type { Env } from '../home';
 import { countTurns, type FileFacts, type Tokens, type Turn } from '../turns';
-import { addTokens } from '../truth';
+import { addTokens, sessionFacts } from '../truth';
 import { registry } from '../agents';
 import { timeline, type TimelineEntry } from './generations';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
@@ -175,7 +175,9 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     entries = timeline(reads.map((x) => ({ gen: x.gen, file: x.file, turns: x.r.turns })));
     unparsed = last.r.counts.bad;
     // Counted as the index counts: a turn several generations hold, once.
-    info = found.info ?? { ...infoFromFile(last.file, last.r.facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
+    // The session's facts from every generation (a rewrite may cut the newest one's first line).
+    const facts = sessionFacts(reads.map((x) => x.r.facts)) ?? last.r.facts;
+    info = found.info ?? { ...infoFromFile(last.file, facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
     info = { ...info, tokens: sessionTokens(entries.map((e) => e.turn), last.r.facts) };
   }
   const view = ({ turn: t, gen, file: f, rewritten }: TimelineEntry<FloorFile>): TurnView => ({

@@ -97,3 +97,43 @@ test('Gemini CLI 0.61: an injected <session_context> is no title and no turn', a
   assert.deepEqual(rows[0].map(Number), [2, 1]);
   assert.deepEqual(s.session.tokens, { input: 303, output: 25, cache_creation: 0, cache_read: 200 });
 });
+
+test("a rewrite that cut the file's first line and a reply in half: one project, the oldest generation's start and id, the reply counted once", async () => {
+  const rb = sandbox({ name: 'truth-rewrite' });
+  try {
+    const id = '0000bbbb-0000-7000-8000-000000000002';
+    const file = path.join(rb.home, '.codex', 'sessions', '2026', '01', '03', `rollout-2026-01-03T09-00-00-${id}.jsonl`);
+    const meta = { timestamp: '2026-01-03T09:00:00Z', type: 'session_meta', payload: { id, cwd: '/tmp/kept-project', cli_version: '0.171.0' } };
+    const prompt = [
+      { timestamp: '2026-01-03T09:00:01Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'explain the cache' }] } },
+      { timestamp: '2026-01-03T09:00:01Z', type: 'event_msg', payload: { type: 'user_message', message: 'explain the cache' } },
+    ];
+    const half = { timestamp: '2026-01-03T09:00:02Z', type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The cache holds' }] } };
+    const rest = { timestamp: '2026-01-03T09:00:03Z', type: 'response_item', payload: { type: 'reasoning', summary: [{ type: 'summary_text', text: 'more' }] } };
+    writeJsonl(file, [meta, ...prompt, half]);
+    const cap = () => capture({ home: rb.brain, env: rb.env, quietMs: 0, lockWaitMs: 10_000 });
+    await cap();
+    // The agent rewrites the file: without its first line, the reply now whole.
+    writeJsonl(file, [...prompt, { ...half, payload: { ...half.payload, content: [{ type: 'output_text', text: 'The cache holds every derived table.' }] } }, rest]);
+    await cap();
+    const s = readSession({ session: id }, rb.env);
+    assert.deepEqual(s.generations, [1, 2], 'the rewrite opened a second generation');
+    assert.equal(s.session.turns, 2, 'a prompt and one reply');
+    assert.equal(s.session.project, '/tmp/kept-project');
+    assert.equal(s.session.started, '2026-01-03T09:00:00Z');
+    const scan = readSession({ session: id }, rb.env, { index: 'off' });
+    assert.equal(scan.session.turns, 2);
+    assert.equal(scan.session.project, '/tmp/kept-project');
+    assert.equal(scan.session.started, '2026-01-03T09:00:00Z');
+    await updateCache(rb.brain, {});
+    const st = await statsReport(rb.brain, 'project', { env: rb.env });
+    assert.deepEqual(
+      st.rows.map((r) => [r.key, r.sessions, r.turns]),
+      [['/tmp/kept-project', 1, 2]],
+    );
+    const first = await all(rb.brain, `SELECT project, first_event FROM derived.sessions`);
+    assert.deepEqual(first.map((r) => [r[0], new Date(String(r[1])).toISOString()]), [['/tmp/kept-project', '2026-01-03T09:00:00.000Z']]);
+  } finally {
+    rb.cleanup();
+  }
+});

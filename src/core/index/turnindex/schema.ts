@@ -36,7 +36,9 @@ export type DB = SqliteDatabase;
 // turns a resume may cut; the pages are 16 KB (a 4 KB page held one or two 2 KB turn packs); a
 // packed turn that follows the one before in its file keeps its n and start in one byte; only a
 // session with a rewritten file keeps its turns' keys (6 bytes a turn).
-export const SCHEMA_VERSION = '12';
+// 13: a reply's key (turnKey) leaves its text out when it has a time; a session's facts come from
+// all its generations (sessionFacts).
+export const SCHEMA_VERSION = '13';
 /** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
 export const PAGE_SIZE = 16384;
 
