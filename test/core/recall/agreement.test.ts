@@ -34,11 +34,9 @@ const KNOWN: Record<string, string> = {
   'codex: derived.messages turns': 'SQL does not pair user items with user_message events',
   "codex: export's sessions with turns": 'as derived.messages turns',
   // Calls the dialect reads that derived.tool_calls has no view for (bare early Codex
-  // function_call items, Gemini CLI toolCalls, Copilot Chat tool invocations).
+  // function_call items, Copilot Chat tool invocations).
   'codex: stats tool calls': 'bare early function_call items are not in derived.tool_calls',
   'codex: brain calls': 'as stats tool calls',
-  'gemini-cli: stats tool calls': 'no derived.v_tool_calls_gemini',
-  'gemini-cli: brain calls': 'no derived.v_tool_calls_gemini',
   'copilot-chat: stats tool calls': 'no derived.v_tool_calls_copilot',
   'copilot-chat: brain calls': 'no derived.v_tool_calls_copilot',
   // Copilot Chat: the SQL view keeps every request of every form of a session (the .json and

@@ -137,3 +137,19 @@ SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, e
        t_cached AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM g;
+
+-- Tool calls: a gemini message's toolCalls, each with its result in the same record (so its
+-- line); failed when its status says error (as the dialect reads it: src/core/truth.ts counts the
+-- calls a reply made, and brain calls and stats count these).
+CREATE OR REPLACE VIEW derived.v_tool_calls_gemini AS
+SELECT 'gemini-cli' AS agent, session_id, file_id, witness_gen, line_no, machine_id,
+       coalesce(TRY_CAST((c->>'$.timestamp') AS TIMESTAMPTZ), event_time) AS event_time,
+       (c->>'$.id') AS call_id, coalesce((c->>'$.name'), '?') AS tool_name,
+       CAST(c->'$.args' AS VARCHAR) AS arguments,
+       line_no AS result_line_no,
+       CASE WHEN (c->>'$.status') IS NOT NULL THEN (c->>'$.status') = 'error' END AS is_error,
+       false AS is_sidechain
+FROM (SELECT *, unnest(CAST(tool_calls AS JSON[])) AS c
+      FROM dialects.v_gemini
+      WHERE role = 'assistant' AND tool_calls IS NOT NULL AND json_type(tool_calls) = 'ARRAY')
+WHERE json_type(c) = 'OBJECT';
