@@ -18,7 +18,7 @@
 // Tokens    counted once per reply, from the reply's final usage (a reply streamed over several
 //           lines reports its usage so far on each: the last line's is the whole), in one unit:
 //           input not served from cache, output (with thinking), cache write, cache read.
-import { countTurns, isSaid, isTurn, type FileFacts, type Tokens, type Turn } from './turns';
+import { countTurns, isSaid, isTurn, titleOf, type FileFacts, type Tokens, type Turn } from './turns';
 
 export { countTurns, isSaid, isTurn };
 
@@ -57,6 +57,19 @@ export function sessionFacts(gens: readonly FileFacts[]): FileFacts | null {
     ended: ends[ends.length - 1] ?? null,
     subagent: gens.some((g) => g.subagent),
   };
+}
+
+/** A prompt that is only a slash command ("/mode", "/model opus"): a turn, but no title while a
+ * real prompt follows (the session is titled by what the person asked). */
+export function isCommandPrompt(text: string): boolean {
+  const t = titleOf(text, 200);
+  return /^\/[A-Za-z][\w:.-]*(\s|$)/.test(t) && t.split(' ').length <= 4;
+}
+
+/** The prompt a session is titled by: the first real one of the main conversation, else the first
+ * command, else a sub-agent's (the index keeps the least key: sub-agent, command, position). */
+export function titleKey(t: { n: number; sidechain: boolean; text: string }): number {
+  return (t.sidechain ? 2 ** 31 : 0) + (isCommandPrompt(t.text) ? 2 ** 30 : 0) + t.n;
 }
 
 /** The usage figures an agent writes, as they are written; `tokens` turns them into the one unit. */

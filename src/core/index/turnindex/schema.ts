@@ -317,7 +317,7 @@ export class IndexBase {
       insChunk: d.prepare(`INSERT INTO raw_chunks (file_id, byte_from, byte_to) VALUES (?, ?, ?)`),
       insMark: d.prepare(`INSERT OR REPLACE INTO raw_marks (file_id, byte, ck) VALUES (?, ?, ?)`),
       setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
-      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
+      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 30} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 
       lastBlock: d.prepare(`SELECT max(id) FROM blocks WHERE sess_id = ?`).pluck(),

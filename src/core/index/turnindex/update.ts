@@ -495,9 +495,10 @@ export class TurnIndex extends IndexQueries {
     }
     // Lines read again (a resume) give the same checkpoints: a mark is replaced, never wrong.
     for (const [b, ck] of r.marks) this.st.insMark.run(row.id, b, ck);
-    // The title is the first prompt (the main conversation's before a sub-agent's).
+    // The title is the least titleKey (truth.ts): a real prompt before a slash command, the main
+    // conversation's before a sub-agent's.
     if (r.title) {
-      const key = r.title.side * 2 ** 31 + r.title.n;
+      const key = r.title.key;
       this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
     }
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
