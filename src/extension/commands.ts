@@ -6,6 +6,8 @@ import { FILE_MODE, layout, mkdirPrivate } from '../core/home';
 import type { Citation } from '../core/turns';
 import { activityHtml } from './activity';
 import { doctorHtml, statusHtml, type Check, type StatusJson } from './reportView';
+import { hitDescription, plural } from '../core/recall/words';
+import { localTime, projectLabel } from './labels';
 import type { Backend } from './backend';
 import type { ListedSession } from './protocol';
 import { citationText, type Reader } from './reader';
@@ -49,7 +51,7 @@ export async function openSession(c: Ctx, arg?: { session: string; machine?: str
       .all()
       .slice()
       .sort((a, b) => String(b.started).localeCompare(String(a.started)))
-      .map((s) => ({ label: line(s.title), description: line(`${s.agentLabel} · ${s.project}`), detail: line(`${s.machine} · ${s.started?.slice(0, 16) ?? ''} · ${s.turns} turns`), s }));
+      .map((s) => ({ label: line(s.title), description: line([s.agentLabel, projectLabel(s.project)].filter(Boolean).join(' · ')), detail: line([s.machine, localTime(s.started), plural(s.turns, 'turn')].filter(Boolean).join(' · ')), s }));
     const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Open a recorded session', matchOnDescription: true, matchOnDetail: true });
     if (!pick) return;
     arg = { session: pick.s.session, machine: pick.s.machine };
@@ -84,7 +86,7 @@ function searchSessions(c: Ctx): Promise<void> {
       // The quick pick's own filter must not hide hits whose words differ from the query text.
       qp.items = r.hits.map((h) => ({
         label: line(h.title ?? ''),
-        description: line(`${h.agent} · ${h.project ?? ''} · ${h.matching_turns} ${h.tier === 'turns' ? 'turns' : 'tool mentions'}`),
+        description: line(hitDescription(h)),
         detail: h.snippets[0] ? line(`#${h.snippets[0].turn} ${h.snippets[0].text}`) : '',
         alwaysShow: true,
         hit: h,

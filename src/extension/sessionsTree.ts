@@ -5,23 +5,13 @@ import * as vscode from 'vscode';
 import type { ListedSession } from './protocol';
 import { bytes } from './status';
 import { visible } from '../core/visible';
+import { day, listable, localTime, projectLabel } from './labels';
 
 export type Node =
   | { kind: 'machine'; machine: string; local: boolean }
   | { kind: 'agent'; machine: string; lane: string; label: string }
   | { kind: 'project'; machine: string; lane: string; project: string }
   | { kind: 'session'; info: ListedSession };
-
-function day(iso: string | null): string {
-  return iso ? iso.slice(0, 10) : '';
-}
-
-export function projectLabel(p: string): string {
-  // A working folder shows as its last two parts; a lake folder name as it is.
-  if (!p.includes('/') && !p.includes('\\')) return p;
-  const parts = p.split(/[\\/]/).filter(Boolean);
-  return parts.slice(-2).join('/') || p;
-}
 
 export class SessionsTree implements vscode.TreeDataProvider<Node> {
   private list: ListedSession[] = [];
@@ -33,7 +23,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
   private parents = new Set<string>();
 
   set(list: ListedSession[]): void {
-    this.list = list;
+    this.list = listable(list);
     this.parents = new Set(list.filter((s) => s.parent_session).map((s) => `${s.machine}/${s.lane}/${s.parent_session}`));
     this.emitter.fire(undefined);
   }
@@ -109,7 +99,8 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
         const t = new vscode.TreeItem(n.label, C.Collapsed);
         t.id = `a:${n.machine}/${n.lane}`;
         t.iconPath = new vscode.ThemeIcon('hubot');
-        t.description = `${this.list.filter((s) => s.machine === n.machine && s.lane === n.lane).length} sessions`;
+        const k = this.list.filter((s) => s.machine === n.machine && s.lane === n.lane).length;
+        t.description = `${k} session${k === 1 ? '' : 's'}`;
         return t;
       }
       case 'project': {
@@ -126,7 +117,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
         // Titles, paths and names are session text (another machine's too): shown, never obeyed.
         const t = new vscode.TreeItem(visible(s.title, { oneLine: true }), subs ? C.Collapsed : C.None);
         t.id = `s:${s.machine}/${s.lane}/${s.session}`;
-        t.description = `${day(s.started)} · ${s.turns} turns`;
+        t.description = `${day(s.started)} · ${s.turns} turn${s.turns === 1 ? '' : 's'}`;
         t.iconPath = new vscode.ThemeIcon(s.subagent ? 'hubot' : 'comment-discussion');
         t.contextValue = 'session';
         const md = new vscode.MarkdownString();
@@ -136,7 +127,8 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
           ['cwd', s.cwd],
           ['branch', s.branch],
           ['model', s.model],
-          ['started', s.started ?? undefined],
+          ['started', localTime(s.started)],
+          ['last', localTime(s.ended)],
           ['turns', String(s.turns)],
           ['size', `${bytes(s.bytes)}, ${s.lines} lines`],
           ['floor', path.join(s.root, s.lakePath)],
@@ -144,7 +136,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
         for (const [k, v] of rows) if (v) md.appendMarkdown(`${k}: \`${visible(v, { oneLine: true }).replace(/`/g, "'")}\`  \n`);
         t.tooltip = md;
         t.command = { command: 'agentBrain.openSession', title: 'Open Session', arguments: [{ session: s.session, machine: s.machine }] };
-        t.accessibilityInformation = { label: `${visible(s.title, { oneLine: true })}, ${s.turns} turns, ${day(s.started)}` };
+        t.accessibilityInformation = { label: `${visible(s.title, { oneLine: true })}, ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${day(s.started)}` };
         return t;
       }
     }

@@ -75,6 +75,7 @@ function codex(file: string): Tokens {
             input_tokens: n(total.input_tokens) - n(prev?.input_tokens),
             cached_input_tokens: n(total.cached_input_tokens) - n(prev?.cached_input_tokens),
             output_tokens: n(total.output_tokens) - n(prev?.output_tokens),
+            cache_write_input_tokens: n(total.cache_write_input_tokens) - n(prev?.cache_write_input_tokens),
           }
         : undefined);
     prevTotal = totalText;
@@ -82,6 +83,7 @@ function codex(file: string): Tokens {
     if (dup || !step) continue;
     t.input += n(step.input_tokens) - n(step.cached_input_tokens);
     t.cacheRead += n(step.cached_input_tokens);
+    t.cacheCreation += n(step.cache_write_input_tokens);
     t.output += n(step.output_tokens);
   }
   return t;

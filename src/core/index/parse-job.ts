@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
 import { NotRegularError, openRegular } from '../safeopen';
+import { titleKey } from '../truth';
 import { readTurns } from './read';
 import { fold, rawTrigramKeys } from './trigrams';
 import { readMeta, type MetaRecord } from './roots';
@@ -60,7 +61,7 @@ export type ParseResult =
       kind: 'turns';
       turns: IndexTurn[];
       /** The first prompt with text (main conversation first), as written: a session's title. */
-      title: { n: number; side: number; text: string } | null;
+      title: { n: number; side: number; text: string; key: number } | null;
       /** UTF-8 bytes of the turns' text. */
       text_bytes: number;
       facts: FileFacts;
@@ -164,7 +165,7 @@ export function runParseJob(j: ParseJob): ParseResult {
   }
   if (!r) return { kind: 'none' };
   const turns: IndexTurn[] = [];
-  let title: { n: number; side: number; text: string } | null = null;
+  let title: { n: number; side: number; text: string; key: number } | null = null;
   let bytes = 0;
   for (const t of r.turns) {
     if (!isSaid(t)) continue;
@@ -172,8 +173,10 @@ export function runParseJob(j: ParseJob): ParseResult {
     turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, tsValue(t.ts), t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
-    const side = t.sidechain ? 1 : 0;
-    if (t.role === 'user' && (!title || side < title.side)) title = { n: t.n, side, text: t.text };
+    if (t.role === 'user') {
+      const key = titleKey(t);
+      if (!title || key < title.key) title = { n: t.n, side: t.sidechain ? 1 : 0, text: t.text, key };
+    }
   }
   try {
     if (j.raw_from !== undefined && !together) raw = readRaw(j.file, j.raw_from, j.to);

@@ -29,6 +29,7 @@ import { openRegular } from '../safeopen';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
 import { parseSince } from '../since';
+import { sourceText } from './words';
 
 export { snippetText, parseSince };
 
@@ -211,7 +212,7 @@ function out(term: string, source: 'index' | 'scan', fallback: string | null, to
   });
   const parts = [`${total} session${total === 1 ? '' : 's'} for ${JSON.stringify(term)}`];
   if (total > hits.length) parts.push(`showing ${hits.length}`);
-  parts.push(source === 'index' ? 'turn index' : `scan (${fallback})`);
+  parts.push(sourceText({ source, fallback }));
   parts.push(tools ? 'tool output searched' : 'tool output not searched: the list is full (raise --limit to search it)');
   if (refused.length) parts.push(`${refused.length} floor file${refused.length === 1 ? '' : 's'} refused (unsafe path, not read)`);
   return { term, source, fallback: source === 'scan' ? fallback : null, tool_output_searched: tools, total, header: parts.join(' · '), hits, refused };

@@ -11,6 +11,7 @@
 // one message inside a pretty-printed document are not a unit anyone can check on their own.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
+import { INJECTED_CONTEXT, tokens } from '../../truth';
 import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 
 interface St {
@@ -156,8 +157,10 @@ class GeminiParser extends BaseParser<St> {
     const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
     let t: Turn;
     if (o.type === 'user') {
-      t = this.turn(at, 'user', 'prompt', ts);
       const shown = typeof o.displayContent === 'string' && o.displayContent.trim() ? o.displayContent : geminiText(o.content);
+      // Context the CLI injects as a user message (0.61's <session_context>): instructions, not a
+      // prompt, a title or a turn (truth.ts).
+      t = INJECTED_CONTEXT.test(shown) ? this.turn(at, 'system', 'instructions', ts) : this.turn(at, 'user', 'prompt', ts);
       addText(t, shown);
     } else if (o.type === 'gemini' || o.type === 'model') {
       // 'model' with `parts`: the shape of early builds' records.
@@ -184,7 +187,8 @@ class GeminiParser extends BaseParser<St> {
       }
       if (isObj(o.tokens)) {
         const k = o.tokens;
-        t.tokens = { input: num(k.input), output: num(k.output), cache_creation: 0, cache_read: num(k.cached) };
+        // input includes the cached part and not the tool prompt; output not the thoughts.
+        t.tokens = tokens({ input: num(k.input), inputIncludesCached: true, cached: num(k.cached), tool: num(k.tool), output: num(k.output), thoughts: num(k.thoughts) });
       }
     } else {
       // info / error / warning and types a newer CLI may add: said by the harness, not a person.
