@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 /** Lowest first. Entries are paths under src/: a folder (with everything below it) or one file. */
 export const LAYERS = [
   // Plain utilities: the environment, paths, errors, file helpers. Nothing about agents or the floor.
-  { name: 'base', paths: ['core/settings.ts', 'core/errors.ts', 'core/home.ts', 'core/safepath.ts', 'core/safeopen.ts', 'core/visible.ts', 'core/since.ts', 'core/machine.ts', 'core/sqlite.ts', 'core/walk.ts', 'core/sample.ts', 'core/turns.ts', 'core/sqllimits.ts', 'core/lazy.ts', 'core/pids.ts'] },
+  { name: 'base', paths: ['core/settings.ts', 'core/errors.ts', 'core/home.ts', 'core/safepath.ts', 'core/safeopen.ts', 'core/visible.ts', 'core/since.ts', 'core/machine.ts', 'core/sqlite.ts', 'core/walk.ts', 'core/sample.ts', 'core/turns.ts', 'core/truth.ts', 'core/sqllimits.ts', 'core/lazy.ts', 'core/pids.ts'] },
   // What each agent writes and where (one folder per agent, their registry and the dialect kit).
   { name: 'agents', paths: ['core/agents'] },
   // The floor: capture, the lake, the manifest.
