@@ -32,6 +32,12 @@ export function geminiText(v: unknown): string {
     .join('\n\n');
 }
 
+/** Content made only of functionResponse parts (no text): tool results sent back to the model. */
+function isToolResults(v: unknown): boolean {
+  const parts = arr(v);
+  return parts.length > 0 && parts.every((p) => isObj(p) && isObj(p.functionResponse) && !(typeof p.text === 'string' && p.text.trim()));
+}
+
 function toolOutput(c: Obj): string {
   const out: string[] = [];
   for (const r of arr(c.result)) {
@@ -156,7 +162,18 @@ class GeminiParser extends BaseParser<St> {
     this.seen(ts);
     const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
     let t: Turn;
-    if (o.type === 'user') {
+    if (o.type === 'user' && isToolResults(o.content)) {
+      // 0.61 writes the tool results it sends back as a user message of functionResponse parts:
+      // the output of the reply's calls, not something the user said.
+      t = this.turn(at, 'tool', 'output', ts);
+      for (const p of arr(o.content)) {
+        const fr = isObj(p) && isObj(p.functionResponse) ? p.functionResponse : null;
+        if (!fr) continue;
+        const resp = isObj(fr.response) ? fr.response : null;
+        const out = resp && typeof resp.output === 'string' ? resp.output : resp && typeof resp.error === 'string' ? resp.error : resp ? JSON.stringify(resp) : '';
+        t.tools.push({ id: strOrNull(fr.id), name: strOrNull(fr.name) ?? '?', arguments: '', output: this.opts.full ? out : '', is_error: !!resp && typeof resp.error === 'string' });
+      }
+    } else if (o.type === 'user') {
       const shown = typeof o.displayContent === 'string' && o.displayContent.trim() ? o.displayContent : geminiText(o.content);
       // Context the CLI injects as a user message (0.61's <session_context>): instructions, not a
       // prompt, a title or a turn (truth.ts).

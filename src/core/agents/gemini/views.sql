@@ -77,7 +77,12 @@ SELECT
   m.file_id, m.witness_gen, m.line_no, m.abs_path, m.session_hint AS session_id,
   coalesce(m.event_time, TRY_CAST(m.j.timestamp AS TIMESTAMPTZ)) AS event_time, m.captured_at,
   m.j.type                                         AS msg_type,
-  CASE WHEN m.j.type = 'user' THEN 'user'
+  -- 0.61 sends tool results back as a user message of functionResponse parts only: tool output.
+  CASE WHEN m.j.type = 'user' AND json_type(m.j.content) = 'ARRAY' AND json_array_length(m.j.content) > 0
+            AND len(list_filter(from_json(m.j.content, '["JSON"]'),
+                                lambda p: json_exists(p, '$.functionResponse') AND trim(coalesce(p->>'$.text', '')) = ''))
+                = json_array_length(m.j.content) THEN 'tool'
+       WHEN m.j.type = 'user' THEN 'user'
        WHEN m.j.type IN ('gemini', 'model') THEN 'assistant'
        ELSE 'system' END                           AS role,
   m.j.model                                        AS model,
