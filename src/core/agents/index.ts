@@ -21,9 +21,10 @@ export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
 export type Agent = AgentDef<Lane>;
 
 /** The part of an agent capture needs. */
-export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole'>;
+export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole' | 'databases'>;
 
 export type { AgentDef, AgentFiles, OriginRoot } from './types';
+export type { DbOrigin, DbTable } from './kit/sqlite';
 export { defineAgent } from './types';
 export type { AgentHarness } from './harness';
 
