@@ -12,8 +12,9 @@ import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { copilot } from './copilot';
 import { goose } from './goose';
+import { zed } from './zed';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];

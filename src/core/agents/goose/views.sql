@@ -36,10 +36,10 @@ SELECT
   captured_at, op, table_name, row_key, cols,
   -- additions
   machine_id, byte_offset,
-  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER k AS is_current,
-  arg_max(op, line_no) OVER k = 'del' AS is_deleted
+  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER w_goose AS is_current,
+  arg_max(op, line_no) OVER w_goose = 'del' AS is_deleted
 FROM v
-WINDOW k AS (PARTITION BY file_id, witness_gen, table_name, row_key);
+WINDOW w_goose AS (PARTITION BY file_id, witness_gen, table_name, row_key);
 
 CREATE OR REPLACE VIEW derived.v_sessions_goose AS
 SELECT file_id, any_value(dialects.rowrec_text(cols, 'working_dir')) AS project, NULL::VARCHAR AS parent_session
