@@ -8,14 +8,15 @@ import { AgentRegistry, BUILTIN, type Agent } from '../../src/core/agents';
 import { ROWS_SUFFIX } from '../../src/core/agents/kit/sqlite';
 import { rowRecords, writeLake } from './rowrecords';
 
-/** Writes the row records of `db` (the agent's declared tables) under `dir`; returns lake names. */
-export function stageRows(agent: Agent, env: NodeJS.ProcessEnv, db: string, dir: string): string[] {
-  const origin = agent.databases?.(env)[0];
-  if (!origin) throw new Error(`${agent.lane} declares no database`);
+/** Writes the row records of `db` (the tables the agent declares for its `which`th database)
+ * under `dir`, each under the database's lake prefix; returns their lake-relative names. */
+export function stageRows(agent: Agent, env: NodeJS.ProcessEnv, db: string, dir: string, which = 0): string[] {
+  const origin = agent.databases?.(env)[which];
+  if (!origin) throw new Error(`${agent.lane} declares no database ${which}`);
   const names: string[] = [];
   for (const [name, lines] of rowRecords(db, origin.tables)) {
-    writeLake(dir, name, lines);
-    names.push(name);
+    writeLake(dir, origin.lakePrefix + name, lines);
+    names.push(origin.lakePrefix + name);
   }
   return names.sort();
 }

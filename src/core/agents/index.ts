@@ -13,8 +13,9 @@ import { gemini } from './gemini';
 import { copilot } from './copilot';
 import { goose } from './goose';
 import { zed } from './zed';
+import { kiro } from './kiro';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed, kiro] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
