@@ -14,8 +14,9 @@ import { copilot } from './copilot';
 import { goose } from './goose';
 import { zed } from './zed';
 import { kiro } from './kiro';
+import { warp } from './warp';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed, kiro] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed, kiro, warp] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];

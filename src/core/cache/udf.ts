@@ -3,6 +3,7 @@
 // query that uses them must be run with the async API, as all of the cache's are.
 import * as zlib from 'node:zlib';
 import { DuckDBScalarFunction, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { fields, toJsonLists } from '../agents/kit/protobuf';
 
 type Unzstd = (b: Buffer) => Buffer;
 const unzstd = (zlib as unknown as { zstdDecompressSync?: Unzstd }).zstdDecompressSync;
@@ -19,18 +20,30 @@ function unzstdB64(s: unknown): string | null {
   }
 }
 
+/** brain_protobuf_json(text): the protobuf message whose bytes `text` holds in base64, as JSON
+ * keyed by field number, every field a list (kit/protobuf.ts); NULL when it is not one. Warp keeps
+ * its agent tasks so. */
+function protobufJson(s: unknown): string | null {
+  if (typeof s !== 'string') return null;
+  const f = fields(Buffer.from(s, 'base64'));
+  return f ? JSON.stringify(toJsonLists(f)) : null;
+}
+
+function scalar(name: string, fn: (s: unknown) => string | null): DuckDBScalarFunction {
+  return DuckDBScalarFunction.create({
+    name,
+    mainFunction: (_info, input, output) => {
+      const v = input.getColumnVector(0);
+      for (let i = 0; i < input.rowCount; i++) output.setItem(i, fn(v.getItem(i)));
+      output.flush();
+    },
+    returnType: VARCHAR,
+    parameterTypes: [VARCHAR],
+    specialHandling: true,
+  });
+}
+
 export function registerFunctions(conn: DuckDBConnection): void {
-  conn.registerScalarFunction(
-    DuckDBScalarFunction.create({
-      name: 'brain_unzstd_b64',
-      mainFunction: (_info, input, output) => {
-        const v = input.getColumnVector(0);
-        for (let i = 0; i < input.rowCount; i++) output.setItem(i, unzstdB64(v.getItem(i)));
-        output.flush();
-      },
-      returnType: VARCHAR,
-      parameterTypes: [VARCHAR],
-      specialHandling: true,
-    }),
-  );
+  conn.registerScalarFunction(scalar('brain_unzstd_b64', unzstdB64));
+  conn.registerScalarFunction(scalar('brain_protobuf_json', protobufJson));
 }
