@@ -15,8 +15,9 @@ import { goose } from './goose';
 import { zed } from './zed';
 import { kiro } from './kiro';
 import { warp } from './warp';
+import { cursorIde } from './cursor_ide';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed, kiro, warp] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed, kiro, warp, cursorIde] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
