@@ -9,8 +9,8 @@ type Unzstd = (b: Buffer) => Buffer;
 const unzstd = (zlib as unknown as { zstdDecompressSync?: Unzstd }).zstdDecompressSync;
 
 /** brain_unzstd_b64(text): the UTF-8 text of the zstd frame whose bytes `text` holds in base64
- * (a blob cell of a row record: Zed keeps each thread so); NULL when it is not one, or when this
- * Node has no zstd. */
+ * (a blob cell of a row record: an agent that keeps its documents zstd-compressed); NULL when it
+ * is not one, or when this Node has no zstd. */
 function unzstdB64(s: unknown): string | null {
   if (typeof s !== 'string' || !unzstd) return null;
   try {
@@ -21,8 +21,8 @@ function unzstdB64(s: unknown): string | null {
 }
 
 /** brain_protobuf_json(text): the protobuf message whose bytes `text` holds in base64, as JSON
- * keyed by field number, every field a list (kit/protobuf.ts); NULL when it is not one. Warp keeps
- * its agent tasks so. */
+ * keyed by field number, every field a list (kit/protobuf.ts); NULL when it is not one (for agents
+ * that keep messages as protobuf without publishing the schema). */
 function protobufJson(s: unknown): string | null {
   if (typeof s !== 'string') return null;
   const f = fields(Buffer.from(s, 'base64'));
