@@ -1,0 +1,174 @@
+// Goose, Zed, Kiro CLI (and Amazon Q), Warp and Cursor's editor chats end to end: their databases,
+// built with each agent's own schema (test/fixtures/<agent>/build.ts), sit where each agent keeps
+// them in a temp HOME; `brain record` records them as row records; search finds a phrase of each,
+// show shows the turns, stats counts the tokens each agent recorded (summed here straight from the
+// databases), citations check with sed and sha256sum; a second record appends nothing; an edited
+// and a deleted row are recorded as a new version and a tombstone, the old text still found.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import BetterSqlite3 from 'better-sqlite3';
+import { brain, sandbox, listFiles, type Sandbox } from '../helpers/env';
+import { checkCitation } from '../helpers/rowchecks';
+import { buildGoose } from '../fixtures/goose/build';
+import { buildZed, ZED_THREAD_ID, ZED_LEGACY_ID } from '../fixtures/zed/build';
+import { buildAmazonQ, buildKiro, KIRO_ID, Q_ID } from '../fixtures/kiro/build';
+import { buildWarp, WARP_CONVERSATION } from '../fixtures/warp/build';
+import { buildCursorIde, COMPOSER } from '../fixtures/cursor_ide/build';
+
+const mk = (f: string) => {
+  fs.mkdirSync(path.dirname(f), { recursive: true });
+  return f;
+};
+
+function places(sb: Sandbox) {
+  const data = sb.env.XDG_DATA_HOME!;
+  return {
+    goose: mk(path.join(data, 'goose', 'sessions', 'sessions.db')),
+    zed: mk(path.join(data, 'zed', 'threads', 'threads.db')),
+    kiro: mk(path.join(data, 'kiro-cli', 'data.sqlite3')),
+    q: mk(path.join(data, 'amazon-q', 'data.sqlite3')),
+    warp: mk(path.join(sb.env.XDG_STATE_HOME!, 'warp-terminal', 'warp.sqlite')),
+    cursor: mk(path.join(sb.env.XDG_CONFIG_HOME!, 'Cursor', 'User', 'globalStorage', 'state.vscdb')),
+  };
+}
+
+const json = (r: { status: number | null; stdout: string; stderr: string }) => {
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+};
+
+/** Token totals as each agent recorded them, read with plain SQL (and zstd for Zed). */
+function recorded(p: ReturnType<typeof places>) {
+  const open = (f: string) => new BetterSqlite3(f, { readonly: true });
+  const g = open(p.goose);
+  const goose = g.prepare('SELECT sum(accumulated_input_tokens) AS i, sum(accumulated_output_tokens) AS o FROM sessions').get() as { i: number; o: number };
+  g.close();
+  const z = open(p.zed);
+  const zed = { i: 0, o: 0, cw: 0, cr: 0 };
+  for (const r of z.prepare('SELECT data_type, data FROM threads').all() as { data_type: string; data: Buffer }[]) {
+    const u = JSON.parse((r.data_type === 'zstd' ? zlib.zstdDecompressSync(r.data) : r.data).toString('utf8')).cumulative_token_usage;
+    zed.i += u.input_tokens;
+    zed.o += u.output_tokens;
+    zed.cw += u.cache_creation_input_tokens;
+    zed.cr += u.cache_read_input_tokens;
+  }
+  z.close();
+  const w = open(p.warp);
+  const warp = w.prepare("SELECT sum(json_extract(t.value, '$.warp_tokens') + json_extract(t.value, '$.byok_tokens')) AS i FROM agent_conversations, json_each(conversation_data, '$.conversation_usage_metadata.token_usage') t").get() as { i: number };
+  w.close();
+  const c = open(p.cursor);
+  const cursor = c.prepare("SELECT sum(json_extract(value, '$.tokenCount.inputTokens')) AS i, sum(json_extract(value, '$.tokenCount.outputTokens')) AS o FROM cursorDiskKV WHERE key >= 'bubbleId:' AND key < 'bubbleId;'").get() as { i: number; o: number };
+  c.close();
+  return { goose, zed, warp, cursor };
+}
+
+test('the SQLite agents end to end: recorded by brain record, searched, shown, counted, cited, edited and deleted', () => {
+  const sb = sandbox({ name: 'sqlite-agents' });
+  try {
+    const p = places(sb);
+    buildGoose(p.goose);
+    buildZed(p.zed);
+    buildKiro(p.kiro);
+    buildAmazonQ(p.q);
+    buildWarp(p.warp);
+    buildCursorIde(p.cursor, { unrelated: 500 });
+    const env = { BRAIN_QUIET_SECONDS: '0' };
+    const rec = json(brain(sb, ['record', '--json'], { env }));
+    const lanes = rec.lanes ?? rec.report?.lanes ?? {};
+    for (const lane of ['goose', 'zed', 'kiro', 'warp', 'cursor_ide']) assert.ok(lanes[lane]?.files >= 1, `${lane}: ${JSON.stringify(lanes)}`);
+    const lake = path.join(sb.brain, 'lake');
+    const files = listFiles(lake).filter((f) => /^(goose|zed|kiro|warp|cursor_ide)\//.test(f));
+    assert.deepEqual(files.sort(), [
+      `cursor_ide/${COMPOSER}.rows.jsonl`,
+      'goose/20250314_1.rows.jsonl',
+      'goose/20250314_2.rows.jsonl',
+      `kiro/amazon-q/${Q_ID}.rows.jsonl`,
+      `kiro/kiro-cli/${KIRO_ID}.rows.jsonl`,
+      `warp/stable/${WARP_CONVERSATION}.rows.jsonl`,
+      `zed/${ZED_LEGACY_ID}.rows.jsonl`,
+      `zed/${ZED_THREAD_ID}.rows.jsonl`,
+    ].sort());
+    // Only the session keys of Cursor's table are in its lake file.
+    assert.equal(fs.readFileSync(path.join(lake, `cursor_ide/${COMPOSER}.rows.jsonl`), 'utf8').trim().split('\n').length, 7);
+
+    for (const [agent, term, session] of [
+      ['goose', 'quokka manifest', '20250314_1'],
+      ['zed', 'platypus state', ZED_THREAD_ID],
+      ['kiro', 'koala tests', KIRO_ID],
+      ['amazon-q', 'numbat config', Q_ID],
+      ['warp', 'emu config', WARP_CONVERSATION],
+      ['cursor-ide', 'file mtime', COMPOSER],
+    ]) {
+      const s = json(brain(sb, ['search', term, '--agent', agent, '--json']));
+      assert.equal(s.hits.length, 1, `${agent}: ${JSON.stringify(s.hits.map((h: { session: string }) => h.session))}`);
+      assert.equal(s.hits[0].session, session);
+      for (const sn of s.hits[0].snippets) checkCitation(sb.brain, sn.citation);
+      const shown = json(brain(sb, ['show', session, '--json']));
+      assert.ok(shown.turns.some((t: { role: string; text: string }) => t.role !== 'system' && t.text.includes(term.split(' ')[0])), `${agent}: show`);
+    }
+
+    // Nothing changed: a second record appends nothing.
+    const sizes = () => Object.fromEntries(files.map((f) => [f, fs.statSync(path.join(lake, f)).size]));
+    const before = sizes();
+    json(brain(sb, ['record', '--json'], { env }));
+    assert.deepEqual(sizes(), before);
+
+    // A Goose message edited in place and a Zed thread deleted.
+    const g = new BetterSqlite3(p.goose);
+    g.prepare(`UPDATE messages SET content_json = ? WHERE session_id = '20250314_2' AND role = 'user'`).run(JSON.stringify([{ type: 'text', text: 'How is the wombat crate built and released?' }]));
+    g.close();
+    const zdb = new BetterSqlite3(p.zed);
+    zdb.prepare('DELETE FROM threads WHERE id = ?').run(ZED_LEGACY_ID);
+    zdb.close();
+    json(brain(sb, ['record', '--json'], { env }));
+    const after = sizes();
+    assert.ok(after['goose/20250314_2.rows.jsonl'] > before['goose/20250314_2.rows.jsonl']);
+    assert.ok(after[`zed/${ZED_LEGACY_ID}.rows.jsonl`] > before[`zed/${ZED_LEGACY_ID}.rows.jsonl`]);
+    const gs = json(brain(sb, ['show', '20250314_2', '--json']));
+    assert.equal(gs.turns[0].text, 'How is the wombat crate built and released?');
+    assert.ok(gs.turns.some((t: { kind: string; text: string }) => t.kind === 'notice' && t.text.includes('How is the wombat crate built?')));
+    const old = json(brain(sb, ['search', 'wombat crate built?', '--agent', 'goose', '--json']));
+    assert.equal(old.hits.length, 1);
+    const zs = json(brain(sb, ['show', ZED_LEGACY_ID, '--json']));
+    assert.ok(zs.turns.some((t: { text: string }) => t.text === 'It enables the echidna spike mode.'));
+    assert.match(zs.turns[zs.turns.length - 1].text, /deleted from Zed's database/);
+    assert.equal(json(brain(sb, ['search', 'echidna spike', '--json'])).hits.length, 1);
+  } finally {
+    sb.cleanup();
+  }
+});
+
+// Blocked: the cache keys a floor file on its origin path, which every lake file of one database
+// shares, so it ingests none of them (see the notes of the SQLite work); the turn index, search
+// and show read the lake files themselves and pass above.
+test('stats counts the tokens each SQLite agent recorded, after a real brain record', { todo: 'the cache keys floor files on origin_path, shared by all lake files of a database' }, () => {
+  const sb = sandbox({ name: 'sqlite-agents-stats' });
+  try {
+    const p = places(sb);
+    buildGoose(p.goose);
+    buildZed(p.zed);
+    buildKiro(p.kiro);
+    buildAmazonQ(p.q);
+    buildWarp(p.warp);
+    buildCursorIde(p.cursor, { unrelated: 500 });
+    json(brain(sb, ['record', '--json'], { env: { BRAIN_QUIET_SECONDS: '0' } }));
+    const want = recorded(p);
+    const st = json(brain(sb, ['stats', '--json']));
+    const row = (key: string) => st.rows.find((r: { key: string }) => r.key === key);
+    assert.deepEqual([row('goose').tokens.input, row('goose').tokens.output], [want.goose.i, want.goose.o]);
+    const z = row('zed').tokens;
+    assert.deepEqual([z.input, z.output, z.cache_creation, z.cache_read], [want.zed.i, want.zed.o, want.zed.cw, want.zed.cr]);
+    assert.equal(row('warp').tokens.input, want.warp.i);
+    assert.deepEqual([row('cursor-ide').tokens.input, row('cursor-ide').tokens.output], [want.cursor.i, want.cursor.o]);
+    assert.equal(row('kiro-cli').turns, 8);
+
+    const calls = json(brain(sb, ['calls', '--json']));
+    const total = (agent: string) => calls.rows.filter((r: { agent: string }) => r.agent === agent).reduce((a: number, r: { calls: number }) => a + r.calls, 0);
+    assert.deepEqual([total('goose'), total('zed'), total('kiro-cli'), total('warp'), total('cursor-ide')], [2, 1, 2, 1, 2]);
+  } finally {
+    sb.cleanup();
+  }
+});
