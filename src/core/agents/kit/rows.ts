@@ -171,6 +171,8 @@ class RowsParser implements DialectParser {
       this.facts,
     );
     const liveSaid = new Set(nowLive.map(sameKey));
+    const goneLines = new Set<number>();
+    for (const r of rows) if (r.gone) goneLines.add(r.versions[r.versions.length - 1].at.no);
     // The conversation with its deleted rows, minus what a live row says again.
     const current = this.reader
       .entries(
@@ -178,7 +180,7 @@ class RowsParser implements DialectParser {
         full,
         this.facts,
       )
-      .filter((e) => !isGoneOnly(e, rows) || !liveSaid.has(sameKey(e)));
+      .filter((e) => !(e.at.length > 0 && e.at.every((a) => goneLines.has(a.no))) || !liveSaid.has(sameKey(e)));
     let n = 0;
     const said = new Set(current.map(sameKey));
     for (const e of current) this.out(e, ++n);
@@ -233,13 +235,6 @@ class RowsParser implements DialectParser {
     }
     this.emit(t);
   }
-}
-
-/** An entry that comes from deleted rows only. */
-function isGoneOnly(e: Entry, rows: Row[]): boolean {
-  const gone = new Set<number>();
-  for (const r of rows) if (r.gone) gone.add(r.versions[r.versions.length - 1].at.no);
-  return e.at.length > 0 && e.at.every((a) => gone.has(a.no));
 }
 
 /** The dialect of an agent whose sessions are row-record files. */
