@@ -11,8 +11,11 @@ import { pi } from './pi';
 import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { copilot } from './copilot';
+import { opencode } from './opencode';
+import { kilo } from './kilo';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot] as const;
+// kilo after opencode: its views.sql uses the macros opencode's defines.
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, opencode, kilo] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
