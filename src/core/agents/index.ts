@@ -13,9 +13,10 @@ import { gemini } from './gemini';
 import { copilot } from './copilot';
 import { opencode } from './opencode';
 import { kilo } from './kilo';
+import { crush } from './crush';
 
-// kilo after opencode: its views.sql uses the macros opencode's defines.
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, opencode, kilo] as const;
+// kilo and crush after opencode: their views.sql use the macros opencode's defines.
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, opencode, kilo, crush] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];

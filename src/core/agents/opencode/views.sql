@@ -2,17 +2,23 @@
 -- version of each key is the row as it stands, a "del" line removes it). The macros are shared
 -- with the agents built on OpenCode (Kilo Code), whose views.sql is assembled after this one.
 
--- The last version of each row of one lane's row-record files, with the line it is on.
+-- The last line of each row of one lane's row-record files: op 'row' (the row as it stands) or
+-- 'del' (deleted; cols are then those of its last version, so its text stays readable).
 CREATE OR REPLACE MACRO dialects.rows_latest(lane_name) AS TABLE
-  SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
-         f.abs_path, f.session_hint, f.machine_id,
-         json_extract_string(r.raw_line, '$.op') AS op,
-         json_extract_string(r.raw_line, '$.table') AS tbl,
-         CAST(json_extract(r.raw_line, '$.key') AS VARCHAR) AS row_key,
-         CAST(json_extract(r.raw_line, '$.cols') AS JSON[]) AS cols
-  FROM dialects.v_live r JOIN floor.files f USING (file_id)
-  WHERE r.lane = lane_name AND json_valid(r.raw_line)
-  QUALIFY row_number() OVER (PARTITION BY r.file_id, r.witness_gen, tbl, row_key ORDER BY r.line_no DESC) = 1;
+  SELECT * EXCLUDE (own_cols, n),
+         last_value(own_cols IGNORE NULLS) OVER (PARTITION BY file_id, witness_gen, tbl, row_key ORDER BY line_no
+                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cols
+  FROM (
+    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
+           f.abs_path, f.session_hint, f.machine_id,
+           json_extract_string(r.raw_line, '$.op') AS op,
+           json_extract_string(r.raw_line, '$.table') AS tbl,
+           CAST(json_extract(r.raw_line, '$.key') AS VARCHAR) AS row_key,
+           CAST(json_extract(r.raw_line, '$.cols') AS JSON[]) AS own_cols,
+           0 AS n
+    FROM dialects.v_live r JOIN floor.files f USING (file_id)
+    WHERE r.lane = lane_name AND json_valid(r.raw_line))
+  QUALIFY row_number() OVER (PARTITION BY file_id, witness_gen, tbl, row_key ORDER BY line_no DESC) = 1;
 
 -- One column's value of a row-record line's cols ([name, type, value] triples), as text.
 CREATE OR REPLACE MACRO dialects.row_col(cols, name) AS
