@@ -141,10 +141,7 @@ test('the SQLite agents end to end: recorded by brain record, searched, shown, c
   }
 });
 
-// Blocked: the cache keys a floor file on its origin path, which every lake file of one database
-// shares, so it ingests none of them (see the notes of the SQLite work); the turn index, search
-// and show read the lake files themselves and pass above.
-test('stats counts the tokens each SQLite agent recorded, after a real brain record', { todo: 'the cache keys floor files on origin_path, shared by all lake files of a database' }, () => {
+test('stats counts the tokens and tool calls each SQLite agent recorded, after a real brain record', () => {
   const sb = sandbox({ name: 'sqlite-agents-stats' });
   try {
     const p = places(sb);

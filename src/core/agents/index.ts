@@ -11,13 +11,17 @@ import { pi } from './pi';
 import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { copilot } from './copilot';
+import { opencode } from './opencode';
+import { kilo } from './kilo';
+import { crush } from './crush';
 import { goose } from './goose';
 import { zed } from './zed';
 import { kiro } from './kiro';
 import { warp } from './warp';
 import { cursorIde } from './cursor_ide';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, goose, zed, kiro, warp, cursorIde] as const;
+// kilo and crush after opencode: their views.sql use the macros opencode's defines.
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, opencode, kilo, crush, goose, zed, kiro, warp, cursorIde] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];

@@ -28,7 +28,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentPaths } from '../agents';
-import { delLine, encodeCell, isRowsFile, readRowLine, rowLine, rowsLakeName, type Cell, type DbOrigin, type DbTable } from '../agents/kit/sqlite';
+import { delLine, encodeCell, isRowsFile, ROWS_SUFFIX, readRowLine, rowLine, rowsLakeName, type Cell, type DbOrigin, type DbTable } from '../agents/kit/sqlite';
 import type { Layout } from '../home';
 import { loadSqlite, type SqliteDatabase } from '../sqlite';
 import type { Applier, FloorEvent } from './apply';
@@ -278,6 +278,12 @@ export function captureDatabase(h: DbHost, agent: AgentPaths, db: DbOrigin): voi
 
 /** Reads one table's new, changed and gone rows into `add`; returns its state. */
 function readTable(conn: SqliteDatabase, t: DbTable, st: DbState, rows: DbState['rows'], add: (name: string, line: string) => void, utf8: boolean): TableState {
+  // A table this database does not have (an older version of the agent) has no rows; rows
+  // recorded from it before (a table dropped) get their tombstones.
+  if (!conn.prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?").get(t.name)) {
+    tombstones(t, new Set(), rows, add);
+    return { from: null, max: null };
+  }
   const cols = (conn.prepare(`SELECT * FROM ${q(t.name)} LIMIT 0`).columns() as { name: string }[]).map((c) => c.name);
   const where = t.where ? `(${t.where})` : '1';
   const keyExprs = t.key.map((k) => (k === 'rowid' ? 'rowid' : q(k)));
@@ -348,7 +354,12 @@ function readTable(conn: SqliteDatabase, t: DbTable, st: DbState, rows: DbState[
       if (t.changed) noteMax(r.ch);
     }
   }
-  // Tombstones, in key order, for the rows of this table recorded and not seen.
+  tombstones(t, seen, rows, add);
+  return { from: mixed ? null : (prev?.max ?? null), max: mixed ? null : max };
+}
+
+/** Tombstones, in the order of their key's JSON text, for the rows of this table recorded and not seen. */
+function tombstones(t: DbTable, seen: Set<string>, rows: DbState['rows'], add: (name: string, line: string) => void): void {
   const prefix = `${t.name}\u0000`;
   const gone = Object.keys(rows).filter((k) => k.startsWith(prefix) && !seen.has(k));
   gone.sort();
@@ -356,7 +367,6 @@ function readTable(conn: SqliteDatabase, t: DbTable, st: DbState, rows: DbState[
     add(rows[k][0], delLine(t.name, JSON.parse(k.slice(prefix.length)) as (number | string | null)[]));
     delete rows[k];
   }
-  return { from: mixed ? null : (prev?.max ?? null), max: mixed ? null : max };
 }
 
 /** Puts one lake file's new lines in the spool as one chunk following what the floor claims. */
@@ -373,6 +383,9 @@ function spoolRows(h: DbHost, agent: AgentPaths, db: DbOrigin, rel: string, line
   fs.writeFileSync(chunk, data, { mode: FILE_MODE });
   const lakePath = `lake/${lane}/${rel}`;
   const session = agent.sessionOf(rel);
+  // The origin of one session's rows: the database and the session's lake name, so that each lake
+  // file has an origin of its own (the cache tells documents apart by origin).
+  const origin = `${db.file}#${rel.slice(db.lakePrefix.length, -ROWS_SUFFIX.length)}`;
   const line: ManifestLine = {
     v: 1,
     lane,
@@ -387,14 +400,14 @@ function spoolRows(h: DbHost, agent: AgentPaths, db: DbOrigin, rel: string, line
     captured_at: new Date().toISOString(),
     event_ts_first: firstTimestamp(data.subarray(0, 65536)),
     machine_id: h.report.machine,
-    origin_path: db.file,
+    origin_path: origin,
     source: h.source,
     lake_path: lakePath,
   };
   const offsets: OffsetRec = {
     v: 1,
     lane,
-    origin: db.file,
+    origin,
     base_rel: rel,
     gen: 1,
     lake_path: lakePath,

@@ -135,7 +135,7 @@ test('rows are recorded per session with every value typed; an unchanged databas
       for (const x of m) {
         const text = fs.readFileSync(path.join(sb.brain, String(x.lake_path)));
         assert.equal(createHash('sha256').update(text.subarray(Number(x.byte_from), Number(x.byte_to))).digest('hex'), x.chunk_sha256);
-        assert.equal(x.origin_path, file);
+        assert.equal(x.origin_path, `${file}#${x.session === 'ses_1' ? 'ses_1' : 'ses%2F2'}`);
         assert.equal(x.agent, 'dbtoy-agent');
       }
       assert.deepEqual(m.map((x) => x.session).sort(), ['ses/2', 'ses_1']);

@@ -10,7 +10,7 @@
 // cursor-agent dialect counts them; their token counts are added up.
 import type { FileFacts, Tokens, ToolUse } from '../../turns';
 import { arr, isObj, type Obj } from '../kit/jsonl';
-import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rows';
+import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rowentries';
 
 interface Bubble {
   id: string;

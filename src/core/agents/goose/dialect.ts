@@ -13,7 +13,7 @@
 // entry of the session, not a turn.
 import type { FileFacts, ToolUse } from '../../turns';
 import { arr, isObj, type Obj } from '../kit/jsonl';
-import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type RowAt } from '../kit/rows';
+import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type RowAt } from '../kit/rowentries';
 
 function toolText(content: unknown): string {
   return arr(content)

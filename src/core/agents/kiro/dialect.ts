@@ -15,7 +15,7 @@
 // Neither records token counts (only credits and sizes): no usage.
 import type { FileFacts, ToolUse } from '../../turns';
 import { arr, isObj, type Obj } from '../kit/jsonl';
-import { isoOf, jsonOf, rowsDialect, textOf, type Entry, type RowAt } from '../kit/rows';
+import { isoOf, jsonOf, rowsDialect, textOf, type Entry, type RowAt } from '../kit/rowentries';
 
 function resultText(content: unknown): string {
   return arr(content)

@@ -12,7 +12,7 @@
 // (Warp records one token total per model, no split).
 import type { FileFacts, ToolUse } from '../../turns';
 import { isObj } from '../kit/jsonl';
-import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rows';
+import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rowentries';
 import { all, fields, first, str, sub, texts, toJson, type Field } from '../kit/protobuf';
 
 const TOOLS: Record<number, string> = {

@@ -16,7 +16,7 @@
 import * as zlib from 'node:zlib';
 import type { FileFacts, Tokens, ToolUse } from '../../turns';
 import { arr, isObj, type Obj } from '../kit/jsonl';
-import { isoOf, joinTexts, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rows';
+import { isoOf, joinTexts, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rowentries';
 
 type Unzstd = (b: Buffer) => Buffer;
 const unzstd = (zlib as unknown as { zstdDecompressSync?: Unzstd }).zstdDecompressSync;
