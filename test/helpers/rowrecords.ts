@@ -16,6 +16,8 @@ export function rowRecords(file: string, tables: DbTable[]): Map<string, string[
   const out = new Map<string, string[]>();
   try {
     for (const t of tables) {
+      // A table the database lacks has no rows (as the capture reads it).
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t.name)) continue;
       const cols = (db.prepare(`SELECT * FROM ${q(t.name)} LIMIT 0`).columns() as { name: string }[]).map((c) => c.name);
       const keys = t.key.map((k) => (k === 'rowid' ? 'rowid' : q(k)));
       const sel = [
