@@ -17,7 +17,7 @@ import { sandbox } from '../../helpers/env';
 import { delLine, rowRecords, writeLake } from '../../helpers/rowrecords';
 import { filesRegistry, stageRows } from '../../helpers/rowagents';
 import { checkCitation, said, turnsOf } from '../../helpers/rowchecks';
-import { buildAmazonQ, buildKiro, kiroState, KIRO_DIR, KIRO_ID, Q_DIR, Q_ID } from '../../fixtures/kiro/build';
+import { buildAmazonQ, buildKiro, kiroState, writeKiroSessionFiles, KIRO_DIR, KIRO_FILE_CWD, KIRO_FILE_ID, KIRO_ID, Q_DIR, Q_ID } from '../../fixtures/kiro/build';
 
 function tmp(): { dir: string; done: () => void } {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'kiro-'));
@@ -123,4 +123,46 @@ test('Kiro CLI through the pipeline: both databases recorded, searched, shown, t
     sb.cleanup();
   }
   assert.equal(registry(), BUILTIN);
+});
+
+test("Kiro CLI's session files (newer builds): prompts, one reply per response with its tool results, /clear, project from the metadata file", async () => {
+  const sb = sandbox({ name: 'kiro-files' });
+  try {
+    const dir = path.join(sb.home, '.kiro', 'sessions', 'cli');
+    const { jsonl } = writeKiroSessionFiles(dir);
+    const r = turnsOf(jsonl, 'kiro');
+    assert.equal(r.counts.bad, 0);
+    assert.deepEqual(
+      r.turns.map((t) => [t.role, t.kind, t.text]),
+      [
+        ['user', 'prompt', 'How many wallaby fixtures are there?'],
+        ['assistant', 'reply', ''],
+        ['assistant', 'reply', 'There are 12 wallaby fixtures.'],
+        ['system', 'notice', '[clear]'],
+        ['user', 'prompt', 'Start over'],
+      ],
+    );
+    const [sh] = r.turns[1].tools;
+    assert.deepEqual([sh.id, sh.name, JSON.parse(sh.arguments).command, JSON.parse(sh.output).stdout, sh.is_error], ['tooluse_W1', 'shell', 'ls fixtures | wc -l', '12\n', false]);
+    assert.equal(r.turns[1].span.line_to, 3, 'the reply spans its tool results');
+    assert.equal(r.turns[2].thinking, 'The count is 12.');
+    assert.equal(r.turns[4].ts, new Date((1784869360 + 90.5) * 1000).toISOString());
+
+    // Recorded from ~/.kiro/sessions/cli by the real capture ($KIRO_HOME moves it).
+    const rec = await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    assert.equal(rec.lanes.kiro?.files, 2, JSON.stringify(rec.lanes));
+    const s = search({ term: 'wallaby fixtures', agent: 'kiro' }, sb.env);
+    assert.equal(s.hits.length, 1);
+    assert.equal(s.hits[0].session, KIRO_FILE_ID);
+    for (const sn of s.hits[0].snippets) checkCitation(sb.brain, sn.citation);
+    const shown = readSession({ session: KIRO_FILE_ID }, sb.env);
+    assert.equal(shown.turns.filter((t) => t.role === 'user' || t.role === 'assistant').length, 4);
+    const calls = await toolCalls(sb.brain, { agent: 'kiro' });
+    assert.equal(calls.total.calls, 1);
+    const projects = await cacheStats(sb.brain, 'project', { agent: 'kiro', timeZone: 'UTC' });
+    assert.deepEqual(projects.rows.map((x) => x.key), [KIRO_FILE_CWD]);
+    assert.equal(kiroFiles.roots({ HOME: '/h', KIRO_HOME: '/k' })[0].dir, '/k/sessions/cli');
+  } finally {
+    sb.cleanup();
+  }
 });

@@ -13,9 +13,11 @@
 //   request_metadata {request_id, request_start_timestamp_ms, stream_end_timestamp_ms, model_id, ...}
 // A user entry that only returns tool results is the output of the reply that asked for them.
 // Neither records token counts (only credits and sizes): no usage.
-import type { FileFacts, ToolUse } from '../../turns';
+import type { Checkpoint, Dialect, FileFacts, ParseOptions, ToolUse, Turn } from '../../turns';
 import { arr, isObj, type Obj } from '../kit/jsonl';
 import { isoOf, jsonOf, rowsDialect, textOf, type Entry, type RowAt } from '../kit/rowentries';
+import { ROWS_SUFFIX } from '../kit/sqlite';
+import { KiroLogParser, KiroMetaParser } from './sessionfiles';
 
 function resultText(content: unknown): string {
   return arr(content)
@@ -104,4 +106,15 @@ export const kiroReader = {
   },
 };
 
-export const kiroDialect = rowsDialect(kiroReader);
+const rows = rowsDialect(kiroReader);
+
+/** Row records of the databases, and the session files of newer builds (sessionfiles.ts). */
+export const kiroDialect: Dialect = {
+  reads: (rel) => rel.endsWith(ROWS_SUFFIX) || /\.(jsonl|json)$/.test(rel),
+  open(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
+    if (opts.rel.endsWith(ROWS_SUFFIX)) return rows.open(opts, emit);
+    if (opts.rel.endsWith('.json')) return new KiroMetaParser(opts, emit, resume);
+    return new KiroLogParser(opts, emit, resume);
+  },
+  sharedSpans: (rel) => rel.endsWith(ROWS_SUFFIX),
+};

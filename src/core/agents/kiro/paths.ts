@@ -1,5 +1,5 @@
-import { pathFor, type Env } from '../../home';
-import type { AgentFiles } from '../types';
+import { homeDir, pathFor, type Env } from '../../home';
+import { sessionFromName, type AgentFiles } from '../types';
 import { sessionFromRows, type DbOrigin, type DbTable } from '../kit/sqlite';
 import { dataLocalDir } from '../kit/dirs';
 
@@ -20,8 +20,22 @@ const TABLES: DbTable[] = [
   { name: 'conversations', key: ['key'], session: "json_extract(value, '$.conversation_id')" },
 ];
 
+/** Kiro CLI's own folder: $KIRO_HOME, else ~/.kiro. */
+export function kiroHome(env: Env): string {
+  return env.KIRO_HOME || pathFor(env).join(homeDir(env), '.kiro');
+}
+
+/** Lake folder of the session files (the databases' files are under kiro-cli/ and amazon-q/). */
+export const KIRO_FILES_PREFIX = 'sessions';
+
 export const kiroFiles: AgentFiles = {
-  roots: () => [],
+  // Newer Kiro CLI builds keep each session as files: sessions/cli/<id>.jsonl, an append log of
+  // Prompt / AssistantMessage / ToolResults records, and <id>.json, its metadata (working
+  // directory, model, per-turn counts) written again whole.
+  roots(env: Env) {
+    return [{ dir: pathFor(env).join(kiroHome(env), 'sessions', 'cli'), lakePrefix: KIRO_FILES_PREFIX, include: (rel: string) => /^[^/]+\.(jsonl|json)$/.test(rel) }];
+  },
+  rewritesWhole: (rel) => rel.endsWith('.json'),
   databases(env: Env): DbOrigin[] {
     const p = pathFor(env);
     const base = dataLocalDir(env);
@@ -30,5 +44,5 @@ export const kiroFiles: AgentFiles = {
       { file: p.join(base, 'amazon-q', 'data.sqlite3'), lakePrefix: 'amazon-q/', tables: TABLES },
     ];
   },
-  sessionOf: sessionFromRows,
+  sessionOf: (rel) => (rel.endsWith('.rows.jsonl') ? sessionFromRows(rel) : sessionFromName(rel)),
 };
