@@ -1,5 +1,5 @@
 // Kiro CLI (and the Amazon Q Developer CLI before it): conversations in a SQLite key/value
-// table, recorded as row records.
+// table, recorded as row records, and, in newer builds, session files under ~/.kiro.
 import { defineAgent } from '../types';
 import { kiroDialect } from './dialect';
 import { kiroFiles } from './paths';
@@ -9,10 +9,10 @@ export const kiro = defineAgent({
   agent: 'kiro-cli',
   label: 'Kiro CLI',
   aliases: ['amazon-q', 'q-cli'],
-  env: ['XDG_DATA_HOME'],
+  env: ['KIRO_HOME', 'XDG_DATA_HOME'],
   ...kiroFiles,
   dialect: kiroDialect,
   views: 'kiro/views.sql',
-  // lake/kiro/kiro-cli/<id>.rows.jsonl or lake/kiro/amazon-q/<id>.rows.jsonl: not a project.
+  // lake/kiro/{kiro-cli,amazon-q,sessions}/…: the folder is not a project.
   projectFromPath: () => null,
 });
