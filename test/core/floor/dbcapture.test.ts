@@ -147,6 +147,7 @@ test('rows are recorded per session with every value typed; an unchanged databas
       assert.equal(floorBytes(sb), before);
       // A restart that lost its state (the state file is a cache): rebuilt from the lake, no duplicate.
       fs.rmSync(path.join(sb.brain, 'offsets', 'dbtoy', '.rows-state.json'));
+      fs.rmSync(path.join(sb.brain, 'offsets', 'dbtoy', '.rows-head.json'));
       db.prepare("UPDATE session SET title = 'first' WHERE id = 'ses_1'").run(); // a write that changes nothing
       const r3 = await pass(sb);
       assert.equal(r3.lanes.dbtoy.chunks, 0, JSON.stringify(r3.events));
