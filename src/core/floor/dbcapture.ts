@@ -87,6 +87,22 @@ function stateFile(l: Layout, lane: Lane, prefix: string): string {
   return path.join(l.offsets, lane, `${prefix}.rows-state.json`);
 }
 
+/** The header the last complete pass saw, apart from the state (which can be large): an
+ * unchanged database costs this small read and the header's, not a parse of every row's hash.
+ * Written last, so a header found here means its pass finished (state and lake agree). */
+function headFile(l: Layout, lane: Lane, prefix: string): string {
+  return path.join(l.offsets, lane, `${prefix}.rows-head.json`);
+}
+
+function readHead(l: Layout, lane: Lane, db: DbOrigin): Header | null {
+  try {
+    const j = JSON.parse(fs.readFileSync(headFile(l, lane, db.lakePrefix), 'utf8')) as { file: string; header: Header };
+    return j.file === db.file ? j.header : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Reads the main file's and the -wal's header fingerprint; null when the main file is missing. */
 export function readHeader(file: string): Header | { skip: string } | null {
   const o = openOrigin(file);
@@ -207,8 +223,12 @@ export function captureDatabase(h: DbHost, agent: AgentPaths, db: DbOrigin): voi
     return;
   }
   counts.files++;
+  if (sameHeader(readHead(h.l, lane, db), head)) return;
   const st = loadState(h.l, lane, db, h.report.events);
-  if (sameHeader(st.header, head)) return;
+  if (sameHeader(st.header, head)) {
+    writeFileAtomic(headFile(h.l, lane, db.lakePrefix), JSON.stringify({ file: db.file, header: head }) + '\n', { sync: false });
+    return;
+  }
   const Sqlite = loadSqlite();
   if (!Sqlite) {
     h.warn(lane, 'db-no-sqlite', db.file, 'not read: the SQLite module (better-sqlite3) cannot load here', 'reinstall brain; the database is read on the first pass that can load it, nothing is lost meanwhile');
@@ -274,6 +294,7 @@ export function captureDatabase(h: DbHost, agent: AgentPaths, db: DbOrigin): voi
     if (res.events.some((e) => e.refused)) return;
   }
   writeFileAtomic(stateFile(h.l, lane, db.lakePrefix), JSON.stringify(next) + '\n', { sync: false });
+  writeFileAtomic(headFile(h.l, lane, db.lakePrefix), JSON.stringify({ file: db.file, header: head }) + '\n', { sync: false });
 }
 
 /** Reads one table's new, changed and gone rows into `add`; returns its state. */

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { BUILTIN, defineAgent, useRegistry } from '../../../src/core/agents';
 import { colsOf, readRowLine, rowsLakeName, sessionFromRows, type DbTable } from '../../../src/core/agents/kit/sqlite';
 import { capture } from '../../../src/core/floor/capture';
+import { startWatch } from '../../../src/core/floor/watch';
 import { verifyFloor } from '../../../src/core/floor/verify';
 import { sandbox, type Sandbox } from '../../helpers/env';
 import { toyDialect } from '../agents/toy/dialect';
@@ -146,6 +147,7 @@ test('rows are recorded per session with every value typed; an unchanged databas
       assert.equal(floorBytes(sb), before);
       // A restart that lost its state (the state file is a cache): rebuilt from the lake, no duplicate.
       fs.rmSync(path.join(sb.brain, 'offsets', 'dbtoy', '.rows-state.json'));
+      fs.rmSync(path.join(sb.brain, 'offsets', 'dbtoy', '.rows-head.json'));
       db.prepare("UPDATE session SET title = 'first' WHERE id = 'ses_1'").run(); // a write that changes nothing
       const r3 = await pass(sb);
       assert.equal(r3.lanes.dbtoy.chunks, 0, JSON.stringify(r3.events));
@@ -348,6 +350,32 @@ test('a locked database: the pass waits its timeout, says so, and loses nothing'
       assert.ok(current(sb).has('message/["msg_2"]'));
     });
   } finally {
+    sb.cleanup();
+  }
+});
+
+test('brain watch: a commit to the database (its -wal) is recorded by a pass for that database', async () => {
+  const sb = sandbox({ name: 'db-watch' });
+  const file = path.join(sb.home, 'agentdata', 'agent.db');
+  const db = makeDb(file);
+  db.prepare('INSERT INTO session VALUES (?, ?, ?)').run('ses_1', 't', '/w');
+  const restore = useRegistry(BUILTIN.with(dbAgent(file)));
+  const passes: number[] = [];
+  const w = startWatch({ home: sb.brain, env: sb.env, debounceMs: 50, onPass: (r) => void passes.push(r.lanes.dbtoy?.chunks ?? 0) });
+  try {
+    await w.ready;
+    // Past the passes the start itself asks for: what follows is the watcher's doing.
+    await new Promise((r) => setTimeout(r, 700));
+    const before = passes.length;
+    putMsg(db, 'msg_w', 'ses_1', 'written while watched: the saffron-kite');
+    const until = Date.now() + 15_000;
+    while (!lake(sb, 'ses_1').includes('saffron-kite') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(lake(sb, 'ses_1').includes('saffron-kite'), JSON.stringify(passes));
+    assert.ok(passes.length > before);
+  } finally {
+    await w.close();
+    restore();
+    db.close();
     sb.cleanup();
   }
 });
