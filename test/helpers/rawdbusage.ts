@@ -30,9 +30,17 @@ export function rawDbUsage(home: string): Map<string, Tokens> {
     out.set(agent, o);
   };
   const data = path.join(home, '.local', 'share');
-  // Goose: the session totals of all its requests.
+  // Goose: per request from usage_ledger (newer builds) for the sessions it has rows of, the
+  // session totals of all its requests for the others.
   read(path.join(data, 'goose', 'sessions', 'sessions.db'), (db) => {
-    const r = db.prepare('SELECT coalesce(sum(accumulated_input_tokens), 0) AS i, coalesce(sum(accumulated_output_tokens), 0) AS o FROM sessions').get() as { i: number; o: number };
+    const ledger = !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_ledger'").get();
+    if (ledger) {
+      const l = db.prepare('SELECT coalesce(sum(input_tokens), 0) AS i, coalesce(sum(output_tokens), 0) AS o, coalesce(sum(cache_write_tokens), 0) AS cw, coalesce(sum(cache_read_tokens), 0) AS cr FROM usage_ledger').get() as { i: number; o: number; cw: number; cr: number };
+      add('goose', { input: l.i, output: l.o, cacheCreation: l.cw, cacheRead: l.cr });
+    }
+    const r = db
+      .prepare(`SELECT coalesce(sum(accumulated_input_tokens), 0) AS i, coalesce(sum(accumulated_output_tokens), 0) AS o FROM sessions${ledger ? ' WHERE id NOT IN (SELECT session_id FROM usage_ledger)' : ''}`)
+      .get() as { i: number; o: number };
     add('goose', { input: r.i, output: r.o, cacheCreation: 0, cacheRead: 0 });
   });
   // Zed: each thread's cumulative_token_usage, inside its (zstd) JSON document.

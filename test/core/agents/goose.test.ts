@@ -159,3 +159,28 @@ test('Goose through the pipeline: recorded, searched, shown, counted (tokens as 
   }
   assert.equal(registry(), BUILTIN);
 });
+
+test("Goose's usage_ledger (newer builds): a session with ledger rows is counted per request, the others from their totals", async () => {
+  const sb = sandbox({ name: 'goose-ledger' });
+  const stage = path.join(sb.dir, 'rows');
+  const db = path.join(sb.dir, 'sessions.db');
+  buildGoose(db, { ledger: true });
+  stageRows(BUILTIN.byLane('goose')!, sb.env, db, stage);
+  const restore = useRegistry(filesRegistry('goose', stage));
+  try {
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    const raw = new BetterSqlite3(db, { readonly: true });
+    const ledger = raw.prepare('SELECT sum(input_tokens) AS i, sum(output_tokens) AS o, sum(cache_read_tokens) AS cr, sum(cache_write_tokens) AS cw FROM usage_ledger').get() as { i: number; o: number; cr: number; cw: number };
+    const other = raw.prepare('SELECT accumulated_input_tokens AS i, accumulated_output_tokens AS o FROM sessions WHERE id NOT IN (SELECT session_id FROM usage_ledger)').get() as { i: number; o: number };
+    raw.close();
+    const row = (await cacheStats(sb.brain, 'agent', { timeZone: 'UTC' })).rows.find((x) => x.key === 'goose');
+    assert.ok(row);
+    assert.deepEqual([row.tokens.input, row.tokens.output, row.tokens.cache_read, row.tokens.cache_creation], [ledger.i + other.i, ledger.o + other.o, ledger.cr, ledger.cw]);
+    // The ledger's rows are in the session's lake file, and its turns are unchanged.
+    const shown = readSession({ session: '20250314_1' }, sb.env);
+    assert.equal(shown.turns.filter((x) => x.role === 'user' || x.role === 'assistant').length, 6);
+  } finally {
+    restore();
+    sb.cleanup();
+  }
+});

@@ -75,7 +75,7 @@ test('the SQLite agents\' databases: Windows, macOS and Linux places, and their 
 
   const mac = dbs({ HOME: '/Users/ana', BRAIN_PLATFORM: 'darwin' });
   const sup = '/Users/ana/Library/Application Support';
-  assert.deepEqual(mac.goose, ['/Users/ana/.local/share/goose/sessions/sessions.db']);
+  assert.deepEqual(mac.goose, [`${sup}/Block/goose/sessions/sessions.db`, '/Users/ana/.local/share/goose/sessions/sessions.db']);
   assert.deepEqual(mac.zed, [`${sup}/Zed/threads/threads.db`]);
   assert.deepEqual(mac.kiro, [`${sup}/kiro-cli/data.sqlite3`, `${sup}/amazon-q/data.sqlite3`]);
   assert.deepEqual(mac.warp, [

@@ -31,6 +31,7 @@ SELECT
   file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
   CASE table_name
     WHEN 'messages' THEN to_timestamp(TRY_CAST(dialects.rowrec_text(cols, 'created_timestamp') AS BIGINT))
+    WHEN 'usage_ledger' THEN to_timestamp(TRY_CAST(dialects.rowrec_text(cols, 'created_timestamp') AS BIGINT))
     WHEN 'sessions' THEN TRY_CAST(dialects.rowrec_text(cols, 'updated_at') || '+00' AS TIMESTAMPTZ)
   END AS event_time,
   captured_at, op, table_name, row_key, cols,
@@ -95,10 +96,27 @@ SELECT 'goose' AS agent, i.session_id, i.file_id, i.witness_gen, i.line_no, i.ma
 FROM items i LEFT JOIN res r ON r.file_id = i.file_id AND r.witness_gen = i.witness_gen AND r.call_id = (i.b->>'$.id')
 WHERE i.role = 'assistant' AND (i.b->>'$.type') IN ('toolRequest', 'frontendToolRequest');
 
--- Usage: Goose keeps token totals per session only (accumulated_* over all its requests; the
--- plain input/output columns are the last request's). One line per session: its current row. No
--- cache breakdown is recorded.
+-- Usage: newer Goose builds append a usage_ledger row per request (its model and tokens: input,
+-- output, cache read and write); a session with such rows is counted from them. Otherwise Goose
+-- keeps token totals per session only (accumulated_* over all its requests; the plain
+-- input/output columns are the last request's), counted as one line: the session's current row,
+-- without a cache breakdown.
 CREATE OR REPLACE VIEW derived.v_usage_lines_goose AS
+WITH
+  ledger AS (
+    SELECT * FROM dialects.v_goose WHERE table_name = 'usage_ledger' AND is_current),
+  has_ledger AS (SELECT DISTINCT file_id, witness_gen FROM ledger)
+SELECT 'goose' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
+       to_timestamp(TRY_CAST(dialects.rowrec_text(cols, 'created_timestamp') AS BIGINT)) AS event_time,
+       dialects.rowrec_text(cols, 'model') AS model,
+       'goose:' || session_id || ':' || row_key AS message_id, NULL::VARCHAR AS request_id,
+       coalesce(TRY_CAST(dialects.rowrec_text(cols, 'input_tokens') AS BIGINT), 0) AS input_tokens,
+       coalesce(TRY_CAST(dialects.rowrec_text(cols, 'output_tokens') AS BIGINT), 0) AS output_tokens,
+       coalesce(TRY_CAST(dialects.rowrec_text(cols, 'cache_write_tokens') AS BIGINT), 0) AS cache_creation_tokens,
+       coalesce(TRY_CAST(dialects.rowrec_text(cols, 'cache_read_tokens') AS BIGINT), 0) AS cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
+FROM ledger
+UNION ALL BY NAME
 SELECT 'goose' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time,
        (dialects.rowrec_text(cols, 'model_config_json')->>'$.model_name') AS model,
        NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
@@ -106,5 +124,6 @@ SELECT 'goose' AS agent, session_id, file_id, witness_gen, line_no, machine_id, 
        coalesce(TRY_CAST(dialects.rowrec_text(cols, 'accumulated_output_tokens') AS BIGINT), TRY_CAST(dialects.rowrec_text(cols, 'output_tokens') AS BIGINT), 0) AS output_tokens,
        0::BIGINT AS cache_creation_tokens, 0::BIGINT AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
-FROM dialects.v_goose
-WHERE table_name = 'sessions' AND is_current;
+FROM dialects.v_goose g
+WHERE table_name = 'sessions' AND is_current
+  AND NOT EXISTS (SELECT 1 FROM has_ledger h WHERE h.file_id = g.file_id AND h.witness_gen = g.witness_gen);
