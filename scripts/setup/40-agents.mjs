@@ -16,6 +16,10 @@ export const AGENT_CLIS = {
   '@mariozechner/pi-coding-agent': '0.73.1',
   '@google/gemini-cli': '0.61.0',
   ccusage: '17.2.1',
+  // Its platform binary comes as an optional npm dependency. Crush (@charmland/crush) is not
+  // pinned: its package downloads the binary from GitHub while installing, which the test
+  // machines cannot reach.
+  'opencode-ai': '1.18.33',
 };
 
 /** Where the pinned CLIs are installed (BRAIN_AGENTS_CACHE moves it). */
@@ -26,7 +30,7 @@ export function agentsDir(env = process.env) {
   return path.join(base, 'agent-brain-agents', pins);
 }
 
-/** A pinned CLI's executable (`claude`, `codex`, `pi`, `ccusage`), whether installed or not. */
+/** A pinned CLI's executable (`claude`, `codex`, `pi`, `ccusage`, `opencode`), whether installed or not. */
 export function agentBin(name, env = process.env) {
   return path.join(agentsDir(env), 'node_modules', '.bin', name);
 }
@@ -46,7 +50,7 @@ export function install({ log = console.log } = {}) {
   const specs = Object.entries(AGENT_CLIS).map(([p, v]) => `${p}@${v}`);
   const r = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], { cwd: dir, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`npm install ${specs.join(' ')} into ${dir} failed (exit ${r.status})`);
-  for (const b of ['claude', 'codex', 'pi', 'gemini', 'ccusage']) {
+  for (const b of ['claude', 'codex', 'pi', 'gemini', 'ccusage', 'opencode']) {
     if (!fs.existsSync(agentBin(b))) throw new Error(`${agentBin(b)} is missing after the install`);
   }
   fs.writeFileSync(stamp, `${JSON.stringify(AGENT_CLIS)}\n`);

@@ -19,7 +19,7 @@ let sb: Sandbox;
 const EXT: { lane: string; agent: string; fixture: string; publisher: string; task: string; project: string }[] = [
   { lane: 'cline', agent: 'cline', fixture: 'cline', publisher: 'saoudrizwan.claude-dev', task: '1796300000000', project: '/home/ana/repo' },
   { lane: 'roo', agent: 'roo-code', fixture: 'roo', publisher: 'rooveterinaryinc.roo-cline', task: '1796300100000', project: '/home/ana/roo-repo' },
-  { lane: 'kilo', agent: 'kilo-code', fixture: 'kilo', publisher: 'kilocode.kilo-code', task: '1796300200000', project: '/home/ana/kilo-repo' },
+  { lane: 'kilo_ext', agent: 'kilo-code-ext', fixture: 'kilo', publisher: 'kilocode.kilo-code', task: '1796300200000', project: '/home/ana/kilo-repo' },
 ];
 const CLI_SESSION = '1796305112683_y6dtj';
 const CONTINUE_SESSION = '5d8b47bd-9fe2-43b6-b3ee-08788149a406';
@@ -67,7 +67,7 @@ function checks(c: { lake_path: string; line_from: number; line_to: number; sha2
 }
 
 test('the floor holds every file byte for byte, the rewritten ones as two generations', () => {
-  const files = sql(`SELECT f.lane, f.abs_path, count(DISTINCT c.witness_gen) FROM floor.chunks c JOIN floor.files f USING (file_id) WHERE f.lane IN ('cline','roo','kilo','cline_cli','continue') GROUP BY ALL`);
+  const files = sql(`SELECT f.lane, f.abs_path, count(DISTINCT c.witness_gen) FROM floor.chunks c JOIN floor.files f USING (file_id) WHERE f.lane IN ('cline','roo','kilo_ext','cline_cli','continue') GROUP BY ALL`);
   const gens = new Map(files.rows.map((r) => [r[1] as string, Number(r[2])]));
   for (const e of EXT) {
     const dir = path.join(userDir(), 'globalStorage', e.publisher, 'tasks', e.task);
@@ -78,7 +78,7 @@ test('the floor holds every file byte for byte, the rewritten ones as two genera
   assert.ok(!gens.has(path.join(sb.home, '.continue', 'sessions', 'sessions.json')), 'the list of sessions is no session');
   assert.ok(gens.has(path.join(sb.home, '.cline', 'data', 'sessions', CLI_SESSION, `${CLI_SESSION}.json`)));
   // Byte for byte: the newest generation's lake file equals the origin.
-  const lake = sql(`SELECT abs_path, lake_path FROM derived.sessions WHERE lane IN ('cline','roo','kilo','cline_cli','continue')`);
+  const lake = sql(`SELECT abs_path, lake_path FROM derived.sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue')`);
   assert.equal(lake.rows.length, gens.size);
   for (const [abs, lp] of lake.rows as [string, string][]) assert.ok(fs.readFileSync(path.join(sb.brain, lp)).equals(fs.readFileSync(abs)), `${lp} = ${abs}`);
 });
@@ -169,7 +169,7 @@ test('the turn index: one session per folder, with its project and turns; show r
   const Sqlite = loadSqlite();
   assert.ok(Sqlite, 'better-sqlite3 loads');
   const db = new Sqlite(path.join(sb.brain, 'turns.sqlite'), { readonly: true });
-  const rows = db.prepare(`SELECT lane, session, project, turns, title FROM sessions WHERE lane IN ('cline','roo','kilo','cline_cli','continue') ORDER BY lane`).all() as {
+  const rows = db.prepare(`SELECT lane, session, project, turns, title FROM sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue') ORDER BY lane`).all() as {
     lane: string;
     session: string;
     project: string | null;
@@ -216,7 +216,7 @@ test('search finds a prompt and a reply of each agent, with citations that check
   for (const [term, lane] of [
     ['which file is the readme', 'cline'],
     ['which file is the readme', 'roo'],
-    ['which file is the readme', 'kilo'],
+    ['which file is the readme', 'kilo_ext'],
     ['which file is the readme', 'cline_cli'],
     ['which file is the readme', 'continue'],
   ] as const) {

@@ -5,6 +5,7 @@
 import type { Env } from '../home';
 import type { Dialect } from '../turns';
 import type { AgentHarness } from './harness';
+import type { DbOrigin } from './kit/sqlite';
 
 export interface OriginRoot {
   /** Absolute directory that is walked. */
@@ -26,6 +27,10 @@ export interface AgentFiles {
   /** Files the agent rewrites whole on every update (a legacy .json): their versions are captured
    * as generations at most once per rewrite-quiet period while they keep changing. */
   rewritesWhole?(rel: string): boolean;
+  /** SQLite databases holding sessions (see kit/sqlite.ts): each is recorded as row records, one
+   * lake file per (database, session), lake/<lane>/<lakePrefix><session>.rows.jsonl. An agent with
+   * only databases returns [] from roots(). */
+  databases?(env: Env): DbOrigin[];
 }
 
 export interface AgentDef<L extends string = string> extends AgentFiles {

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { BrainError } from '../errors';
+import { registerFunctions } from './udf';
 
 export interface Db {
   instance: DuckDBInstance;
@@ -80,6 +81,7 @@ export async function openDb(file: string, opts: OpenOptions): Promise<Db> {
     try {
       instance = await DuckDBInstance.create(file, config);
       const conn = await instance.connect();
+      registerFunctions(conn);
       const tz = (opts.timeZone ?? localTimeZone()).replace(/'/g, "''");
       try {
         await conn.run(`SET TimeZone = '${tz}'`);
