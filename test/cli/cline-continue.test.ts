@@ -96,7 +96,7 @@ test('one session per task folder, session folder and Continue session: turns co
   // derived.messages: each message once, though the first generation holds the first turn too.
   const m = sql(
     `SELECT agent, count(DISTINCT session_id), count(*) FILTER (WHERE role = 'user' AND NOT is_meta), count(*) FILTER (WHERE role = 'assistant')
-     FROM derived.messages WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue-dev') GROUP BY agent ORDER BY agent`,
+     FROM derived.messages WHERE agent IN ('cline','roo-code','kilo-code-ext','cline-cli','continue-dev') GROUP BY agent ORDER BY agent`,
   );
   assert.deepEqual(
     m.rows.map((r) => [r[0], Number(r[1]), Number(r[2]), Number(r[3])]),
@@ -104,7 +104,7 @@ test('one session per task folder, session folder and Continue session: turns co
       ['cline', 1, 2, 3],
       ['cline-cli', 1, 2, 3],
       ['continue-dev', 1, 2, 3],
-      ['kilo-code', 1, 2, 3],
+      ['kilo-code-ext', 1, 2, 3],
       ['roo-code', 1, 2, 3],
     ],
   );
@@ -120,7 +120,7 @@ test('one session per task folder, session folder and Continue session: turns co
 
 test('tokens per agent, from stats and derived.usage, equal the raw files summed', () => {
   const raw = rawUsage(sb.home);
-  const agents = ['cline', 'roo-code', 'kilo-code', 'cline-cli', 'continue-dev'];
+  const agents = ['cline', 'roo-code', 'kilo-code-ext', 'cline-cli', 'continue-dev'];
   const want = new Map<string, number[]>();
   for (const t of raw.values()) {
     if (!agents.includes(t.agent)) continue;
@@ -147,7 +147,7 @@ test('tokens per agent, from stats and derived.usage, equal the raw files summed
 });
 
 test('tool calls: the shell command each agent ran, once', () => {
-  const c = sql(`SELECT agent, tool_name, count(*) FROM derived.calls WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue-dev') GROUP BY ALL ORDER BY agent, tool_name`);
+  const c = sql(`SELECT agent, tool_name, count(*) FROM derived.calls WHERE agent IN ('cline','roo-code','kilo-code-ext','cline-cli','continue-dev') GROUP BY ALL ORDER BY agent, tool_name`);
   assert.deepEqual(
     c.rows.map((r) => [r[0], r[1], Number(r[2])]),
     [
@@ -155,8 +155,8 @@ test('tool calls: the shell command each agent ran, once', () => {
       ['cline', 'readFile', 1],
       ['cline-cli', 'run_commands', 1],
       ['continue-dev', 'Bash', 1],
-      ['kilo-code', 'execute_command', 1],
-      ['kilo-code', 'readFile', 1],
+      ['kilo-code-ext', 'execute_command', 1],
+      ['kilo-code-ext', 'readFile', 1],
       ['roo-code', 'execute_command', 1],
       ['roo-code', 'readFile', 1],
     ],
