@@ -236,7 +236,7 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
-  const ext: [string, string][] = [['saoudrizwan.claude-dev', 'cline'], ['rooveterinaryinc.roo-cline', 'roo-code'], ['kilocode.kilo-code', 'kilo-code']];
+  const ext: [string, string][] = [['saoudrizwan.claude-dev', 'cline'], ['rooveterinaryinc.roo-cline', 'roo-code'], ['kilocode.kilo-code', 'kilo-code-ext']];
   for (const [publisher, agent] of ext) {
     for (const f of walk(path.join(home, '.config', 'Code', 'User', 'globalStorage', publisher, 'tasks'))) if (path.basename(f) === 'ui_messages.json') put(agent, f, clineTask(f));
   }
