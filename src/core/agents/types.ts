@@ -13,6 +13,10 @@ export interface OriginRoot {
   lakePrefix: string;
   /** Relative path (with '/' separators, relative to dir) of a file: is it a session file? */
   include(rel: string): boolean;
+  /** Only the files directly in `dir` are looked at, never its folders (a project folder that
+   * holds an agent's file beside the user's own tree: walking or watching it all would cost a
+   * repository's worth of files). */
+  flat?: boolean;
 }
 
 /** Where an agent's session files are: what each paths.ts declares. */
