@@ -170,6 +170,34 @@ function copilot(file: string): Tokens {
   return t;
 }
 
+/** Aider: each model response is followed by Aider's usage line, "> Tokens: 5.4k sent, 1.6k cache
+ * write, 51 received." (counts as Aider shows them: "612", "5,244", "5.4k", "13k"). Every such
+ * line counts; input is what was sent less what was written to or read from the cache. */
+export function aider(file: string): Tokens {
+  const t = zero();
+  const count = (s: string | undefined): number => {
+    if (s === undefined) return 0;
+    const k = s.endsWith('k') ? 1000 : 1;
+    return Math.round(parseFloat(s.replace(/k$/, '').split(',').join('')) * k);
+  };
+  for (const l of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!l.startsWith('> Tokens: ')) continue;
+    const parts = new Map<string, string>();
+    for (const p of l.slice('> Tokens: '.length).split(/[,.] (?=[\d])/)) {
+      const m = /^([\d.,]+k?) (sent|cache write|cache hit|received)/.exec(p.trim());
+      if (m) parts.set(m[2], m[1]);
+    }
+    if (!parts.has('sent') || !parts.has('received')) continue;
+    const write = count(parts.get('cache write'));
+    const hit = count(parts.get('cache hit'));
+    t.input += Math.max(0, count(parts.get('sent')) - write - hit);
+    t.output += count(parts.get('received'));
+    t.cacheCreation += write;
+    t.cacheRead += hit;
+  }
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -182,5 +210,7 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
+  // Aider keeps its history in the project folders: those under home's code/ (where the tests put them).
+  for (const f of walk(path.join(home, 'code'))) if (path.basename(f) === '.aider.chat.history.md') put('aider', f, aider(f));
   return out;
 }

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { brainHome, layout, pathFor, type Env } from '../../home';
-import { readConfig } from '../../config';
+import { parse as parseToml } from 'smol-toml';
 import { setting } from '../../settings';
 import { loadSqlite } from '../../sqlite';
 import type { AgentFiles, OriginRoot } from '../types';
@@ -42,6 +42,23 @@ function sessionDirs(env: Env): string[] {
   }
   found = { home, at: now, dirs };
   return dirs;
+}
+
+/** config.toml's aider_dirs (config.ts validates it for doctor and status; a file that does not
+ * parse gives none here, and is reported there). */
+function configDirs(env: Env): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(layout(brainHome(env)).config, 'utf8');
+  } catch {
+    return [];
+  }
+  try {
+    const v = (parseToml(text) as Record<string, unknown>).aider_dirs;
+    return Array.isArray(v) ? v.filter((d): d is string => typeof d === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 /** The folder itself and the git root above it (where Aider writes by default), nearest first. */
@@ -87,8 +104,7 @@ export function aiderDirs(env: Env): { dir: string; names: string[] }[] {
   };
   const both = [CHAT_HISTORY, INPUT_HISTORY];
   for (const d of setting(env, 'BRAIN_AIDER_DIRS')) add(d, both);
-  const cfg = readConfig(brainHome(env), env);
-  if (cfg.kind === 'ok') for (const d of cfg.config.aider_dirs ?? []) add(d, both);
+  for (const d of configDirs(env)) add(d, both);
   for (const d of sessionDirs(env)) for (const g of withGitRoot(env, d)) add(g, both);
   // Aider reads its options from AIDER_* variables too (configargparse): a chat history moved
   // elsewhere is recorded where it is (an input history under another name is not: its lines
