@@ -21,7 +21,7 @@ import { statsReport } from '../../../src/core/recall/stats';
 import { agentByLane } from '../../../src/core/agents';
 import { aiderFolderName, forgetFoundDirs } from '../../../src/core/agents/aider/paths';
 import { flatSkipper } from '../../../src/core/floor/watch';
-import type { Turn } from '../../../src/core/turns';
+import { titleOf, type Turn } from '../../../src/core/turns';
 
 const HIST = '.aider.chat.history.md';
 const NAMES = ['aider-history-start', 'aider-history-cache', 'zen-mcp-server'];
@@ -177,7 +177,7 @@ test('the index counts, titles and names each history as the dialect reads it', 
       assert.equal(rows.length, 1, n);
       const turns = parse(fixture(n), false).turns.filter((t) => t.role === 'user' || t.role === 'assistant');
       assert.equal(rows[0].turns, turns.length, n);
-      assert.equal(rows[0].title, turns.find((t) => t.role === 'user')?.text.split('\n')[0].slice(0, 100));
+      assert.equal(rows[0].title, titleOf(turns.find((t) => t.role === 'user')?.text ?? ''));
       assert.ok(rows[0].project && repos[n].replace(/^\//, '').replace(/[/.]+/g, '-').endsWith(rows[0].project.replace(/^.*?code-/, 'code-')), `${rows[0].project}`);
     }
   } finally {

@@ -3,71 +3,57 @@
 //
 //   # aider chat started at 2025-05-04 17:02:36      a session starts (local time, no zone)
 //   > Aider v0.82.2  /  > Main model: X with …       what Aider said (tool_output, warnings,
-//                                                    questions with their answer): quoted lines,
-//                                                    each ending in two spaces (a Markdown break)
-//   #### the prompt, line by line  (user_input)      what the person typed, a line per line
-//   <the reply, as the model wrote it>               ai_output: plain Markdown after a blank line
+//                                                    questions with their answer): quoted lines
+//   #### the prompt, line by line  (user_input)      what the person typed, each line ending in
+//                                                    two spaces (a Markdown break)
+//   <the reply, as the model wrote it>               ai_output: plain Markdown
 //   > Tokens: 5.4k sent, 1.1k received. Cost: …      the reply's usage, then its edits, commits
 //   > Applied edit to src/App.js                     and the shell commands run for it
 //
-// Turns: a run of `####` lines is a prompt; a run of plain lines is one reply (one response: plain
-// lines after Aider's own quoted lines, with no prompt between, are the next response, as when
-// Aider sends a lint or edit error back to the model). Quoted lines after a reply belong to it (its
-// span), and give its tokens, its edits and commits, and its shell commands (tool calls); quoted
-// lines after a prompt are the output of the user's command (a tool turn); the header and the
-// quoted lines that follow it are a notice. A quoted line that does not end in two spaces is part of
-// a reply (a Markdown quote in it), except the usage line, which Aider writes with its cost on the
-// next, unquoted line; and an unquoted line right after a quoted one continues it (a multi-line
-// message). A `####` line is a prompt only when it ends in two spaces, so a heading inside a reply
-// stays the reply's.
+// Plain lines are not always a reply: a message of Aider's that spans lines is quoted on its first
+// line only (a --verbose dump, a test run's output, the cost after the usage line), and the model
+// may answer with no prompt before it (a lint or test failure sent back to it). So a run of plain
+// lines (blank lines inside it included) is a reply when the next quoted line is Aider's usage line
+// (`> Tokens:`, written after every response), or when it follows a prompt that went to the model
+// (not an in-chat command such as `/run` or `!ls`; `/ask`, `/code`, `/architect`, `/help` and
+// `/context` with a message do go to the model) with only blank lines between: a reply cut short
+// before its usage line. Any other run is Aider's words, like its quoted lines.
 //
-// Aider writes no time but the session's start: every turn of a session has that time. It writes
-// tokens as it shows them ("5.4k", "5,244"), so they are read at that precision: input = sent −
-// cache write − cache hit (what was sent and not served from or written to the cache), output =
-// received.
+// Turns: a run of `####` lines is a prompt (a blank line ends it); each reply is one; Aider's words
+// after a reply belong to it (its span) and give its tokens, its edits, commits and shell commands
+// (tool calls); Aider's words after a prompt are that command's output (a tool turn); the header
+// and Aider's words after it are a notice. Aider writes no time but the session's start: every turn
+// of a session has that time. Its tokens are the counts it shows ("5.4k", "5,244"): input = sent −
+// cache write − cache hit, output = received. views.sql reads the file by the same rules.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser } from '../kit/parser';
 import { isBlank, lineText } from '../kit/jsonl';
 import { INPUT_HISTORY } from './paths';
 
-type Kind = 'blank' | 'header' | 'prompt' | 'quote' | 'text';
-/** What a line looks like on its own: a quoted line Aider surely wrote (two trailing spaces, or
- * its usage line), a quoted line that may be a reply's Markdown quote, or plain text. */
-type Base = 'blank' | 'header' | 'prompt' | 'q' | 'q?' | 't';
-
 interface St {
-  /** The kind of the line before (a blank one included). */
-  last: Kind | 'none';
-  /** The look of the last line that was not blank. */
-  lastBase: Base | 'none';
-  /** Since the last header no prompt came: Aider's startup words, whatever their lines look like. */
-  notice: boolean;
-  /** The last line that was not blank answered one of Aider's questions with yes (a reply may
-   * follow). */
-  yes: boolean;
-  /** The last prompt was an in-chat command that does not ask the model (`/run`, `/add`, `!ls`). */
+  /** The line before was a prompt line (a blank one ends a prompt). */
+  lastPrompt: boolean;
+  /** The last line that was neither plain nor blank: a header, a prompt line, a quoted line. */
+  anchor: 'none' | 'header' | 'prompt' | 'quote';
+  /** The last prompt was an in-chat command that does not go to the model. */
   command: boolean;
-  /** The open reply has had Aider's quoted lines after its text. */
+  /** The open reply has had Aider's words after its text. */
   replyOut: boolean;
   /** The session's start, as an ISO local time. */
   ts: string | null;
   model: string | null;
-  /** Sessions started so far in this file. */
-  sessions: number;
 }
 
 export const HEADER = /^# aider chat started at (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)/;
 const PROMPT = /^####(?: .*)?  $/;
-const QUOTE = /^>(?: |$)/;
-const TOKENS = /^> Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?, ([\d.,]+k?) received/;
+const QUOTE = /^>/;
+export const TOKENS = /^> Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?, ([\d.,]+k?) received/;
 const MODEL = /^> (?:Main model|Model|Models): (\S+?)(?: with |,|\s*$)/;
 const EDIT = /^> Applied edit to (.+?)\s*$/;
 const COMMIT = /^> Commit ([0-9a-f]{7,40}) (.*?)\s*$/;
 const RUN = /^> Running (.+?)\s*$/;
-/** In-chat commands whose message goes to the model (aider/commands.py): their prompts get replies. */
+/** In-chat commands whose message goes to the model (aider/commands.py). */
 const ASKS = /^\/(ask|code|architect|help|context)\s+\S/;
-/** A question of Aider's answered yes ("Attempt to fix lint errors? y", "[Yes]: y"). */
-export const YES = /[?:)\]] ?(y|yes|a|all)  $/i;
 
 /** A count as Aider shows it: "612", "5,244", "5.4k", "13k". */
 export function aiderCount(s: string | undefined): number {
@@ -78,40 +64,9 @@ export function aiderCount(s: string | undefined): number {
   return Math.round(k ? n * 1000 : n);
 }
 
-export function lineBase(text: string): Base {
-  if (!text.trim()) return 'blank';
-  if (HEADER.test(text)) return 'header';
-  if (PROMPT.test(text)) return 'prompt';
-  if (QUOTE.test(text)) return text.endsWith('  ') || text.startsWith('> Tokens: ') ? 'q' : 'q?';
-  return 't';
-}
-
-/** The kind of a line (views.sql follows the same rules):
- *  - a quoted line that may be Markdown is a reply's when the line before (blanks aside) was
- *    plain text or such a line too, Aider's otherwise;
- *  - plain text after a header and before any prompt is Aider's (its startup words, a --verbose
- *    dump with blank lines in it); elsewhere plain text right after a line of Aider's (no blank
- *    between) continues it, unless that line answered a question with yes (the reply it allowed
- *    may follow at once); after an in-chat command that does not ask the model (`/run`, `!cmd`)
- *    it is that command's output until a question is answered yes; else it is a reply's. */
-export function lineKind(base: Base, st: Pick<St, 'last' | 'lastBase' | 'notice' | 'yes' | 'command'>): Kind {
-  switch (base) {
-    case 'blank':
-    case 'header':
-    case 'prompt':
-      return base;
-    case 'q':
-      return 'quote';
-    case 'q?':
-      if (st.notice || (st.command && !st.yes)) return 'quote';
-      return st.lastBase === 't' || st.lastBase === 'q?' ? 'text' : 'quote';
-    default:
-      if (st.notice || (st.last === 'quote' && !st.yes)) return 'quote';
-      // After a command that does not ask the model, what follows is its output (a test run's,
-      // with blank lines in it), until a question of Aider's is answered yes.
-      if (st.command && !st.yes) return 'quote';
-      return 'text';
-  }
+/** A prompt's first line: an in-chat command that does not go to the model? */
+export function isCommand(said: string): boolean {
+  return /^[/!]/.test(said) && !ASKS.test(said);
 }
 
 /** A quoted line's text: without the quote and the two spaces of the Markdown break. */
@@ -125,11 +80,20 @@ interface Block {
   kind: 'notice' | 'prompt' | 'reply' | 'output';
 }
 
+interface Run {
+  first: { no: number; from: number; to: number };
+  last: { no: number; to: number };
+  lines: string[];
+  /** It follows a prompt that went to the model with only blank lines between. */
+  afterAsk: boolean;
+}
+
 class AiderParser extends BaseParser<St> {
   private blk: Block | null = null;
+  private run: Run | null = null;
 
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
-    super(opts, emit, { last: 'none', lastBase: 'none', notice: false, yes: false, command: false, replyOut: false, ts: null, model: null, sessions: 0 }, resume);
+    super(opts, emit, { lastPrompt: false, anchor: 'none', command: false, replyOut: false, ts: null, model: null }, resume);
   }
 
   // The base parser passes no blank line on, and blank lines matter here: they end a prompt and
@@ -137,67 +101,94 @@ class AiderParser extends BaseParser<St> {
   override line(l: RawLine): void {
     super.line(l);
     if (!isBlank(l)) return;
-    this.st.last = 'blank';
-    if (this.blk?.kind === 'reply' && !this.st.replyOut) this.blk.lines.push('');
+    this.st.lastPrompt = false;
+    this.run?.lines.push('');
   }
 
   protected onLine(l: RawLine): void {
+    // A last line without its newline is still being written: it is read when it is whole (the
+    // checkpoint stays at or before it).
+    if (l.to - l.from === l.e - l.s) {
+      this.hold();
+      return;
+    }
     const text = lineText(l);
-    const base = lineBase(text);
-    const kind = lineKind(base, this.st);
-    const last = this.st.last;
-    this.st.last = kind;
-    this.st.lastBase = base;
-    this.st.yes = (base === 'q' || base === 'q?' || base === 't') && YES.test(text);
-    if (kind === 'header') {
-      this.st.notice = true;
+    if (!QUOTE.test(text) && !PROMPT.test(text) && !HEADER.test(text)) return this.plain(l, text);
+    const tokens = TOKENS.test(text);
+    this.settle(tokens);
+    const wasPrompt = this.st.lastPrompt;
+    this.st.lastPrompt = false;
+    const h = HEADER.exec(text);
+    if (h) {
+      this.st.anchor = 'header';
       this.st.command = false;
-    } else if (kind === 'prompt') {
-      this.st.notice = false;
-      // The first line of a prompt says whether it is a command.
-      if (last !== 'prompt') {
-        const said = text.replace(/^#### ?/, '');
-        this.st.command = /^[/!]/.test(said) && !ASKS.test(said);
-      }
+      this.st.ts = `${h[1]}T${h[2]}`;
+      this.seen(this.st.ts);
+      this.start(l, 'notice').lines.push(text.replace(/^#\s*/, '').trim());
+      return;
     }
-    switch (kind) {
-      case 'blank':
-        return;
-      case 'header': {
-        this.close();
-        const m = HEADER.exec(text) as RegExpExecArray;
-        this.st.ts = `${m[1]}T${m[2]}`;
-        this.st.sessions++;
-        this.seen(this.st.ts);
-        const b = this.start(l, 'notice');
-        b.lines.push(text.replace(/^#\s*/, '').trim());
-        return;
+    if (PROMPT.test(text)) {
+      this.st.anchor = 'prompt';
+      this.st.lastPrompt = true;
+      const said = text.replace(/^#### ?/, '').replace(/ {2}$/, '');
+      if (this.blk?.kind !== 'prompt' || !wasPrompt) {
+        this.start(l, 'prompt');
+        this.st.command = isCommand(said);
       }
-      case 'prompt': {
-        if (this.blk?.kind !== 'prompt' || last !== 'prompt') this.start(l, 'prompt');
-        const b = this.blk as Block;
-        const said = text.replace(/^#### ?/, '').replace(/ {2}$/, '');
-        b.lines.push(said === '<blank>' ? '' : said);
-        this.extend(b.t, l, null);
-        return;
-      }
-      case 'quote':
-        return this.quote(l, text, last);
-      case 'text': {
-        if (this.blk?.kind !== 'reply' || this.st.replyOut) {
-          this.start(l, 'reply');
-          this.st.replyOut = false;
-        }
-        const b = this.blk as Block;
-        b.lines.push(text);
-        this.extend(b.t, l, null);
-        return;
-      }
+      const b = this.blk as Block;
+      b.lines.push(said === '<blank>' ? '' : said);
+      this.extend(b.t, l, null);
+      return;
     }
+    this.st.anchor = 'quote';
+    this.quote(l, text, unquote(text));
   }
 
-  private quote(l: RawLine, text: string, last: Kind | 'none'): void {
-    const said = QUOTE.test(text) ? unquote(text) : text;
+  /** A plain line: held in the run it belongs to until the next quoted line says what it is. */
+  private plain(l: RawLine, text: string): void {
+    this.st.lastPrompt = false;
+    if (!this.run) {
+      // The run's lines are read again on resume until it is settled.
+      this.hold();
+      this.run = {
+        first: { no: l.no, from: l.from, to: l.to },
+        last: { no: l.no, to: l.to },
+        lines: [],
+        afterAsk: this.st.anchor === 'prompt' && !this.st.command,
+      };
+    }
+    this.run.lines.push(text);
+    this.run.last = { no: l.no, to: l.to };
+  }
+
+  /** Settles the open run: a reply when Aider's usage line comes next (`usageNext`) or it follows
+   * a prompt that went to the model, else Aider's words. */
+  private settle(usageNext: boolean): void {
+    const r = this.run;
+    if (!r) return;
+    while (r.lines.length && r.lines[r.lines.length - 1] === '') r.lines.pop();
+    // The run stays open while the block before it closes, so the checkpoint stays before both.
+    if (usageNext || r.afterAsk) {
+      this.close();
+      this.run = null;
+      const b = this.start(r.first as RawLine, 'reply');
+      b.lines.push(...r.lines);
+      b.t.span.line_to = r.last.no;
+      b.t.span.byte_to = r.last.to;
+      this.st.replyOut = false;
+      return;
+    }
+    // Aider's words over several lines: its quoted first line's, the command's output, the notice's.
+    let b = this.blk;
+    if (!b || b.kind === 'prompt') b = this.start(r.first as RawLine, 'output');
+    this.run = null;
+    b.t.span.line_to = r.last.no;
+    b.t.span.byte_to = r.last.to;
+    if (b.kind === 'reply') this.st.replyOut = true;
+    else b.lines.push(...r.lines);
+  }
+
+  private quote(l: RawLine, text: string, said: string): void {
     const mm = MODEL.exec(text);
     if (mm) this.st.model = mm[1];
     let b = this.blk;
@@ -258,10 +249,13 @@ class AiderParser extends BaseParser<St> {
     b.t.text = text;
     if (b.kind === 'prompt' && text && !this.facts.title_hint) this.facts.title_hint = text.split('\n')[0].trim() || null;
     this.emit(b.t);
-    this.release();
+    // A run being settled reaches back before this line: the checkpoint stays where it is (a
+    // resume reads this block again, and the index replaces what it held of it).
+    if (!this.run) this.release();
   }
 
   protected onFinish(): void {
+    this.settle(false);
     this.close();
   }
 }

@@ -9,13 +9,11 @@ CREATE OR REPLACE MACRO dialects.aider_count(s) AS
        ELSE TRY_CAST(replace(s, ',', '') AS BIGINT) END;
 
 -- One row per line of a chat history (not of the input history, which no view reads):
---   kind     header | prompt | quote | text | blank (a line right after a quoted one, unquoted,
---            continues it: kind quote)
+--   kind     header | prompt | quote (Aider's words: a quoted line, or a plain one that is not a
+--            reply's) | text (a reply's) | blank
 --   said     the line without Aider's framing (`#### `, `> `, the two trailing spaces)
---   run      lines of one prompt or one reply share it: a prompt is a run of prompt lines without a
---            blank between; a reply is the text lines (and blanks) until a prompt, a quoted line or
---            a header; a quoted line has the run of the prompt or reply it follows (owner: the kind
---            of that run, 'text' for a reply)
+--   run      the lines of one prompt, one reply, one command's output or one notice share it;
+--            Aider's words after a reply have the reply's run (owner: reply | output | notice)
 --   aider_session  the n-th `# aider chat started at` header of the file (0: lines before any),
 --            started_at its time (local, as Aider writes it), model the last model Aider announced
 CREATE OR REPLACE VIEW dialects.v_aider AS
@@ -26,62 +24,43 @@ WITH
            CASE WHEN trim(r.raw_line, ' ' || chr(9) || chr(13)) = '' THEN 'blank'
                 WHEN regexp_matches(r.raw_line, '^# aider chat started at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d') THEN 'header'
                 WHEN regexp_matches(r.raw_line, '^####( .*)?  $') THEN 'prompt'
-                WHEN regexp_matches(r.raw_line, '^>( |$)') THEN
-                  CASE WHEN right(r.raw_line, 2) = '  ' OR starts_with(r.raw_line, '> Tokens: ') THEN 'q' ELSE 'q?' END
-                ELSE 't' END AS b
+                WHEN starts_with(r.raw_line, '>') THEN 'quote'
+                ELSE 'plain' END AS b
     FROM dialects.v_live r JOIN floor.files f USING (file_id)
     WHERE r.lane = 'aider' AND NOT regexp_matches(f.abs_path, '[\\/]\.aider\.input\.history$')),
   flags AS (
     SELECT *,
-           b IN ('q', 'q?', 't') AND regexp_matches(raw_line, '[?:)\]] ?([yY]|[yY][eE][sS]|[aA]|[aA][lL][lL])  $') AS yesl,
            b = 'prompt' AND coalesce(lag(b) OVER w, '') <> 'prompt' AS prompt_start,
            regexp_matches(raw_line, '^#### ?[/!]')
-             AND NOT regexp_matches(raw_line, '^#### ?/(ask|code|architect|help|context)\s+\S') AS cmdflag
+             AND NOT regexp_matches(raw_line, '^#### ?/(ask|code|architect|help|context)\s+\S') AS cmdflag,
+           b = 'quote' AND regexp_matches(raw_line, '^> Tokens: [\d.,]+k? sent(, [\d.,]+k? cache write)?(, [\d.,]+k? cache hit)?, [\d.,]+k? received') AS is_usage
     FROM lines
     WINDOW w AS (PARTITION BY file_id, witness_gen ORDER BY line_no)),
   ctx AS (
     SELECT *,
-           coalesce(last_value(CASE WHEN b IN ('header', 'prompt') THEN b END IGNORE NULLS) OVER wp = 'header', false) AS notice_ctx,
            coalesce(last_value(CASE WHEN b = 'header' THEN false WHEN prompt_start THEN cmdflag END IGNORE NULLS) OVER wp, false) AS cmd_ctx,
-           lag(b) OVER wn AS lastbase,
-           coalesce(lag(yesl) OVER wn, false) AS yes_prev,
-           sum(CASE WHEN b <> 't' THEN 1 ELSE 0 END) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no
-                                                           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seg
+           last_value(CASE WHEN b IN ('header', 'prompt', 'quote') THEN b END IGNORE NULLS) OVER wp AS anchor_before,
+           first_value(CASE WHEN b IN ('header', 'prompt', 'quote') THEN is_usage END IGNORE NULLS)
+             OVER (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS usage_next
     FROM flags
-    WINDOW wp AS (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
-           wn AS (PARTITION BY file_id, witness_gen, b = 'blank' ORDER BY line_no)),
-  k0 AS (
-    SELECT *,
-           CASE WHEN b IN ('blank', 'header', 'prompt') THEN b
-                WHEN b = 'q' THEN 'quote'
-                WHEN b = 'q?' THEN CASE WHEN notice_ctx OR (cmd_ctx AND NOT yes_prev) THEN 'quote'
-                                        WHEN lastbase IN ('t', 'q?') THEN 'text' ELSE 'quote' END
-           END AS kind0
-    FROM ctx),
+    WINDOW wp AS (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
   kinds AS (
     SELECT *,
-           CASE WHEN b <> 't' THEN kind0
-                WHEN notice_ctx THEN 'quote'
-                WHEN cmd_ctx AND NOT yes_prev THEN 'quote'
-                WHEN first_value(kind0) OVER (PARTITION BY file_id, witness_gen, seg ORDER BY line_no) = 'quote'
-                     AND coalesce(sum(CASE WHEN yesl THEN 1 ELSE 0 END)
-                                    OVER (PARTITION BY file_id, witness_gen, seg ORDER BY line_no
-                                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) = 0 THEN 'quote'
-                ELSE 'text' END AS kind
-    FROM k0),
+           CASE WHEN b <> 'plain' THEN b
+                WHEN coalesce(usage_next, false) OR (anchor_before = 'prompt' AND NOT cmd_ctx) THEN 'text'
+                ELSE 'quote' END AS kind
+    FROM ctx),
   prev AS (
     SELECT *,
-           lag(kind) OVER w AS prev_kind,
            lag(kind) OVER (PARTITION BY file_id, witness_gen, kind = 'blank' ORDER BY line_no) AS prev_said_kind
-    FROM kinds
-    WINDOW w AS (PARTITION BY file_id, witness_gen ORDER BY line_no)),
+    FROM kinds),
   starts AS (
     SELECT *,
            CASE WHEN kind = 'header' THEN 1
-                WHEN kind = 'prompt' AND coalesce(prev_kind, '') <> 'prompt' THEN 1
+                WHEN prompt_start THEN 1
                 WHEN kind = 'text' AND coalesce(prev_said_kind, '') <> 'text' THEN 1
-                -- a quoted line right after a prompt starts the output of the user's command
-                WHEN kind = 'quote' AND coalesce(prev_said_kind, '') = 'prompt' THEN 1
+                -- Aider's words right after a prompt (or first in the file) are a command's output
+                WHEN kind = 'quote' AND coalesce(prev_said_kind, 'prompt') = 'prompt' THEN 1
                 ELSE 0 END AS is_start
     FROM prev),
   runs AS (
@@ -89,7 +68,7 @@ WITH
            sum(is_start) OVER w AS run,
            sum(CASE WHEN kind = 'header' THEN 1 ELSE 0 END) OVER w AS aider_session,
            last_value(CASE WHEN kind = 'header' THEN regexp_extract(raw_line, '(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)', 1) END IGNORE NULLS) OVER w AS started_text,
-           last_value(CASE WHEN kind = 'quote' THEN regexp_extract(raw_line, '^> (?:Main model|Model|Models): (\S+?)(?: with |,|\s*$)', 1) END IGNORE NULLS) OVER w AS model_seen,
+           last_value(CASE WHEN b = 'quote' THEN nullif(regexp_extract(raw_line, '^> (?:Main model|Model|Models): (\S+?)(?: with |,|\s*$)', 1), '') END IGNORE NULLS) OVER w AS model_seen,
            last_value(CASE WHEN kind IN ('header', 'prompt', 'text') THEN kind END IGNORE NULLS) OVER w AS owner
     FROM starts
     WINDOW w AS (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
@@ -99,15 +78,15 @@ SELECT
   kind, raw_line,
   CASE kind WHEN 'prompt' THEN CASE WHEN raw_line = '#### <blank>  ' THEN ''
                                     ELSE regexp_replace(regexp_replace(raw_line, '^#### ?', ''), ' {2}$', '') END
-            WHEN 'quote' THEN CASE WHEN regexp_matches(raw_line, '^>( |$)') THEN regexp_replace(regexp_replace(raw_line, '^> ?', ''), ' {2}$', '')
+            WHEN 'quote' THEN CASE WHEN b = 'quote' THEN regexp_replace(regexp_replace(raw_line, '^> ?', ''), ' {2}$', '')
                                    ELSE raw_line END
             WHEN 'header' THEN regexp_replace(raw_line, '^#\s*', '')
             WHEN 'blank' THEN ''
             ELSE raw_line END AS said,
   -- additions
-  machine_id, byte_offset, run, CASE WHEN kind = 'quote' THEN (CASE owner WHEN 'text' THEN 'reply' WHEN 'prompt' THEN 'output' ELSE 'notice' END) END AS owner,
+  machine_id, byte_offset, run, CASE WHEN kind = 'quote' THEN (CASE owner WHEN 'text' THEN 'reply' WHEN 'header' THEN 'notice' ELSE 'output' END) END AS owner,
   aider_session, started_text AS started_at,
-  CASE WHEN model_seen = '' THEN NULL ELSE model_seen END AS model
+  model_seen AS model
 FROM runs;
 
 -- Messages: a prompt (its lines joined) and a reply (its text and blank lines, trimmed), one
