@@ -99,6 +99,25 @@ test('tokens, model, edits and commits of a reply; a prompt of several lines is 
   assert.ok(kinds(zen.turns, 'tool').some((t) => t.text.includes('Copied code context to clipboard.')));
 });
 
+test('read up to any line end, then from its checkpoint: the turns of one read', () => {
+  const file = fixture('aider-history-start');
+  const rel = `x_00000000/${HIST}`;
+  const key = (t: Turn) => JSON.stringify([t.n, t.role, t.kind, t.text, t.span, t.tokens, t.tools.length]);
+  const whole = parse(file, false).turns.map(key);
+  const size = fs.statSync(file).size;
+  let cuts = 0;
+  for (let c = 1500; c < size; c += 4999) {
+    const a = readTurns(file, 'aider', rel, { full: false, to: c });
+    assert.ok(a);
+    const b = readTurns(file, 'aider', rel, { full: false, resume: a.checkpoint, tail: true });
+    assert.ok(b);
+    const merged = [...a.turns.filter((t) => t.span.line_from < a.checkpoint.line), ...b.turns].map(key);
+    assert.deepEqual(merged, whole, `cut at byte ${c}, checkpoint line ${a.checkpoint.line}`);
+    cuts++;
+  }
+  assert.ok(cuts > 30);
+});
+
 // ---- capture, index, cache, recall ----
 
 let sb: Sandbox;
@@ -241,8 +260,9 @@ test('a history appended in pieces is indexed from its checkpoint to the turns o
   const n = 'aider-history-start';
   const file = path.join(repos[n], HIST);
   const whole = fs.readFileSync(fixture('aider-history-cache'));
-  // Aider appends; the pieces cut mid-reply and mid-prompt.
-  const cuts = [0, 4000, 4001, 20000, 77777, whole.length];
+  // Aider appends whole lines (append_chat_history ends each write with a newline); the pieces
+  // end inside replies, prompts and Aider's words, at the line end after each of these offsets.
+  const cuts = [0, ...[4000, 4100, 20000, 77777].map((c) => whole.indexOf(10, c) + 1), whole.length];
   for (let i = 1; i < cuts.length; i++) {
     fs.appendFileSync(file, whole.subarray(cuts[i - 1], cuts[i]));
     await record();
@@ -256,7 +276,8 @@ test('a history appended in pieces is indexed from its checkpoint to the turns o
   } finally {
     o.index.close();
   }
-  assert.ok(fs.readFileSync(lakeOf(n)).equals(fs.readFileSync(file)));
+  assert.ok(fs.readFileSync(lakeOf(n)).equals(fs.readFileSync(file)), 'appended to the same lake file');
+  assert.ok(!fs.existsSync(`${lakeOf(n)}.g2`), 'no generation: the history only grew');
 });
 
 test('paths: Windows and macOS folders, AIDER_CHAT_HISTORY_FILE, a bad config value named', () => {

@@ -106,12 +106,6 @@ class AiderParser extends BaseParser<St> {
   }
 
   protected onLine(l: RawLine): void {
-    // A last line without its newline is still being written: it is read when it is whole (the
-    // checkpoint stays at or before it).
-    if (l.to - l.from === l.e - l.s) {
-      this.hold();
-      return;
-    }
     const text = lineText(l);
     if (!QUOTE.test(text) && !PROMPT.test(text) && !HEADER.test(text)) return this.plain(l, text);
     const tokens = TOKENS.test(text);
