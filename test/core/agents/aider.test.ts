@@ -1,6 +1,6 @@
 // Aider's chat history, end to end, on real histories (test/fixtures/aider, SOURCES.md): the
 // dialect's turns against counts the test makes itself from the Markdown; the folders a capture
-// finds (BRAIN_AIDER_DIRS, config.toml's aider_dirs, AIDER_CHAT_HISTORY_FILE, and the folders
+// finds (BRAIN_PROJECT_DIRS, config.toml's project_dirs, AIDER_CHAT_HISTORY_FILE, and the folders
 // another agent's session ran in, with their git root); the lake byte for byte; an appended
 // history read again from the index's checkpoint; and the history searched, shown, cited,
 // counted and summed in derived.* and `brain stats` as the raw files say.
@@ -21,6 +21,7 @@ import { statsReport } from '../../../src/core/recall/stats';
 import { agentByLane } from '../../../src/core/agents';
 import { aiderFolderName, forgetFoundDirs } from '../../../src/core/agents/aider/paths';
 import { flatSkipper } from '../../../src/core/floor/watch';
+import { validateConfig } from '../../../src/core/config';
 import { titleOf, type Turn } from '../../../src/core/turns';
 
 const HIST = '.aider.chat.history.md';
@@ -149,7 +150,7 @@ async function record(): Promise<void> {
 
 before(async () => {
   sb = sandbox({ name: 'aider' });
-  // Three repositories: one named in BRAIN_AIDER_DIRS, one in config.toml, one found because a
+  // Three repositories: one named in BRAIN_PROJECT_DIRS, one in config.toml, one found because a
   // Claude Code session ran in a folder inside it (Aider writes at the git root).
   for (const n of NAMES) {
     repos[n] = path.join(sb.home, 'code', n);
@@ -161,8 +162,8 @@ before(async () => {
   fs.copyFileSync(fixture('zen-mcp-server'), path.join(repos['zen-mcp-server'], 'deep', 'er', HIST));
   fs.writeFileSync(path.join(repos['zen-mcp-server'], '.aider.input.history'), '\n# 2025-10-23 17:05:01.123456\n+/add **\n');
   fs.mkdirSync(sb.brain, { recursive: true });
-  fs.writeFileSync(path.join(sb.brain, 'config.toml'), `aider_dirs = [${JSON.stringify(repos['aider-history-cache'])}]\n`);
-  sb.env.BRAIN_AIDER_DIRS = repos['aider-history-start'];
+  fs.writeFileSync(path.join(sb.brain, 'config.toml'), `project_dirs = [${JSON.stringify(repos['aider-history-cache'])}]\n`);
+  sb.env.BRAIN_PROJECT_DIRS = repos['aider-history-start'];
   const inside = path.join(repos['zen-mcp-server'], 'tools', 'shared');
   fs.mkdirSync(inside, { recursive: true });
   ccSession(sb.home, inside);
@@ -291,11 +292,14 @@ test('paths: Windows and macOS folders, AIDER_CHAT_HISTORY_FILE, a bad config va
   const moved = path.join(sb.dir, 'elsewhere');
   fs.mkdirSync(moved, { recursive: true });
   fs.copyFileSync(fixture('zen-mcp-server'), path.join(moved, 'chat.md'));
-  const roots = a.roots({ ...sb.env, BRAIN_AIDER_DIRS: '', AIDER_CHAT_HISTORY_FILE: path.join(moved, 'chat.md') });
+  const roots = a.roots({ ...sb.env, BRAIN_PROJECT_DIRS: '', AIDER_CHAT_HISTORY_FILE: path.join(moved, 'chat.md') });
   const r = roots.find((x) => x.dir === moved);
   assert.ok(r && r.flat && r.include('chat.md') && !r.include(HIST));
   assert.ok(a.dialect.reads(`${r.lakePrefix}/chat.md`) && !a.dialect.reads(`${r.lakePrefix}/.aider.input.history`));
   assert.equal(a.sessionOf(`${r.lakePrefix}/chat.md`), r.lakePrefix);
+  // config.toml's project_dirs: absolute folders, or an error naming the key.
+  assert.throws(() => validateConfig({ project_dirs: ['code/p'] }, 'config.toml', sb.env, { checkLocalStore: false }), /project_dirs = \["code\/p"\] is not a list of absolute folders/);
+  assert.deepEqual(validateConfig({ project_dirs: ['/a/b'] }, 'config.toml', sb.env, { checkLocalStore: false }).project_dirs, ['/a/b']);
 });
 
 test('the watcher looks at a flat root\'s own files only, and still into another agent\'s root inside it', () => {

@@ -44,7 +44,7 @@ function sessionDirs(env: Env): string[] {
   return dirs;
 }
 
-/** config.toml's aider_dirs (config.ts validates it for doctor and status; a file that does not
+/** config.toml's project_dirs (config.ts validates it for doctor and status; a file that does not
  * parse gives none here, and is reported there). */
 function configDirs(env: Env): string[] {
   let text: string;
@@ -54,7 +54,7 @@ function configDirs(env: Env): string[] {
     return [];
   }
   try {
-    const v = (parseToml(text) as Record<string, unknown>).aider_dirs;
+    const v = (parseToml(text) as Record<string, unknown>).project_dirs;
     return Array.isArray(v) ? v.filter((d): d is string => typeof d === 'string') : [];
   } catch {
     return [];
@@ -89,7 +89,7 @@ export function aiderFolderName(env: Env, dir: string): string {
   return `${fold}_${h}`;
 }
 
-/** The folders whose Aider files are recorded: BRAIN_AIDER_DIRS, config.toml's aider_dirs, the
+/** The folders whose Aider files are recorded: BRAIN_PROJECT_DIRS, config.toml's project_dirs, the
  * folders other agents' sessions ran in (and their git roots), and the folders of the files
  * AIDER_CHAT_HISTORY_FILE names. Each with the file names it holds. */
 export function aiderDirs(env: Env): { dir: string; names: string[] }[] {
@@ -103,7 +103,7 @@ export function aiderDirs(env: Env): { dir: string; names: string[] }[] {
     named.set(d, s);
   };
   const both = [CHAT_HISTORY, INPUT_HISTORY];
-  for (const d of setting(env, 'BRAIN_AIDER_DIRS')) add(d, both);
+  for (const d of setting(env, 'BRAIN_PROJECT_DIRS')) add(d, both);
   for (const d of configDirs(env)) add(d, both);
   for (const d of sessionDirs(env)) for (const g of withGitRoot(env, d)) add(g, both);
   // Aider reads its options from AIDER_* variables too (configargparse): a chat history moved
