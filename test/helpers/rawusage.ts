@@ -198,6 +198,26 @@ export function aider(file: string): Tokens {
   return t;
 }
 
+/** Amp: a thread document's assistant messages, each with its usage (Anthropic's four counts). */
+export function amp(file: string): Tokens {
+  const t = zero();
+  let doc: J;
+  try {
+    doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return t;
+  }
+  for (const m of (doc.messages ?? []) as J[]) {
+    const u = m?.role === 'assistant' ? m.usage : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += n(u.inputTokens);
+    t.output += n(u.outputTokens);
+    t.cacheCreation += n(u.cacheCreationInputTokens);
+    t.cacheRead += n(u.cacheReadInputTokens);
+  }
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -210,6 +230,7 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
+  for (const f of walk(path.join(home, '.local', 'share', 'amp', 'threads'))) if (f.endsWith('.json')) put('amp', f, amp(f));
   // Aider keeps its history in the project folders: those under home's code/ (where the tests put them).
   for (const f of walk(path.join(home, 'code'))) if (path.basename(f) === '.aider.chat.history.md') put('aider', f, aider(f));
   return out;

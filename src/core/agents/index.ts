@@ -12,8 +12,9 @@ import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { copilot } from './copilot';
 import { aider } from './aider';
+import { amp } from './amp';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider, amp] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
