@@ -13,8 +13,9 @@ import { gemini } from './gemini';
 import { copilot } from './copilot';
 import { aider } from './aider';
 import { amp } from './amp';
+import { auggie } from './auggie';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider, amp] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider, amp, auggie] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
