@@ -218,6 +218,27 @@ export function amp(file: string): Tokens {
   return t;
 }
 
+/** OpenHands: the conversation state's stats, each LLM's accumulated counts; prompt_tokens
+ * includes what was read from the cache. */
+export function openhands(file: string): Tokens {
+  const t = zero();
+  let doc: J;
+  try {
+    doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return t;
+  }
+  for (const m of Object.values((doc.stats?.usage_to_metrics ?? {}) as Record<string, J>)) {
+    const u = m?.accumulated_token_usage;
+    if (!u || typeof u !== 'object') continue;
+    t.input += Math.max(0, n(u.prompt_tokens) - n(u.cache_read_tokens));
+    t.output += n(u.completion_tokens);
+    t.cacheCreation += n(u.cache_write_tokens);
+    t.cacheRead += n(u.cache_read_tokens);
+  }
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -231,6 +252,7 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
   for (const f of walk(path.join(home, '.local', 'share', 'amp', 'threads'))) if (f.endsWith('.json')) put('amp', f, amp(f));
+  for (const f of walk(path.join(home, '.openhands', 'conversations'))) if (path.basename(f) === 'base_state.json') put('openhands', f, openhands(f));
   // Aider keeps its history in the project folders: those under home's code/ (where the tests put them).
   for (const f of walk(path.join(home, 'code'))) if (path.basename(f) === '.aider.chat.history.md') put('aider', f, aider(f));
   return out;

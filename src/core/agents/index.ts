@@ -14,8 +14,9 @@ import { copilot } from './copilot';
 import { aider } from './aider';
 import { amp } from './amp';
 import { auggie } from './auggie';
+import { openhands } from './openhands';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider, amp, auggie] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider, amp, auggie, openhands] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
@@ -24,7 +25,7 @@ export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
 export type Agent = AgentDef<Lane>;
 
 /** The part of an agent capture needs. */
-export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole'>;
+export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole' | 'partOf'>;
 
 export type { AgentDef, AgentFiles, OriginRoot } from './types';
 export { defineAgent } from './types';

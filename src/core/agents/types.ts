@@ -27,6 +27,11 @@ export interface AgentFiles {
   /** Files the agent rewrites whole on every update (a legacy .json): their versions are captured
    * as generations at most once per rewrite-quiet period while they keep changing. */
   rewritesWhole?(rel: string): boolean;
+  /** Files that are parts of one conversation (an agent that writes one file per event): the key
+   * they share (lane-relative, like a path). Parts are counted, shown and searched as the one file
+   * they make up: their turns together are the session's, in the order of their numbers. Null (or
+   * no function) for a file that is a whole conversation on its own. */
+  partOf?(rel: string): string | null;
 }
 
 export interface AgentDef<L extends string = string> extends AgentFiles {
