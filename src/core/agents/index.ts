@@ -15,8 +15,9 @@ import { aider } from './aider';
 import { amp } from './amp';
 import { auggie } from './auggie';
 import { openhands } from './openhands';
+import { kiro } from './kiro';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider, amp, auggie, openhands] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, aider, amp, auggie, openhands, kiro] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
