@@ -61,6 +61,17 @@ function configDirs(env: Env): string[] {
   }
 }
 
+let expanded: { from: string[]; dirs: string[] } | null = null;
+
+/** The folders other agents' sessions ran in, each with its git root: worked out again only when
+ * that list changes (a pass asks every time; the walk up to .git is a stat per level). */
+function sessionRoots(env: Env): string[] {
+  const from = sessionDirs(env);
+  if (expanded?.from === from) return expanded.dirs;
+  expanded = { from, dirs: from.flatMap((d) => withGitRoot(env, d)) };
+  return expanded.dirs;
+}
+
 /** The folder itself and the git root above it (where Aider writes by default), nearest first. */
 function withGitRoot(env: Env, dir: string): string[] {
   const p = pathFor(env);
@@ -105,7 +116,7 @@ export function aiderDirs(env: Env): { dir: string; names: string[] }[] {
   const both = [CHAT_HISTORY, INPUT_HISTORY];
   for (const d of setting(env, 'BRAIN_PROJECT_DIRS')) add(d, both);
   for (const d of configDirs(env)) add(d, both);
-  for (const d of sessionDirs(env)) for (const g of withGitRoot(env, d)) add(g, both);
+  for (const g of sessionRoots(env)) add(g, both);
   // Aider reads its options from AIDER_* variables too (configargparse): a chat history moved
   // elsewhere is recorded where it is (an input history under another name is not: its lines
   // would read as a chat's).
@@ -136,4 +147,5 @@ export const aiderFiles: AgentFiles = {
 /** Test hook: forget the folders found through the turn index. */
 export function forgetFoundDirs(): void {
   found = null;
+  expanded = null;
 }
