@@ -1,7 +1,8 @@
 -- brain stats: sessions, turns, tokens, models and tool calls per group.
 -- $by: 'agent' | 'day' | 'project' | 'machine' | 'all'; $agent: '' or agent names (the agent
 -- column's, comma-separated); $since: '' or a time (rows at or after it).
--- A session counts in every group it has messages in (a session over two days counts in both);
+-- A session counts in every group it has messages in (a session over two days counts in both),
+-- once however many files hold it (an agent writing a file per event, a copy of a rollout);
 -- a turn is a user prompt or one assistant reply (the lines of one reply count once) of a main
 -- conversation: sub-agents' messages (is_sidechain) are not sessions or turns of their own, but
 -- their tokens count; tokens count each reply once (derived.usage); days are in the connection's
@@ -16,13 +17,14 @@ WITH
                     WHEN 'project' THEN coalesce(project, '(unknown)')
                     WHEN 'machine' THEN machine_id
                     ELSE 'total' END AS key,
-           file_id, turn_id, model
+           machine_id, agent, session_id, turn_id, model
     FROM derived.messages
     WHERE NOT is_sidechain
       AND ($agent = '' OR list_contains(string_split($agent, ','), agent))
       AND ($since = '' OR coalesce(event_time, captured_at) >= TRY_CAST($since AS TIMESTAMPTZ))),
   ms AS (
-    SELECT coalesce(key, chr(0)) AS key, count(DISTINCT file_id) AS sessions, count(DISTINCT turn_id) AS turns
+    SELECT coalesce(key, chr(0)) AS key, count(DISTINCT concat_ws(chr(0), machine_id, agent, session_id)) AS sessions,
+           count(DISTINCT turn_id) AS turns
     FROM m GROUP BY GROUPING SETS ((key), ())),
   u AS (
     SELECT CASE $by WHEN 'agent' THEN agent

@@ -29,6 +29,9 @@ export interface Config {
   rsync_path: string;
   /** Seconds between two walks of the floor by `brain tick`. */
   interval: number;
+  /** Project folders to look in for agents that keep their history inside the project, besides
+   * the folders other agents' sessions ran in (each such agent's paths.ts reads it). */
+  project_dirs?: string[];
   file: string;
 }
 
@@ -36,7 +39,7 @@ export const DEFAULT_INTERVAL = 600;
 const MIN_INTERVAL = 60;
 const MAX_INTERVAL = 86_400;
 
-const TOP_KEYS = ['machine', 'rsync_path', 'interval', 'store', 'sql'];
+const TOP_KEYS = ['machine', 'rsync_path', 'interval', 'store', 'sql', 'project_dirs'];
 const STORE_KEYS = ['path', 'host', 'ssh_mux_only'];
 
 /** Characters a store path may hold: it is quoted inside a shell command on the store host. */
@@ -151,6 +154,15 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
   // brain sql and the sql tools read [sql] themselves (cache/limits.ts); checked here for doctor.
   if (raw.sql !== undefined) sqlTable(raw.sql, file);
 
+  let project_dirs: string[] = [];
+  if (raw.project_dirs !== undefined) {
+    const v = raw.project_dirs;
+    if (!Array.isArray(v) || v.some((d) => typeof d !== 'string' || !(path.isAbsolute(d) || path.win32.isAbsolute(d)))) {
+      fail(at(null, 'project_dirs'), `project_dirs = ${show(v)} is not a list of absolute folders`, 'write project_dirs = ["/home/me/code/project", …]: project folders where an agent keeps its history');
+    }
+    project_dirs = v as string[];
+  }
+
   let store: StoreConfig | undefined;
   if (raw.store !== undefined) {
     if (typeof raw.store !== 'object' || raw.store === null || Array.isArray(raw.store)) {
@@ -212,7 +224,7 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
     }
     store = { path: p, host, ssh_mux_only };
   }
-  return { machine, machineFrom, store, rsync_path, interval, file };
+  return { machine, machineFrom, store, rsync_path, interval, project_dirs, file };
 }
 
 export type ConfigResult =
@@ -293,6 +305,10 @@ export function renderConfig(v: TemplateValues): string {
   L.push('# How often `brain tick` (run by the timer every 5 minutes) looks for changes: seconds, or');
   L.push('# "10m" / "1h", between 60 seconds and 1 day. A change waits at most this plus one timer period.');
   L.push(v.interval !== undefined ? `interval = ${v.interval}` : `# interval = ${q('10m')}`);
+  L.push('');
+  L.push("# Some agents keep their history inside the project folder. The folders other agents'");
+  L.push('# sessions ran in are looked at; list more project folders here (absolute paths).');
+  L.push(`# project_dirs = [${q('/home/me/code/project')}]`);
   L.push('');
   L.push('# SQL (`brain sql`, and the sql tool of `brain mcp` and the editor). BRAIN_SQL_TIMEOUT and');
   L.push('# BRAIN_SQL_MAX_BYTES override these.');

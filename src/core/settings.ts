@@ -179,6 +179,11 @@ export const SETTINGS = {
     type: 'path', shown: 'none', for: 'tests', what: "the running editor's user folder, read for Copilot chats first",
     dflt: none, parse: text, form: 'a folder', bad: 'warn',
   }),
+  BRAIN_PROJECT_DIRS: spec<string[]>({
+    type: 'paths', shown: 'none', for: 'users',
+    what: "more project folders to look in for the agents that keep their history inside the project (see the agents' table), separated like PATH; config.toml's `project_dirs` adds more, and so do the folders other agents' sessions ran in",
+    dflt: () => [], parse: (v) => v.split(path.delimiter).map((x) => x.trim()).filter(Boolean), form: "folders separated by the platform's path separator", bad: 'warn',
+  }),
   BRAIN_E2E_OUT: spec<string | undefined>({
     type: 'path', shown: 'none', for: 'tests', what: "the extension registers its test commands, writing to this folder (the e2e suite)",
     dflt: none, parse: text, form: 'a folder', bad: 'warn',

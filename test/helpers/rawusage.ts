@@ -195,6 +195,54 @@ function clineTask(file: string): Tokens {
   return t;
 }
 
+/** Aider: each model response is followed by Aider's usage line, "> Tokens: 5.4k sent, 1.6k cache
+ * write, 51 received." (counts as Aider shows them: "612", "5,244", "5.4k", "13k"). Every such
+ * line counts; input is what was sent less what was written to or read from the cache. */
+export function aider(file: string): Tokens {
+  const t = zero();
+  const count = (s: string | undefined): number => {
+    if (s === undefined) return 0;
+    const k = s.endsWith('k') ? 1000 : 1;
+    return Math.round(parseFloat(s.replace(/k$/, '').split(',').join('')) * k);
+  };
+  for (const l of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!l.startsWith('> Tokens: ')) continue;
+    const parts = new Map<string, string>();
+    for (const p of l.slice('> Tokens: '.length).split(/[,.] (?=[\d])/)) {
+      const m = /^([\d.,]+k?) (sent|cache write|cache hit|received)/.exec(p.trim());
+      if (m) parts.set(m[2], m[1]);
+    }
+    if (!parts.has('sent') || !parts.has('received')) continue;
+    const write = count(parts.get('cache write'));
+    const hit = count(parts.get('cache hit'));
+    t.input += Math.max(0, count(parts.get('sent')) - write - hit);
+    t.output += count(parts.get('received'));
+    t.cacheCreation += write;
+    t.cacheRead += hit;
+  }
+  return t;
+}
+
+/** Amp: a thread document's assistant messages, each with its usage (Anthropic's four counts). */
+export function amp(file: string): Tokens {
+  const t = zero();
+  let doc: J;
+  try {
+    doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return t;
+  }
+  for (const m of (doc.messages ?? []) as J[]) {
+    const u = m?.role === 'assistant' ? m.usage : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += n(u.inputTokens);
+    t.output += n(u.outputTokens);
+    t.cacheCreation += n(u.cacheCreationInputTokens);
+    t.cacheRead += n(u.cacheReadInputTokens);
+  }
+  return t;
+}
+
 /** Adds one reply's four counts. */
 function addFour(t: Tokens, input: number, output: number, cacheCreation: number, cacheRead: number): void {
   t.input += input;
@@ -224,6 +272,27 @@ function continueSession(file: string): Tokens {
   return t;
 }
 
+/** OpenHands: the conversation state's stats, each LLM's accumulated counts; prompt_tokens
+ * includes what was read from the cache. */
+export function openhands(file: string): Tokens {
+  const t = zero();
+  let doc: J;
+  try {
+    doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return t;
+  }
+  for (const m of Object.values((doc.stats?.usage_to_metrics ?? {}) as Record<string, J>)) {
+    const u = m?.accumulated_token_usage;
+    if (!u || typeof u !== 'object') continue;
+    t.input += Math.max(0, n(u.prompt_tokens) - n(u.cache_read_tokens));
+    t.output += n(u.completion_tokens);
+    t.cacheCreation += n(u.cache_write_tokens);
+    t.cacheRead += n(u.cache_read_tokens);
+  }
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -243,5 +312,9 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.cline', 'data', 'tasks'))) if (path.basename(f) === 'ui_messages.json') put('cline', f, clineTask(f));
   for (const f of walk(path.join(home, '.cline', 'data', 'sessions'))) if (f.endsWith('.messages.json')) put('cline-cli', f, clineCli(f));
   for (const f of walk(path.join(home, '.continue', 'sessions'))) if (f.endsWith('.json') && path.basename(f) !== 'sessions.json') put('continue-dev', f, continueSession(f));
+  for (const f of walk(path.join(home, '.local', 'share', 'amp', 'threads'))) if (f.endsWith('.json')) put('amp', f, amp(f));
+  for (const f of walk(path.join(home, '.openhands', 'conversations'))) if (path.basename(f) === 'base_state.json') put('openhands', f, openhands(f));
+  // Aider keeps its history in the project folders: those under home's code/ (where the tests put them).
+  for (const f of walk(path.join(home, 'code'))) if (path.basename(f) === '.aider.chat.history.md') put('aider', f, aider(f));
   return out;
 }

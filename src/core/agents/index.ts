@@ -24,9 +24,14 @@ import { zed } from './zed';
 import { kiro } from './kiro';
 import { warp } from './warp';
 import { cursorIde } from './cursor_ide';
+import { aider } from './aider';
+import { amp } from './amp';
+import { auggie } from './auggie';
+import { openhands } from './openhands';
+import { kiroIde } from './kiro_ide';
 
 // kilo and crush after opencode: their views.sql use the macros opencode's defines.
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, cline, clineCli, roo, kiloExt, continueAgent, opencode, kilo, crush, goose, zed, kiro, warp, cursorIde] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, cline, clineCli, roo, kiloExt, continueAgent, opencode, kilo, crush, goose, zed, kiro, warp, cursorIde, aider, amp, auggie, openhands, kiroIde] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
@@ -35,7 +40,7 @@ export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
 export type Agent = AgentDef<Lane>;
 
 /** The part of an agent capture needs. */
-export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole' | 'databases'>;
+export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole' | 'databases' | 'partOf'>;
 
 export type { AgentDef, AgentFiles, OriginRoot } from './types';
 export type { DbOrigin, DbTable } from './kit/sqlite';

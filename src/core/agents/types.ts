@@ -17,6 +17,10 @@ export interface OriginRoot {
   legacyPrefix?: string;
   /** Relative path (with '/' separators, relative to dir) of a file: is it a session file? */
   include(rel: string): boolean;
+  /** Only the files directly in `dir` are looked at, never its folders (a project folder that
+   * holds an agent's file beside the user's own tree: walking or watching it all would cost a
+   * repository's worth of files). */
+  flat?: boolean;
 }
 
 /** Where an agent's session files are: what each paths.ts declares. */
@@ -31,6 +35,11 @@ export interface AgentFiles {
    * lake file per (database, session), lake/<lane>/<lakePrefix><session>.rows.jsonl. An agent with
    * only databases returns [] from roots(). */
   databases?(env: Env): DbOrigin[];
+  /** Files that are parts of one conversation (an agent that writes one file per event): the key
+   * they share (lane-relative, like a path). Parts are counted, shown and searched as the one file
+   * they make up: their turns together are the session's, in the order of their numbers. Null (or
+   * no function) for a file that is a whole conversation on its own. */
+  partOf?(rel: string): string | null;
 }
 
 export interface AgentDef<L extends string = string> extends AgentFiles {

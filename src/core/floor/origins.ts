@@ -61,7 +61,9 @@ function walk(h: WalkHost, agent: AgentPaths, root: OriginRoot, dir: Buffer, seg
       }
       continue;
     }
-    if (ent.isDirectory()) walk(h, agent, root, child, [...segs, ent.name], childRel);
+    if (ent.isDirectory()) {
+      if (!root.flat) walk(h, agent, root, child, [...segs, ent.name], childRel);
+    }
     // A FIFO, socket or device named like a session too: file() says what it is and skips it.
     else if (root.include(childRel)) h.file(agent, root, child, [...segs, ent.name]);
   }

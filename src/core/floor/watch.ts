@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import { agents } from '../agents';
+import { agents, type OriginRoot } from '../agents';
 import { BrainError, errnoCode } from '../errors';
 import type { Env } from '../home';
 import { capture, quietFromEnv, rewriteQuietFromEnv, type CaptureReport } from './capture';
@@ -99,7 +99,8 @@ export function watchBudget(env: Env): { needed: number; limit: number } | null 
     for (const r of a.roots(env)) {
       if (!fs.existsSync(r.dir)) continue;
       needed++;
-      walkTree(r.dir, () => void needed++, { skip: (n) => n === '.git' });
+      // A flat root (a project folder) is watched for its own files only.
+      if (!r.flat) walkTree(r.dir, () => void needed++, { skip: (n) => n === '.git' });
     }
   return { needed, limit };
 }
@@ -109,7 +110,9 @@ export function startWatch(opts: WatchOptions): Watcher {
   const debounce = opts.debounceMs ?? 300;
   const quietMs = quietFromEnv(env);
   const rewriteQuietMs = rewriteQuietFromEnv(env);
-  const roots = agents().flatMap((a) => a.roots(env).map((r) => r.dir));
+  const defs = agents().flatMap((a) => a.roots(env));
+  const roots = defs.map((r) => r.dir);
+  const skip = flatSkipper(defs);
   // How long a pass waits for another writer (BRAIN_WATCH_LOCK_WAIT_SECONDS, for tests).
   const lockWaitMs = setting(env, 'BRAIN_WATCH_LOCK_WAIT_SECONDS') * 1000;
   const pollMs = watchPollMs(env);
@@ -238,7 +241,7 @@ export function startWatch(opts: WatchOptions): Watcher {
     ignoreInitial: true,
     followSymlinks: false,
     depth: 12,
-    ignored: (p: string) => p.includes(`${path.sep}.git${path.sep}`),
+    ignored: (p: string) => p.includes(`${path.sep}.git${path.sep}`) || skip(p),
   });
   watcher.on('all', onEvent);
   // Out of watches: said once, and from then on a full pass every poll period (the folders that
@@ -349,6 +352,22 @@ export function startWatch(opts: WatchOptions): Watcher {
       await dbWatcher?.close();
       await running;
     },
+  };
+}
+
+/** What the watcher leaves alone inside a flat root (OriginRoot.flat: a project folder, of which
+ * only the agent's own files are watched), unless it is inside another agent's (deep) root too. */
+export function flatSkipper(defs: OriginRoot[]): (p: string) => boolean {
+  const flat = defs.filter((r) => r.flat).map((r) => ({ dir: path.resolve(r.dir), include: r.include }));
+  if (flat.length === 0) return () => false;
+  const deep = defs.filter((r) => !r.flat).map((r) => path.resolve(r.dir));
+  const within = (p: string, d: string) => p === d || p.startsWith(d.endsWith(path.sep) ? d : d + path.sep);
+  return (raw: string) => {
+    const p = path.resolve(raw);
+    if (deep.some((d) => within(p, d))) return false;
+    // A flat root itself, or a file one of them takes (roots may nest: two repositories).
+    if (flat.some((f) => p === f.dir || (path.dirname(p) === f.dir && f.include(path.basename(p))))) return false;
+    return flat.some((f) => within(p, f.dir));
   };
 }
 

@@ -72,6 +72,17 @@ export function baseOfGen(lakePath: string, gen: number): string {
   return lakePath.replace(new RegExp(`\\.g${gen}(?=\\.[^./]*$|$)`), '');
 }
 
+/** The form a lake file belongs to: its base (baseOfGen), or, for a part of a conversation an
+ * agent writes a file per event (AgentFiles.partOf), the key its parts share (`lake/<lane>/<key>`):
+ * the files whose turns together are what a session holds. */
+export function formOf(lakePath: string, gen: number): string {
+  const base = baseOfGen(lakePath, gen);
+  const parts = base.split('/');
+  const i = parts[0] === 'lake' ? 1 : 0;
+  const part = agentByLane(parts[i] ?? '')?.partOf?.(parts.slice(i + 1).join('/'));
+  return part ? [...parts.slice(0, i + 1), part].join('/') : base;
+}
+
 export interface MetaRecord {
   cwd?: string;
   git?: { common_dir?: string; remote?: string | null; branch?: string | null; commit?: string | null } | null;

@@ -12,7 +12,7 @@ import { machineName } from '../machine';
 import { OverBudgetError, readManifest, readStoreManifest, type ManifestLine } from '../floor/manifest';
 import { DeadlineError, NotRegularError } from '../safeopen';
 import { laneRel, readTurns } from '../index/read';
-import { baseOfGen, homeRoot, projectFromPath, readMeta } from '../index/roots';
+import { baseOfGen, formOf, homeRoot, projectFromPath, readMeta } from '../index/roots';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { readSession } from './read';
 import { lakeFile } from '../index/lakepath';
@@ -247,7 +247,7 @@ export class FloorView {
         lane: a.lane,
         session: a.session,
         gen: a.gen,
-        base: baseOfGen(a.lakePath, a.gen),
+        base: formOf(a.lakePath, a.gen),
         to: a.bytes,
         unterminated: true,
         first_seen: a.first,

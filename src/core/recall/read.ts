@@ -55,7 +55,7 @@ function shownGens(files: FloorFile[]): FloorFile[] {
   }
   const pick = [...newest.values()].sort((a, b) => (b.to ?? 0) - (a.to ?? 0))[0];
   if (!pick) return [];
-  return files.filter((f) => f.mf.machine === pick.mf.machine && f.base === pick.base).sort((a, b) => a.gen - b.gen);
+  return files.filter((f) => f.mf.machine === pick.mf.machine && f.base === pick.base).sort((a, b) => a.gen - b.gen || (a.lake_path < b.lake_path ? -1 : 1));
 }
 
 function ambiguous(ref: string, cands: { session: string; machine: string; lane: string }[]): never {
@@ -169,6 +169,21 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     // The generation as it was: its own title (its first prompt) and count.
     const own = infoFromFile(f, r.facts, r.turns);
     info = { ...(found.info ?? own), title: own.title || (found.info?.title ?? ''), turns: countTurns(r.turns), tokens: sessionTokens(r.turns, r.facts) };
+  } else if (new Set(found.gens.map((f) => f.gen)).size < found.gens.length) {
+    // Parts of one conversation (a file per event, AgentFiles.partOf): their turns together, in
+    // the order of their numbers, each cited in its own file.
+    const reads = found.gens.flatMap((f) => {
+      // A part no dialect reads (a state file beside the events) holds no turns.
+      const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
+      return r ? [{ file: f, r }] : [];
+    });
+    if (reads.length === 0) throw new BrainError('not-found', `${newest.lake_path} is not a transcript any dialect reads`);
+    entries = reads
+      .flatMap((x) => x.r.turns.map((turn) => ({ turn, gen: x.file.gen, file: x.file, rewritten: null })))
+      .sort((a, b) => a.turn.n - b.turn.n);
+    unparsed = reads.reduce((a, x) => a + x.r.counts.bad, 0);
+    const last = reads[reads.length - 1];
+    info = { ...(found.info ?? infoFromFile(last.file, last.r.facts, last.r.turns)), turns: countTurns(entries.map((e) => e.turn)), tokens: sessionTokens(entries.map((e) => e.turn), last.r.facts) };
   } else {
     const reads = found.gens.map((f) => ({ gen: f.gen, file: f, r: read(f) }));
     const last = reads[reads.length - 1];

@@ -15,7 +15,7 @@ import type { FileFacts, RawLine, Span, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
 import { lineText } from '../agents/kit/jsonl';
 import { laneRel, readTurns } from '../index/read';
-import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
+import { baseOfGen, formOf, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';
 import { snippetText } from './snippet';
 import { walkTree } from '../walk';
@@ -78,7 +78,7 @@ export function floorFiles(root: Root, refused: RefusedFile[] = [], o: { newestO
             lane: m.lane ?? laneRel(m.lake_path).lane,
             session: m.session,
             gen: m.gen ?? 1,
-            base: baseOfGen(m.lake_path, m.gen ?? 1),
+            base: formOf(m.lake_path, m.gen ?? 1),
             to: m.byte_to,
             unterminated: !!m.unterminated,
             first_seen: m.captured_at,
@@ -121,7 +121,7 @@ function walkLake(mf: MachineFloor, into: Map<string, FloorFile>): void {
       const { lane, rel: lr } = laneRel(lakePath);
       const g = /\.g(\d+)(?=\.[^./]*$|$)/.exec(name);
       const gen = g ? Number(g[1]) : 1;
-      const base = baseOfGen(lakePath, gen);
+      const base = formOf(lakePath, gen);
       const session = agentByLane(lane)?.sessionOf(laneRel(base).rel) ?? lr;
       into.set(lakePath, { mf, lake_path: lakePath, lane, session, gen, base, to: null, unterminated: true, first_seen: null, last_seen: null });
     },

@@ -13,7 +13,7 @@ import { sessionFacts } from '../../truth';
 import { laneRel } from '../read';
 import { runParseJob, type ParseJob, type ParseResult } from '../parse-job';
 import { ParsePool } from '../pool';
-import { baseOfGen, projectFromPath, readMeta, type MachineFloor, type MetaRecord } from '../roots';
+import { baseOfGen, formOf, projectFromPath, readMeta, type MachineFloor, type MetaRecord } from '../roots';
 import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { IndexQueries } from './query';
@@ -380,7 +380,7 @@ export class TurnIndex extends IndexQueries {
       const { rel } = laneRel(c.lake_path);
       const session = c.session || agent?.sessionOf(baseOfGen(rel, c.gen)) || rel;
       const sid = this.sessionId(machine, c.lane, session);
-      const base = baseOfGen(c.lake_path, c.gen);
+      const base = formOf(c.lake_path, c.gen);
       this.st.insertFile.run(machine, c.lake_path, base, c.gen, c.lane, sid, c.first_seen, c.last_seen);
       row = this.st.fileByPath.get(machine, c.lake_path) as FileRow;
     }

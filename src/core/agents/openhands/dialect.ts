@@ -1,0 +1,131 @@
+// OpenHands conversations -> turns. Each event is a file of its own,
+// events/event-<n>-<event id>.json, one JSON document (the SDK's pydantic model, with its class in
+// "kind"), written once. The files of a conversation are parts of one session (paths.ts, partOf):
+// each event's turn is numbered from its event number, so the session's turns are in event order
+// whichever file is read first, and each cites its own file (lines 1..N).
+//
+//   MessageEvent      { source: "user" | "agent", llm_message: { role, content: [{ type: "text",
+//                      text }] } }: a prompt, or a reply in words
+//   ActionEvent       { thought: [{ text }], reasoning_content, tool_name, tool_call_id,
+//                      tool_call: { id, name, arguments }, llm_response_id }: a reply that calls a
+//                      tool (one event per call)
+//   ObservationEvent  { tool_name, tool_call_id, observation: { content: [{ text }], is_error } },
+//   UserRejectObservation, AgentErrorEvent: a call's outcome, in a file of its own (a tool turn)
+//   SystemPromptEvent { system_prompt: { text } }: instructions
+// base_state.json (the conversation's state, its token counts in stats) holds no turns.
+import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
+import { BaseParser, addText, addThinking } from '../kit/parser';
+import { arr, isObj, lineText, strOrNull, tsOf, type Obj } from '../kit/jsonl';
+import { eventIndex } from './paths';
+
+/** The text blocks of a content list, joined. */
+export function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  return arr(v)
+    .map((b) => (isObj(b) && typeof b.text === 'string' ? b.text : ''))
+    .filter((s) => s.trim())
+    .join('\n\n');
+}
+
+/** Turns of one event file are numbered from its event number (a few per event at most). */
+const PER_EVENT = 4;
+
+class OpenHandsParser extends BaseParser<Record<string, never>> {
+  private doc: string[] = [];
+  private span: Span | null = null;
+
+  constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
+    super(opts, emit, {}, resume);
+    const i = eventIndex(opts.rel.replace(/\.g\d+\.json$/, '.json'));
+    if (!resume && i !== null) this.n = i * PER_EVENT;
+  }
+
+  protected onLine(l: RawLine): void {
+    this.hold(); // a document: nothing is final before it ends
+    this.doc.push(lineText(l));
+    if (!this.span) this.span = { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to };
+    else {
+      this.span.line_to = l.no;
+      this.span.byte_to = l.to;
+    }
+  }
+
+  protected onFinish(): void {
+    if (!this.span) return;
+    let o: unknown;
+    try {
+      o = JSON.parse(this.doc.join('\n'));
+    } catch {
+      o = null;
+    }
+    if (!isObj(o)) {
+      this.counts.bad++;
+      return;
+    }
+    this.event(o, this.span);
+    this.release();
+  }
+
+  private event(o: Obj, span: Span): void {
+    const ts = tsOf(o.timestamp);
+    this.seen(ts);
+    const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
+    let t: Turn | null = null;
+    switch (o.kind) {
+      case 'MessageEvent': {
+        const m = isObj(o.llm_message) ? o.llm_message : {};
+        const user = o.source === 'user' || m.role === 'user';
+        t = this.turn(at, user ? 'user' : 'assistant', user ? 'prompt' : 'reply', ts);
+        addText(t, textOf(m.content));
+        if (!user && this.opts.full && typeof m.reasoning_content === 'string') addThinking(t, m.reasoning_content);
+        break;
+      }
+      case 'ActionEvent': {
+        t = this.turn(at, 'assistant', 'reply', ts);
+        addText(t, textOf(o.thought));
+        if (this.opts.full && typeof o.reasoning_content === 'string') addThinking(t, o.reasoning_content);
+        const call = isObj(o.tool_call) ? o.tool_call : {};
+        const args = call.arguments ?? (isObj(o.action) ? JSON.stringify(o.action) : '');
+        t.tools.push({
+          id: strOrNull(o.tool_call_id) ?? strOrNull(call.id),
+          name: strOrNull(o.tool_name) ?? strOrNull(call.name) ?? '?',
+          arguments: this.opts.full ? (typeof args === 'string' ? args : JSON.stringify(args)) : '',
+          output: '',
+          is_error: false,
+        });
+        break;
+      }
+      case 'ObservationEvent':
+      case 'UserRejectObservation':
+      case 'AgentErrorEvent': {
+        t = this.turn(at, 'tool', 'output', ts);
+        const ob = isObj(o.observation) ? o.observation : {};
+        addText(t, o.kind === 'ObservationEvent' ? textOf(ob.content) : String(o.rejection_reason ?? o.error ?? ''));
+        t.tools.push({
+          id: strOrNull(o.tool_call_id),
+          name: strOrNull(o.tool_name) ?? '?',
+          arguments: '',
+          output: this.opts.full ? t.text : '',
+          is_error: o.kind !== 'ObservationEvent' || ob.is_error === true,
+        });
+        break;
+      }
+      case 'SystemPromptEvent': {
+        t = this.turn(at, 'system', 'instructions', ts);
+        addText(t, textOf(isObj(o.system_prompt) ? [o.system_prompt] : o.system_prompt));
+        break;
+      }
+      default:
+        // State updates, pauses, condensations and kinds a newer SDK may add: no turn.
+        return;
+    }
+    t.span = { ...span };
+    this.emit(t);
+  }
+}
+
+export const openhandsDialect: Dialect = {
+  reads: (rel) => /\/events\/event-\d{5,}-[^/]+\.json$/.test(rel),
+  sharedSpans: () => true,
+  open: (opts, emit, resume) => new OpenHandsParser(opts, emit, resume),
+};
