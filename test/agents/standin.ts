@@ -1,5 +1,5 @@
 // Loopback stand-ins for the three model API families the real agent CLIs speak: the Anthropic
-// Messages API (Claude Code), the OpenAI Responses API (Codex) and OpenAI chat completions (Pi).
+// Messages API (Claude Code), the OpenAI Responses API (Codex) and OpenAI chat completions (Pi, Copilot CLI, Qwen Code).
 // Each streams SSE the way the real service does, so the CLIs run their normal code paths and write
 // their normal transcripts. Nothing here talks to anything but 127.0.0.1.
 //
@@ -367,7 +367,24 @@ async function responses(req: http.IncomingMessage, res: http.ServerResponse, bo
   return true;
 }
 
-// ---- OpenAI chat completions (Pi) ---------------------------------------------------------
+// ---- OpenAI chat completions (Pi, Copilot CLI, Qwen Code) ---------------------------------------------------------
+
+/** The shell tools of the chat-completions agents, each taking {command}: Pi's and Copilot CLI's
+ * bash, Qwen Code's run_shell_command, Factory Droid's Execute. */
+const CHAT_SHELL_TOOLS = ['bash', 'run_shell_command', 'Execute'];
+
+/** {command}, plus any other parameter the tool requires (Droid's Execute wants a risk level and
+ * its reason): an enum's first value, else a word. */
+function shellArgs(tool: any, command: string): Record<string, unknown> {
+  const params = tool?.function?.parameters ?? {};
+  const out: Record<string, unknown> = { command };
+  for (const k of Array.isArray(params.required) ? params.required : []) {
+    if (k in out) continue;
+    const p = params.properties?.[k] ?? {};
+    out[k] = Array.isArray(p.enum) ? p.enum[0] : p.type === 'boolean' ? false : p.type === 'number' || p.type === 'integer' ? 0 : 'scripted';
+  }
+  return out;
+}
 
 function chatText(m: any): string {
   if (!m || m.role !== 'user') return '';
@@ -401,8 +418,9 @@ async function chat(req: http.IncomingMessage, res: http.ServerResponse, body: a
     text = choice.found.text ?? '';
     if (choice.found.shell) {
       const names = tools.map((t) => t.function?.name);
-      if (!names.includes('bash')) throw new Error(`stand-in: Pi offered no bash tool (tools: ${names.join(', ')})`);
-      call = { id: rid('call_', seq), name: 'bash', arguments: JSON.stringify({ command: choice.found.shell }) };
+      const shell = CHAT_SHELL_TOOLS.find((n) => names.includes(n));
+      if (!shell) throw new Error(`stand-in: the agent offered no shell tool (${CHAT_SHELL_TOOLS.join(', ')}; tools: ${names.join(', ')})`);
+      call = { id: rid('call_', seq), name: shell, arguments: JSON.stringify(shellArgs(tools.find((t) => t.function?.name === shell), choice.found.shell)) };
     }
   } else {
     entry.kind = tools.length ? 'unscripted' : 'side';

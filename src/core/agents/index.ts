@@ -11,8 +11,9 @@ import { pi } from './pi';
 import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { copilot } from './copilot';
+import { copilotCli } from './copilot_cli';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, copilotCli] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
