@@ -12,8 +12,10 @@ import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { copilot } from './copilot';
 import { copilotCli } from './copilot_cli';
+import { qwen } from './qwen';
+import { droid } from './droid';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, copilotCli] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, copilotCli, qwen, droid] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
