@@ -170,6 +170,47 @@ function copilot(file: string): Tokens {
   return t;
 }
 
+/** Copilot CLI: one session.usage_record event per model call; inputTokens counts the cached
+ * prompt (read and written) too. The shutdown event's totals repeat them and are left out. */
+function copilotCli(file: string): Tokens {
+  const t = zero();
+  for (const j of jsonLines(file)) {
+    const u = j.type === 'session.usage_record' ? j.data?.usage : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += Math.max(0, n(u.inputTokens) - n(u.cacheReadTokens) - n(u.cacheWriteTokens));
+    t.output += n(u.outputTokens);
+    t.cacheCreation += n(u.cacheWriteTokens);
+    t.cacheRead += n(u.cacheReadTokens);
+  }
+  return t;
+}
+
+/** Qwen Code: an assistant record's usageMetadata; promptTokenCount counts the cached part,
+ * candidatesTokenCount is the whole completion. */
+function qwen(file: string): Tokens {
+  const t = zero();
+  for (const j of jsonLines(file)) {
+    const u = j.type === 'assistant' ? j.usageMetadata : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += Math.max(0, n(u.promptTokenCount) - n(u.cachedContentTokenCount));
+    t.output += n(u.candidatesTokenCount);
+    t.cacheRead += n(u.cachedContentTokenCount);
+  }
+  return t;
+}
+
+/** Factory Droid: the session's totals in <id>.settings.json (the file as it is now). */
+function droid(file: string): Tokens {
+  const u = JSON.parse(fs.readFileSync(file, 'utf8'))?.tokenUsage;
+  const t = zero();
+  if (!u || typeof u !== 'object') return t;
+  t.input = n(u.inputTokens);
+  t.output = n(u.outputTokens);
+  t.cacheCreation = n(u.cacheCreationTokens);
+  t.cacheRead = n(u.cacheReadTokens);
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -182,5 +223,8 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
+  for (const f of walk(path.join(home, '.copilot', 'session-state'))) if (f.endsWith(`${path.sep}events.jsonl`)) put('copilot-cli', f, copilotCli(f));
+  for (const f of walk(path.join(home, '.qwen', 'projects'))) if (f.endsWith('.jsonl') && f.includes(`${path.sep}chats${path.sep}`)) put('qwen-code', f, qwen(f));
+  for (const f of walk(path.join(home, '.factory', 'sessions'))) if (f.endsWith('.settings.json')) put('factory-droid', f, droid(f));
   return out;
 }

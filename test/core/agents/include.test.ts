@@ -14,6 +14,8 @@ import { readManifest } from '../../../src/core/floor/manifest';
 const COMPANION: Record<string, RegExp> = {
   cc: /\/subagents\/[^/]+\.meta\.json$/,
   codex: /(^|\/)rollout-[^/]*\.json$/,
+  // Droid keeps a session's token totals in <id>.settings.json beside its conversation.
+  droid: /\.settings\.json$/,
 };
 
 test('every file an agent includes is a session its dialect reads (or a declared companion)', () => {
