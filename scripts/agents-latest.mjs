@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run test:agents-latest`: the real-agent suite (test/agents) against the newest published
-// Claude Code, Codex and Pi, beside the pinned ones, so a new agent release that changes its
+// Claude Code, Codex, Pi, Copilot CLI and Qwen Code, beside the pinned ones, so a new agent release that changes its
 // transcript format is caught before users meet it. Non-blocking: it reports and exits 0 (use
 // --strict to exit 1 when the newest release breaks a case the pinned one passes).
 //
@@ -24,6 +24,8 @@ const AGENTS = {
   cc: { pkg: '@anthropic-ai/claude-code', bin: 'claude', env: 'BRAIN_TEST_CLAUDE', label: 'Claude Code' },
   codex: { pkg: '@openai/codex', bin: 'codex', env: 'BRAIN_TEST_CODEX', label: 'Codex' },
   pi: { pkg: '@mariozechner/pi-coding-agent', bin: 'pi', env: 'BRAIN_TEST_PI', label: 'Pi' },
+  copilot_cli: { pkg: '@github/copilot', bin: 'copilot', env: 'BRAIN_TEST_COPILOT_CLI', label: 'Copilot CLI' },
+  qwen: { pkg: '@qwen-code/qwen-code', bin: 'qwen', env: 'BRAIN_TEST_QWEN', label: 'Qwen Code' },
 };
 
 /** Which part of brain a failing case exercises (by the case's name in test/agents/suite.ts etc.). */
@@ -44,7 +46,7 @@ function args(argv) {
     else if (a === '--strict') o.strict = true;
     else if (a === '--only') o.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only cc,codex,pi]');
+      console.log(`usage: node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only ${Object.keys(AGENTS).join(',')}]`);
       process.exit(0);
     } else {
       console.error(`agents-latest: unknown option ${a} (see --help)`);
@@ -53,7 +55,7 @@ function args(argv) {
   }
   for (const l of o.only) {
     if (!AGENTS[l]) {
-      console.error(`agents-latest: --only takes cc, codex, pi; got "${l}"`);
+      console.error(`agents-latest: --only takes ${Object.keys(AGENTS).join(', ')}; got "${l}"`);
       process.exit(2);
     }
   }
