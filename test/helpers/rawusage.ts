@@ -134,7 +134,8 @@ function gemini(file: string): Tokens {
   return t;
 }
 
-/** Copilot Chat: each request's result.metadata promptTokens and outputTokens; a .jsonl log is
+/** Copilot Chat: each request's result.usage promptTokens and completionTokens (0.37 on), else its
+ * result.metadata promptTokens and outputTokens; a .jsonl log is
  * replayed (snapshot, set, push, delete) to the session it builds. */
 function copilot(file: string): Tokens {
   let session: J | undefined;
@@ -162,10 +163,13 @@ function copilot(file: string): Tokens {
   }
   const t = zero();
   for (const r of (session?.requests ?? []) as J[]) {
+    // 0.37 on: result.usage {promptTokens, completionTokens}; before: result.metadata.
+    const u = r?.result?.usage;
     const md = r?.result?.metadata;
-    if (!md) continue;
-    t.input += n(md.promptTokens);
-    t.output += n(md.outputTokens);
+    const pIn = typeof u?.promptTokens === 'number' ? u.promptTokens : md?.promptTokens;
+    const pOut = typeof u?.completionTokens === 'number' ? u.completionTokens : md?.outputTokens;
+    t.input += n(pIn);
+    t.output += n(pOut);
   }
   return t;
 }

@@ -296,15 +296,18 @@ SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS ms
 FROM dialects.v_copilot
 WHERE ev_type IN ('user.message', 'assistant.message');
 
--- Usage: a request's result.metadata carries the prompt's and the reply's tokens (promptTokens,
--- outputTokens) when Copilot recorded them; nothing says how much of the prompt was cached.
+-- Usage: a request's result carries the prompt's and the reply's tokens when Copilot recorded
+-- them: result.usage {promptTokens, completionTokens} (0.37 on), or earlier result.metadata
+-- {promptTokens, outputTokens}; nothing says how much of the prompt was cached.
 CREATE OR REPLACE VIEW derived.v_usage_lines_copilot AS
 WITH
   c AS (
     SELECT 'copilot-chat' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
            event_time, model,
-           TRY_CAST((result->>'$.metadata.promptTokens') AS BIGINT) AS prompt_tokens,
-           TRY_CAST((result->>'$.metadata.outputTokens') AS BIGINT) AS out_tokens
+           coalesce(TRY_CAST((result->>'$.usage.promptTokens') AS BIGINT),
+                    TRY_CAST((result->>'$.metadata.promptTokens') AS BIGINT)) AS prompt_tokens,
+           coalesce(TRY_CAST((result->>'$.usage.completionTokens') AS BIGINT),
+                    TRY_CAST((result->>'$.metadata.outputTokens') AS BIGINT)) AS out_tokens
     FROM dialects.v_copilot
     WHERE ev_type = 'request' AND result IS NOT NULL AND json_type(result) = 'OBJECT')
 SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
@@ -314,3 +317,48 @@ SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, e
        0::BIGINT AS cache_creation_tokens, 0::BIGINT AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM c WHERE prompt_tokens IS NOT NULL OR out_tokens IS NOT NULL;
+
+-- Tool calls: a request's toolInvocationSerialized response parts, each with the call the model
+-- made (result.metadata.toolCallRounds[].toolCalls[]: its name and arguments) matched by id, else
+-- the i-th call for the i-th part (VS Code gives the parts ids of its own); their results are in
+-- the same document, so result_line_no is the request's line. The transcripts stream: an
+-- assistant.message's toolRequests joined to their tool.execution_complete events.
+CREATE OR REPLACE VIEW derived.v_tool_calls_copilot AS
+WITH
+  reqs AS (
+    SELECT session_id, file_id, witness_gen, line_no, line_to, machine_id, event_time,
+           list_filter(coalesce(TRY(from_json(response, '[{"kind":"VARCHAR","toolCallId":"VARCHAR","toolId":"VARCHAR","isComplete":"JSON"}]')), []),
+                       lambda p: p.kind = 'toolInvocationSerialized') AS parts,
+           flatten(coalesce(list_transform(TRY(from_json(json_extract(result, '$.metadata.toolCallRounds'),
+                                                          '[{"toolCalls":[{"id":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]}]')),
+                                           lambda r: coalesce(r.toolCalls, [])), [])) AS calls
+    FROM dialects.v_copilot
+    WHERE ev_type = 'request' AND json_type(response) = 'ARRAY'),
+  parts AS (
+    SELECT r.* EXCLUDE (parts), unnest(r.parts) AS p, generate_subscripts(r.parts, 1) AS i
+    FROM reqs r WHERE len(r.parts) > 0),
+  matched AS (
+    SELECT *, coalesce(list_filter(calls, lambda c: c.id = p.toolCallId)[1], calls[i]) AS c FROM parts),
+  events AS (
+    SELECT session_id, file_id, witness_gen, line_no, machine_id, event_time,
+           unnest(TRY(from_json(tool_requests, '[{"toolCallId":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]'))) AS q
+    FROM dialects.v_copilot
+    WHERE ev_type = 'assistant.message' AND json_type(tool_requests) = 'ARRAY'),
+  done AS (
+    SELECT file_id, witness_gen, tool_call_id, min(line_no) AS result_line_no, bool_or(NOT success) AS failed,
+           bool_or(success IS NOT NULL) AS said
+    FROM dialects.v_copilot WHERE ev_type = 'tool.execution_complete' AND tool_call_id IS NOT NULL
+    GROUP BY ALL)
+SELECT 'copilot-chat' AS agent, session_id, file_id, witness_gen, line_no, machine_id, event_time,
+       coalesce(p.toolCallId, c.id) AS call_id,
+       coalesce(p.toolId, c.name) AS tool_name,
+       CASE WHEN json_type(c.arguments) = 'VARCHAR' THEN c.arguments->>'$' ELSE CAST(c.arguments AS VARCHAR) END AS arguments,
+       line_no AS result_line_no, NULL::BOOLEAN AS is_error, false AS is_sidechain
+FROM matched
+UNION ALL BY NAME
+SELECT 'copilot-chat' AS agent, e.session_id, e.file_id, e.witness_gen, e.line_no, e.machine_id, e.event_time,
+       e.q.toolCallId AS call_id, e.q.name AS tool_name,
+       CASE WHEN json_type(e.q.arguments) = 'VARCHAR' THEN e.q.arguments->>'$' ELSE CAST(e.q.arguments AS VARCHAR) END AS arguments,
+       d.result_line_no, CASE WHEN d.said THEN d.failed END AS is_error, false AS is_sidechain
+FROM events e
+LEFT JOIN done d ON d.file_id = e.file_id AND d.witness_gen = e.witness_gen AND d.tool_call_id = e.q.toolCallId;
