@@ -362,3 +362,33 @@ SELECT 'copilot-chat' AS agent, e.session_id, e.file_id, e.witness_gen, e.line_n
        d.result_line_no, CASE WHEN d.said THEN d.failed END AS is_error, false AS is_sidechain
 FROM events e
 LEFT JOIN done d ON d.file_id = e.file_id AND d.witness_gen = e.witness_gen AND d.tool_call_id = e.q.toolCallId;
+
+-- Sessions: the project of a session in workspaceStorage/<hash>/ is what that workspace's
+-- workspace.json names ({"folder": uri} or {"workspace": uri of a .code-workspace file}): a file
+-- URI as its path, any other (a remote) as it is. workspace.json is written when the workspace is
+-- first opened, before its sessions, and read here from the floor's newest copy of it.
+CREATE OR REPLACE VIEW derived.v_sessions_copilot AS
+WITH
+  mine AS (
+    SELECT DISTINCT r.file_id, f.abs_path,
+           regexp_extract(f.abs_path, '^(.*[/\\]workspaceStorage[/\\][^/\\]+)[/\\]', 1) AS ws_dir
+    FROM dialects.v_live r JOIN floor.files f USING (file_id)
+    WHERE r.lane = 'copilot'),
+  ws AS (
+    SELECT regexp_extract(f.abs_path, '^(.*)[/\\]workspace\.json$', 1) AS ws_dir,
+           TRY_CAST(string_agg(r.raw_line, chr(10) ORDER BY r.line_no) AS JSON) AS doc
+    FROM floor.raw_lines r
+    JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen
+    JOIN floor.files f ON f.file_id = r.file_id
+    WHERE f.lane = 'copilot' AND regexp_matches(f.abs_path, '[/\\]workspaceStorage[/\\][^/\\]+[/\\]workspace\.json$')
+      AND f.abs_path IN (SELECT ws_dir || substr(abs_path, length(ws_dir) + 1, 1) || 'workspace.json' FROM mine WHERE ws_dir <> '')
+    GROUP BY f.abs_path),
+  uri AS (
+    SELECT ws_dir, coalesce(doc->>'$.folder', doc->>'$.workspace') AS u FROM ws)
+SELECT m.file_id,
+       CASE WHEN u.u IS NULL THEN NULL
+            WHEN starts_with(u.u, 'file://')
+              THEN regexp_replace(url_decode(substr(u.u, 8)), '^/([A-Za-z]:)', '\1')
+            ELSE u.u END AS project,
+       NULL::VARCHAR AS parent_session
+FROM mine m LEFT JOIN uri u ON u.ws_dir = m.ws_dir;
