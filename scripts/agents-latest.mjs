@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run test:agents-latest`: the real-agent suite (test/agents) against the newest published
-// Claude Code, Codex, Pi, Copilot CLI and Qwen Code, beside the pinned ones, so a new agent release that changes its
+// Claude Code, Codex, Pi, Copilot CLI, Qwen Code and Factory Droid, beside the pinned ones, so a new agent release that changes its
 // transcript format is caught before users meet it. Non-blocking: it reports and exits 0 (use
 // --strict to exit 1 when the newest release breaks a case the pinned one passes).
 //
@@ -26,6 +26,7 @@ const AGENTS = {
   pi: { pkg: '@mariozechner/pi-coding-agent', bin: 'pi', env: 'BRAIN_TEST_PI', label: 'Pi' },
   copilot_cli: { pkg: '@github/copilot', bin: 'copilot', env: 'BRAIN_TEST_COPILOT_CLI', label: 'Copilot CLI' },
   qwen: { pkg: '@qwen-code/qwen-code', bin: 'qwen', env: 'BRAIN_TEST_QWEN', label: 'Qwen Code' },
+  droid: { pkg: 'droid', bin: 'droid', env: 'BRAIN_TEST_DROID', label: 'Factory Droid' },
 };
 
 /** Which part of brain a failing case exercises (by the case's name in test/agents/suite.ts etc.). */

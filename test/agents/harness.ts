@@ -65,7 +65,7 @@ const CLI_SOURCES: Record<string, CliSource> = {
   pi: { bin: 'pi', pkg: '@mariozechner/pi-coding-agent', env: 'BRAIN_TEST_PI' },
 };
 
-function binFor(lane: AgentLane): string {
+export function binFor(lane: AgentLane): string {
   const src = CLI_SOURCES[lane];
   if (!src) throw new Error(`no CLI registered for lane ${lane} (test/agents/drivers/<lane>.ts registers one)`);
   const override = process.env[src.env];
@@ -103,6 +103,8 @@ export async function startDenyProxy(): Promise<DenyProxy> {
   });
   server.on('connect', (req, socket) => {
     attempts.push(`CONNECT ${req.url}`);
+    // A client that drops the refused tunnel at once (Droid does) resets it: nothing to report.
+    socket.on('error', () => {});
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -167,7 +169,7 @@ export function makeRepo(sb: Sandbox, name = 'work'): RepoInfo {
 
 /** Environment shared by all agents: the sandbox's HOME and BRAIN_HOME, the outbound guard, no
  * update checks or telemetry. */
-function baseEnv(sb: Sandbox, proxy: DenyProxy): NodeJS.ProcessEnv {
+export function baseEnv(sb: Sandbox, proxy: DenyProxy): NodeJS.ProcessEnv {
   return {
     ...sb.env,
     HTTP_PROXY: proxy.url,
