@@ -374,15 +374,20 @@ WITH
            regexp_extract(f.abs_path, '^(.*[/\\]workspaceStorage[/\\][^/\\]+)[/\\]', 1) AS ws_dir
     FROM dialects.v_live r JOIN floor.files f USING (file_id)
     WHERE r.lane = 'copilot'),
+  -- the workspace.json files of those workspaces (few): their ids bound the scan of the lines, as
+  -- dialects.v_live bounds its own
+  wsf AS MATERIALIZED (
+    SELECT f.file_id, f.abs_path FROM floor.files f
+    WHERE f.lane = 'copilot' AND regexp_matches(f.abs_path, '[/\\]workspaceStorage[/\\][^/\\]+[/\\]workspace\.json$')
+      AND f.abs_path IN (SELECT ws_dir || substr(abs_path, length(ws_dir) + 1, 1) || 'workspace.json' FROM mine WHERE ws_dir <> '')),
   ws AS (
-    SELECT regexp_extract(f.abs_path, '^(.*)[/\\]workspace\.json$', 1) AS ws_dir,
+    SELECT regexp_extract(any_value(w.abs_path), '^(.*)[/\\]workspace\.json$', 1) AS ws_dir,
            TRY_CAST(string_agg(r.raw_line, chr(10) ORDER BY r.line_no) AS JSON) AS doc
     FROM floor.raw_lines r
     JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen
-    JOIN floor.files f ON f.file_id = r.file_id
-    WHERE f.lane = 'copilot' AND regexp_matches(f.abs_path, '[/\\]workspaceStorage[/\\][^/\\]+[/\\]workspace\.json$')
-      AND f.abs_path IN (SELECT ws_dir || substr(abs_path, length(ws_dir) + 1, 1) || 'workspace.json' FROM mine WHERE ws_dir <> '')
-    GROUP BY f.abs_path),
+    JOIN wsf w ON w.file_id = r.file_id
+    WHERE r.file_id BETWEEN (SELECT min(file_id) FROM wsf) AND (SELECT max(file_id) FROM wsf)
+    GROUP BY r.file_id),
   uri AS (
     SELECT ws_dir, coalesce(doc->>'$.folder', doc->>'$.workspace') AS u FROM ws)
 SELECT m.file_id,
