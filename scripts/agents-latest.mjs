@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run test:agents-latest`: the real-agent suite (test/agents) against the newest published
-// Claude Code, Codex and Pi, beside the pinned ones, so a new agent release that changes its
+// Claude Code, Codex, Pi, Copilot CLI, Qwen Code and Factory Droid, beside the pinned ones, so a new agent release that changes its
 // transcript format is caught before users meet it. Non-blocking: it reports and exits 0 (use
 // --strict to exit 1 when the newest release breaks a case the pinned one passes).
 //
@@ -25,6 +25,10 @@ const AGENTS = {
   codex: { pkg: '@openai/codex', bin: 'codex', env: 'BRAIN_TEST_CODEX', label: 'Codex' },
   pi: { pkg: '@mariozechner/pi-coding-agent', bin: 'pi', env: 'BRAIN_TEST_PI', label: 'Pi' },
   opencode: { pkg: 'opencode-ai', bin: 'opencode', env: 'BRAIN_TEST_OPENCODE', label: 'OpenCode' },
+  copilot_cli: { pkg: '@github/copilot', bin: 'copilot', env: 'BRAIN_TEST_COPILOT_CLI', label: 'Copilot CLI' },
+  qwen: { pkg: '@qwen-code/qwen-code', bin: 'qwen', env: 'BRAIN_TEST_QWEN', label: 'Qwen Code' },
+  droid: { pkg: 'droid', bin: 'droid', env: 'BRAIN_TEST_DROID', label: 'Factory Droid' },
+  gemini: { pkg: '@google/gemini-cli', bin: 'gemini', env: 'BRAIN_TEST_GEMINI', label: 'Gemini CLI' },
 };
 
 /** Which part of brain a failing case exercises (by the case's name in test/agents/suite.ts etc.). */
@@ -45,7 +49,7 @@ function args(argv) {
     else if (a === '--strict') o.strict = true;
     else if (a === '--only') o.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only cc,codex,pi,opencode]');
+      console.log(`usage: node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only ${Object.keys(AGENTS).join(',')}]`);
       process.exit(0);
     } else {
       console.error(`agents-latest: unknown option ${a} (see --help)`);

@@ -15,6 +15,11 @@ export const AGENT_CLIS = {
   '@openai/codex': '0.171.0',
   '@mariozechner/pi-coding-agent': '0.73.1',
   '@google/gemini-cli': '0.61.0',
+  '@github/copilot': '1.0.102',
+  '@qwen-code/qwen-code': '0.24.4',
+  // Factory Droid: `droid` is the package whose platform binaries are published for each of its
+  // versions (@factory/cli 0.225.1 names a linux-x64 build that does not exist).
+  droid: '0.215.0',
   ccusage: '17.2.1',
   // Its platform binary comes as an optional npm dependency. Crush (@charmland/crush) is not
   // pinned: its package downloads the binary from GitHub while installing, which the test
@@ -30,7 +35,8 @@ export function agentsDir(env = process.env) {
   return path.join(base, 'agent-brain-agents', pins);
 }
 
-/** A pinned CLI's executable (`claude`, `codex`, `pi`, `ccusage`, `opencode`), whether installed or not. */
+/** A pinned CLI's executable (`claude`, `codex`, `pi`, `gemini`, `copilot`, `qwen`, `droid`, `ccusage`,
+ * `opencode`), whether installed or not. */
 export function agentBin(name, env = process.env) {
   return path.join(agentsDir(env), 'node_modules', '.bin', name);
 }
@@ -50,7 +56,7 @@ export function install({ log = console.log } = {}) {
   const specs = Object.entries(AGENT_CLIS).map(([p, v]) => `${p}@${v}`);
   const r = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], { cwd: dir, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`npm install ${specs.join(' ')} into ${dir} failed (exit ${r.status})`);
-  for (const b of ['claude', 'codex', 'pi', 'gemini', 'ccusage', 'opencode']) {
+  for (const b of ['claude', 'codex', 'pi', 'gemini', 'copilot', 'qwen', 'droid', 'ccusage', 'opencode']) {
     if (!fs.existsSync(agentBin(b))) throw new Error(`${agentBin(b)} is missing after the install`);
   }
   fs.writeFileSync(stamp, `${JSON.stringify(AGENT_CLIS)}\n`);

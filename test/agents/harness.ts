@@ -11,7 +11,8 @@ import type { Sandbox } from '../helpers/env';
 import { agentBin } from '../../scripts/setup/40-agents.mjs';
 import { MODEL, startStandIn, type Family, type StandIn, type Turn } from './standin';
 
-export type AgentLane = 'cc' | 'codex' | 'pi';
+/** The lanes with a driver: these three here, more in test/agents/drivers/<lane>.ts. */
+export type AgentLane = 'cc' | 'codex' | 'pi' | (string & {});
 
 export interface RunResult {
   code: number | null;
@@ -34,6 +35,8 @@ export interface Agent {
   repoInfo: RepoInfo;
   /** The directory brain watches for this agent (its origin root). */
   originRoot: string;
+  /** The test/fixtures folder the sandbox copied into originRoot, if any (those files are not this run's). */
+  fixtures?: string;
   /** Starts a new session with `prompt`; returns its session id. `opts.env` adds to the run's
    * environment; `opts.args` are extra CLI options (placed where the CLI takes options). */
   start(prompt: string, opts?: { env?: NodeJS.ProcessEnv; args?: string[] }): Promise<{ session: string; run: RunResult }>;
@@ -48,14 +51,28 @@ export interface Agent {
   close(): Promise<void>;
 }
 
-function binFor(lane: AgentLane): string {
-  const override = { cc: process.env.BRAIN_TEST_CLAUDE, codex: process.env.BRAIN_TEST_CODEX, pi: process.env.BRAIN_TEST_PI }[lane];
+/** Where a lane's CLI comes from: the pinned install's executable, the package it is in, and the
+ * variable that names another build (scripts/agents-latest.mjs sets it to the newest release). */
+export interface CliSource {
+  bin: string;
+  pkg: string;
+  env: string;
+}
+
+const CLI_SOURCES: Record<string, CliSource> = {
+  cc: { bin: 'claude', pkg: '@anthropic-ai/claude-code', env: 'BRAIN_TEST_CLAUDE' },
+  codex: { bin: 'codex', pkg: '@openai/codex', env: 'BRAIN_TEST_CODEX' },
+  pi: { bin: 'pi', pkg: '@mariozechner/pi-coding-agent', env: 'BRAIN_TEST_PI' },
+};
+
+export function binFor(lane: AgentLane): string {
+  const src = CLI_SOURCES[lane];
+  if (!src) throw new Error(`no CLI registered for lane ${lane} (test/agents/drivers/<lane>.ts registers one)`);
+  const override = process.env[src.env];
   if (override) return override;
-  const name = { cc: 'claude', codex: 'codex', pi: 'pi' }[lane];
-  const bin = agentBin(name);
+  const bin = agentBin(src.bin);
   if (!fs.existsSync(bin)) {
-    const pkg = { cc: '@anthropic-ai/claude-code', codex: '@openai/codex', pi: '@mariozechner/pi-coding-agent' }[lane];
-    throw new Error(`${bin} is missing: the pinned agent CLIs are installed by the test setup; run \`node scripts/setup/40-agents.mjs\` (package ${pkg})`);
+    throw new Error(`${bin} is missing: the pinned agent CLIs are installed by the test setup; run \`node scripts/setup/40-agents.mjs\` (package ${src.pkg})`);
   }
   return bin;
 }
@@ -152,7 +169,7 @@ export function makeRepo(sb: Sandbox, name = 'work'): RepoInfo {
 
 /** Environment shared by all agents: the sandbox's HOME and BRAIN_HOME, the outbound guard, no
  * update checks or telemetry. */
-function baseEnv(sb: Sandbox, proxy: DenyProxy): NodeJS.ProcessEnv {
+export function baseEnv(sb: Sandbox, proxy: DenyProxy): NodeJS.ProcessEnv {
   return {
     ...sb.env,
     HTTP_PROXY: proxy.url,
@@ -167,7 +184,7 @@ function baseEnv(sb: Sandbox, proxy: DenyProxy): NodeJS.ProcessEnv {
   };
 }
 
-function findFiles(root: string, match: (name: string) => boolean): string[] {
+export function findFiles(root: string, match: (name: string) => boolean): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     if (!fs.existsSync(d)) return;
@@ -181,7 +198,7 @@ function findFiles(root: string, match: (name: string) => boolean): string[] {
   return out.sort();
 }
 
-interface Parts {
+export interface Parts {
   lane: AgentLane;
   label: string;
   family: Family;
@@ -190,9 +207,11 @@ interface Parts {
   sessionOf(r: RunResult, originRoot: string, before: Set<string>): string;
   resumeArgs(session: string, prompt: string): string[];
   fileMatch(session: string): (name: string) => boolean;
+  /** See Agent.fixtures. */
+  fixtures?: string;
 }
 
-async function makeAgent(sb: Sandbox, script: Turn[], parts: Parts): Promise<Agent> {
+export async function makeAgent(sb: Sandbox, script: Turn[], parts: Parts): Promise<Agent> {
   const bin = binFor(parts.lane);
   const logFile = path.join(sb.dir, `standin-${parts.lane}.log`);
   const standin = await startStandIn(parts.family, script, logFile);
@@ -216,6 +235,7 @@ async function makeAgent(sb: Sandbox, script: Turn[], parts: Parts): Promise<Age
     repo: repo.dir,
     repoInfo: repo,
     originRoot,
+    fixtures: parts.fixtures,
     async start(prompt, opts = {}) {
       const before = new Set(findFiles(originRoot, (n) => n.endsWith('.jsonl')));
       const args = parts.startArgs(prompt);
@@ -386,3 +406,9 @@ export function pi(sb: Sandbox, script: Turn[]): Promise<Agent> {
 }
 
 export const AGENT_FACTORIES: Record<AgentLane, (sb: Sandbox, script: Turn[]) => Promise<Agent>> = { cc: claudeCode, codex, pi };
+
+/** A driver of its own file (test/agents/drivers/<lane>.ts) adds its lane here when imported. */
+export function registerDriver(lane: AgentLane, cli: CliSource, factory: (sb: Sandbox, script: Turn[]) => Promise<Agent>): void {
+  CLI_SOURCES[lane] = cli;
+  AGENT_FACTORIES[lane] = factory;
+}

@@ -1,5 +1,5 @@
 // Loopback stand-ins for the three model API families the real agent CLIs speak: the Anthropic
-// Messages API (Claude Code), the OpenAI Responses API (Codex) and OpenAI chat completions (Pi).
+// Messages API (Claude Code), the OpenAI Responses API (Codex) and OpenAI chat completions (Pi, Copilot CLI, Qwen Code).
 // Each streams SSE the way the real service does, so the CLIs run their normal code paths and write
 // their normal transcripts. Nothing here talks to anything but 127.0.0.1.
 //
@@ -372,7 +372,24 @@ async function responses(req: http.IncomingMessage, res: http.ServerResponse, bo
   return true;
 }
 
-// ---- OpenAI chat completions (Pi) ---------------------------------------------------------
+// ---- OpenAI chat completions (Pi, Copilot CLI, Qwen Code) ---------------------------------------------------------
+
+/** The shell tools of the chat-completions agents, each taking {command}: Pi's and Copilot CLI's
+ * bash, Qwen Code's run_shell_command, Factory Droid's Execute. */
+const CHAT_SHELL_TOOLS = ['bash', 'run_shell_command', 'Execute'];
+
+/** {command}, plus any other parameter the tool requires (Droid's Execute wants a risk level and
+ * its reason): an enum's first value, else a word. */
+function shellArgs(tool: any, command: string): Record<string, unknown> {
+  const params = tool?.function?.parameters ?? {};
+  const out: Record<string, unknown> = { command };
+  for (const k of Array.isArray(params.required) ? params.required : []) {
+    if (k in out) continue;
+    const p = params.properties?.[k] ?? {};
+    out[k] = Array.isArray(p.enum) ? p.enum[0] : p.type === 'boolean' ? false : p.type === 'number' || p.type === 'integer' ? 0 : 'scripted';
+  }
+  return out;
+}
 
 function chatText(m: any): string {
   if (!m || m.role !== 'user') return '';
@@ -423,7 +440,13 @@ async function chat(req: http.IncomingMessage, res: http.ServerResponse, body: a
     await gate(choice.turn, choice.reply);
     text = choice.found.text ?? '';
     if (choice.found.shell) {
-      call = { id: rid('call_', seq), ...chatShellCall(tools, choice.found.shell) };
+      // The agents' own shell tools by name first (Pi's bash, Qwen's run_shell_command, Droid's
+      // Execute, with their other required arguments); else any tool that takes a command.
+      const names = tools.map((t) => t.function?.name);
+      const shell = CHAT_SHELL_TOOLS.find((n) => names.includes(n));
+      call = shell
+        ? { id: rid('call_', seq), name: shell, arguments: JSON.stringify(shellArgs(tools.find((t) => t.function?.name === shell), choice.found.shell)) }
+        : { id: rid('call_', seq), ...chatShellCall(tools, choice.found.shell) };
     }
   } else {
     entry.kind = tools.length ? 'unscripted' : 'side';

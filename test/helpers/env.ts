@@ -17,8 +17,9 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-/** A fresh HOME. With fixtures: ~/.claude, ~/.codex, ~/.pi/agent, ~/.cursor, ~/.gemini and
- * ~/.config/Code/User (Copilot Chat) are copies of test/fixtures. */
+/** A fresh HOME. With fixtures: ~/.claude, ~/.codex, ~/.pi/agent, ~/.cursor, ~/.gemini,
+ * ~/.config/Code/User (Copilot Chat), ~/.copilot (Copilot CLI), ~/.qwen and ~/.factory (Droid)
+ * are copies of test/fixtures. */
 export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandbox {
   const base = path.join(REPO, '.test-work');
   fs.mkdirSync(base, { recursive: true });
@@ -33,6 +34,9 @@ export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandb
     fs.cpSync(path.join(FIXTURES, 'cursor'), path.join(home, '.cursor'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'gemini'), path.join(home, '.gemini'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'copilot'), path.join(home, '.config', 'Code', 'User'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'copilot-cli'), path.join(home, '.copilot'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'qwen'), path.join(home, '.qwen'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'factory'), path.join(home, '.factory'), { recursive: true });
   }
   const brain = path.join(home, '.brain');
   const env: NodeJS.ProcessEnv = {

@@ -136,7 +136,8 @@ function gemini(file: string): Tokens {
   return t;
 }
 
-/** Copilot Chat: each request's result.metadata promptTokens and outputTokens; a .jsonl log is
+/** Copilot Chat: each request's result.usage promptTokens and completionTokens (0.37 on), else its
+ * result.metadata promptTokens and outputTokens; a .jsonl log is
  * replayed (snapshot, set, push, delete) to the session it builds. */
 function copilot(file: string): Tokens {
   let session: J | undefined;
@@ -164,10 +165,13 @@ function copilot(file: string): Tokens {
   }
   const t = zero();
   for (const r of (session?.requests ?? []) as J[]) {
+    // 0.37 on: result.usage {promptTokens, completionTokens}; before: result.metadata.
+    const u = r?.result?.usage;
     const md = r?.result?.metadata;
-    if (!md) continue;
-    t.input += n(md.promptTokens);
-    t.output += n(md.outputTokens);
+    const pIn = typeof u?.promptTokens === 'number' ? u.promptTokens : md?.promptTokens;
+    const pOut = typeof u?.completionTokens === 'number' ? u.completionTokens : md?.outputTokens;
+    t.input += n(pIn);
+    t.output += n(pOut);
   }
   return t;
 }
@@ -243,6 +247,21 @@ export function amp(file: string): Tokens {
   return t;
 }
 
+/** Copilot CLI: one session.usage_record event per model call; inputTokens counts the cached
+ * prompt (read and written) too. The shutdown event's totals repeat them and are left out. */
+function copilotCli(file: string): Tokens {
+  const t = zero();
+  for (const j of jsonLines(file)) {
+    const u = j.type === 'session.usage_record' ? j.data?.usage : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += Math.max(0, n(u.inputTokens) - n(u.cacheReadTokens) - n(u.cacheWriteTokens));
+    t.output += n(u.outputTokens);
+    t.cacheCreation += n(u.cacheWriteTokens);
+    t.cacheRead += n(u.cacheReadTokens);
+  }
+  return t;
+}
+
 /** Adds one reply's four counts. */
 function addFour(t: Tokens, input: number, output: number, cacheCreation: number, cacheRead: number): void {
   t.input += input;
@@ -293,6 +312,32 @@ export function openhands(file: string): Tokens {
   return t;
 }
 
+/** Qwen Code: an assistant record's usageMetadata; promptTokenCount counts the cached part,
+ * candidatesTokenCount is the whole completion. */
+function qwen(file: string): Tokens {
+  const t = zero();
+  for (const j of jsonLines(file)) {
+    const u = j.type === 'assistant' ? j.usageMetadata : undefined;
+    if (!u || typeof u !== 'object') continue;
+    t.input += Math.max(0, n(u.promptTokenCount) - n(u.cachedContentTokenCount));
+    t.output += n(u.candidatesTokenCount);
+    t.cacheRead += n(u.cachedContentTokenCount);
+  }
+  return t;
+}
+
+/** Factory Droid: the session's totals in <id>.settings.json (the file as it is now). */
+function droid(file: string): Tokens {
+  const u = JSON.parse(fs.readFileSync(file, 'utf8'))?.tokenUsage;
+  const t = zero();
+  if (!u || typeof u !== 'object') return t;
+  t.input = n(u.inputTokens);
+  t.output = n(u.outputTokens);
+  t.cacheCreation = n(u.cacheCreationTokens);
+  t.cacheRead = n(u.cacheReadTokens);
+  return t;
+}
+
 /** Every file of the agents' folders under home, with the usage it carries (files without any are
  * left out). */
 export function rawUsage(home: string): Map<string, Tokens & { agent: string }> {
@@ -316,5 +361,8 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.openhands', 'conversations'))) if (path.basename(f) === 'base_state.json') put('openhands', f, openhands(f));
   // Aider keeps its history in the project folders: those under home's code/ (where the tests put them).
   for (const f of walk(path.join(home, 'code'))) if (path.basename(f) === '.aider.chat.history.md') put('aider', f, aider(f));
+  for (const f of walk(path.join(home, '.copilot', 'session-state'))) if (f.endsWith(`${path.sep}events.jsonl`)) put('copilot-cli', f, copilotCli(f));
+  for (const f of walk(path.join(home, '.qwen', 'projects'))) if (f.endsWith('.jsonl') && f.includes(`${path.sep}chats${path.sep}`)) put('qwen-code', f, qwen(f));
+  for (const f of walk(path.join(home, '.factory', 'sessions'))) if (f.endsWith('.settings.json')) put('factory-droid', f, droid(f));
   return out;
 }

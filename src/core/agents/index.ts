@@ -29,9 +29,12 @@ import { amp } from './amp';
 import { auggie } from './auggie';
 import { openhands } from './openhands';
 import { kiroIde } from './kiro_ide';
+import { copilotCli } from './copilot_cli';
+import { qwen } from './qwen';
+import { droid } from './droid';
 
 // kilo and crush after opencode: their views.sql use the macros opencode's defines.
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, cline, clineCli, roo, kiloExt, continueAgent, opencode, kilo, crush, goose, zed, kiro, warp, cursorIde, aider, amp, auggie, openhands, kiroIde] as const;
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, copilotCli, qwen, droid, cline, clineCli, roo, kiloExt, continueAgent, opencode, kilo, crush, goose, zed, kiro, warp, cursorIde, aider, amp, auggie, openhands, kiroIde] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];

@@ -142,7 +142,7 @@ export function startWatch(opts: WatchOptions): Watcher {
           kick();
         }
         const after = opts.onPass?.(r);
-        scheduleQuiet(r);
+        scheduleQuiet(r, only === undefined);
         scheduleCheck(r, only === undefined);
         await after;
       } catch (e) {
@@ -152,9 +152,12 @@ export function startWatch(opts: WatchOptions): Watcher {
     return running;
   };
 
-  const scheduleQuiet = (r: CaptureReport) => {
+  const scheduleQuiet = (r: CaptureReport, full: boolean) => {
     const deferred = Object.values(r.lanes).some((c) => c.deferred > 0);
     const waiting = Object.values(r.lanes).some((c) => c.pending > 0) || hasPending(opts.home);
+    // A pass over a few changed files says nothing of the others: a rewrite an earlier pass put
+    // off (another file of the same session, rewritten whole) keeps its timer.
+    if (!full && !waiting && !deferred) return;
     if (quietTimer) clearTimeout(quietTimer);
     quietTimer = undefined;
     if ((waiting || deferred) && !closed) {

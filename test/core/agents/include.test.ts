@@ -14,6 +14,10 @@ import { readManifest } from '../../../src/core/floor/manifest';
 const COMPANION: Record<string, RegExp> = {
   cc: /\/subagents\/[^/]+\.meta\.json$/,
   codex: /(^|\/)rollout-[^/]*\.json$/,
+  // Droid keeps a session's token totals in <id>.settings.json beside its conversation.
+  droid: /\.settings\.json$/,
+  // A VS Code workspace's workspace.json names the project of the Copilot Chat sessions beside it.
+  copilot: /^workspaceStorage\/[^/]+\/workspace\.json$/,
 };
 
 test('every file an agent includes is a session its dialect reads (or a declared companion)', () => {

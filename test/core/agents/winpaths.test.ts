@@ -27,6 +27,9 @@ test('every agent root and database is a Windows path under the profile folder',
   assert.deepEqual(byLane.pi, [`${HOME}\\.pi\\agent\\sessions`]);
   assert.deepEqual(byLane.cursor, [`${HOME}\\.cursor\\projects`]);
   assert.deepEqual(byLane.gemini, [`${HOME}\\.gemini\\tmp`]);
+  assert.deepEqual(byLane.copilot_cli, [`${HOME}\\.copilot`]);
+  assert.deepEqual(byLane.qwen, [`${HOME}\\.qwen`]);
+  assert.deepEqual(byLane.droid, [`${HOME}\\.factory\\sessions`]);
 });
 
 test('Copilot Chat is read from %APPDATA% on Windows, and from the profile when APPDATA is unset', () => {
@@ -39,9 +42,29 @@ test('Copilot Chat is read from %APPDATA% on Windows, and from the profile when 
 });
 
 test("an agent's own folder override on another drive is joined the Windows way", () => {
-  const env = { ...WIN, CLAUDE_CONFIG_DIR: 'D:\\agents\\claude', CODEX_HOME: 'D:\\agents\\codex', PI_CODING_AGENT_DIR: 'D:\\agents\\pi', GEMINI_CLI_HOME: 'D:\\agents' };
+  const env = {
+    ...WIN,
+    CLAUDE_CONFIG_DIR: 'D:\\agents\\claude',
+    CODEX_HOME: 'D:\\agents\\codex',
+    PI_CODING_AGENT_DIR: 'D:\\agents\\pi',
+    GEMINI_CLI_HOME: 'D:\\agents',
+    COPILOT_HOME: 'D:\\agents\\copilot',
+    QWEN_HOME: 'D:\\agents\\qwen',
+    QWEN_RUNTIME_DIR: 'E:\\qwen-runtime',
+    FACTORY_HOME_OVERRIDE: 'D:\\agents',
+  };
   const dirs = agents().flatMap((a) => a.roots(env).map((r) => r.dir));
-  for (const d of ['D:\\agents\\claude\\projects', 'D:\\agents\\codex\\sessions', 'D:\\agents\\pi\\sessions', 'D:\\agents\\.gemini\\tmp']) assert.ok(dirs.includes(d), `${d} in ${dirs.join(', ')}`);
+  for (const d of [
+    'D:\\agents\\claude\\projects',
+    'D:\\agents\\codex\\sessions',
+    'D:\\agents\\pi\\sessions',
+    'D:\\agents\\.gemini\\tmp',
+    'D:\\agents\\copilot',
+    'D:\\agents\\qwen',
+    'E:\\qwen-runtime',
+    'D:\\agents\\.factory\\sessions',
+  ])
+    assert.ok(dirs.includes(d), `${d} in ${dirs.join(', ')}`);
 });
 
 test("the harness steps (skills, hooks) name Windows paths too", () => {

@@ -1,7 +1,8 @@
 // Tokens per session and per agent, from derived.usage and from the report behind `brain stats`,
 // equal the usage fields of the fixture files summed by the test itself (test/helpers/rawusage.ts):
 // Claude Code's last streamed line per message id, Codex's token_count events, Pi's assistant
-// lines, Gemini's messages, Copilot's request metadata. The Copilot fixtures carry no tokens, so
+// lines, Gemini's messages, Copilot's request metadata, Copilot CLI's usage records, Qwen's
+// usageMetadata, Droid's settings totals. The Copilot fixtures carry no tokens, so
 // copies of them with tokens are added (a .json and a .jsonl log whose later line resets them).
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -59,7 +60,7 @@ test('derived.usage per session equals the usage summed from each raw file', asy
   assert.deepEqual([...ours.keys()].sort(), [...raw.keys()].sort(), 'the files with usage');
   for (const [file, t] of raw) assert.deepEqual(ours.get(file), t, file);
   // Every agent whose files carry usage is there, sub-agents' files included.
-  assert.deepEqual([...new Set([...raw.values()].map((t) => t.agent))].sort(), ['claude-code', 'codex', 'copilot-chat', 'gemini-cli', 'pi']);
+  assert.deepEqual([...new Set([...raw.values()].map((t) => t.agent))].sort(), ['claude-code', 'codex', 'copilot-chat', 'copilot-cli', 'factory-droid', 'gemini-cli', 'pi', 'qwen-code']);
   assert.ok([...raw.keys()].some((f) => f.includes('/subagents/')));
 });
 
@@ -78,7 +79,7 @@ test('Claude Code: a reply streamed over several lines counts its last line, onc
 test('brain stats per agent: tokens equal the raw files summed', async () => {
   const raw = [...rawUsage(sb.home).values()];
   const st = await cacheStats(sb.brain, 'agent');
-  for (const agent of ['claude-code', 'codex', 'pi', 'gemini-cli', 'copilot-chat']) {
+  for (const agent of ['claude-code', 'codex', 'pi', 'gemini-cli', 'copilot-chat', 'copilot-cli', 'qwen-code', 'factory-droid']) {
     const want = sumOf(raw.filter((t) => t.agent === agent));
     const row = st.rows.find((r) => r.key === agent);
     assert.ok(row, agent);

@@ -26,6 +26,9 @@ test('record captures every fixture byte-exact, and every manifest line verifies
       ['cursor', path.join(sb.home, '.cursor', 'projects'), ''],
       ['gemini', path.join(sb.home, '.gemini', 'tmp'), ''],
       ['copilot', path.join(sb.home, '.config', 'Code', 'User'), 'code/'],
+      ['copilot_cli', path.join(sb.home, '.copilot'), ''],
+      ['qwen', path.join(sb.home, '.qwen'), ''],
+      ['droid', path.join(sb.home, '.factory', 'sessions'), ''],
     ];
     let compared = 0;
     for (const [lane, dir, prefix] of origins) {

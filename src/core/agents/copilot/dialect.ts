@@ -201,8 +201,12 @@ class CopilotParser extends BaseParser<St> {
           });
         }
       }
-      if (typeof meta.promptTokens === 'number' || typeof meta.outputTokens === 'number') {
-        t.tokens = { input: num(meta.promptTokens), output: num(meta.outputTokens), cache_creation: 0, cache_read: 0 };
+      // Tokens: result.usage (0.37 on), else the older result.metadata figures.
+      const usage = isObj(res.usage) ? res.usage : {};
+      const pIn = typeof usage.promptTokens === 'number' ? usage.promptTokens : meta.promptTokens;
+      const pOut = typeof usage.completionTokens === 'number' ? usage.completionTokens : meta.outputTokens;
+      if (typeof pIn === 'number' || typeof pOut === 'number') {
+        t.tokens = { input: num(pIn), output: num(pOut), cache_creation: 0, cache_read: 0 };
       }
       this.emit(t);
     }

@@ -38,13 +38,21 @@ export function editorUserDirs(env: Env): { prefix: string; dir: string }[] {
 }
 
 const CHAT = /^(workspaceStorage\/[^/]+\/chatSessions\/[^/]+\.(json|jsonl)|globalStorage\/emptyWindowChatSessions\/[^/]+\.(json|jsonl)|(workspaceStorage\/[^/]+|globalStorage)\/GitHub\.copilot-chat\/transcripts\/[^/]+\.jsonl)$/;
+/** workspaceStorage/<hash>/workspace.json: the folder (or .code-workspace file) the workspace is,
+ * which names the project of the chat sessions beside it. */
+const WORKSPACE = /^workspaceStorage\/([^/]+)\/workspace\.json$/;
 
 /** GitHub Copilot Chat in VS Code: chatSessions (.json rewritten whole, .jsonl change log), empty-window
- * sessions, and the Copilot transcripts event stream, in every VS Code-family user folder. */
+ * sessions, and the Copilot transcripts event stream, in every VS Code-family user folder; and each
+ * workspace's workspace.json, which names the sessions' project. */
 export const copilotFiles: AgentFiles = {
   roots(env: Env): OriginRoot[] {
-    return editorUserDirs(env).map(({ prefix, dir }) => ({ dir, lakePrefix: prefix, include: (rel: string) => CHAT.test(rel) }));
+    return editorUserDirs(env).map(({ prefix, dir }) => ({ dir, lakePrefix: prefix, include: (rel: string) => CHAT.test(rel) || WORKSPACE.test(rel) }));
   },
   rewritesWhole: (rel) => rel.endsWith('.json'),
-  sessionOf: (rel) => sessionFromName(rel),
+  sessionOf(rel) {
+    // A workspace.json is no session: it is named after its workspace, so no two share a name.
+    const w = /(^|\/)workspaceStorage\/([^/]+)\/workspace\.json$/.exec(rel);
+    return w ? `workspace-${w[2]}` : sessionFromName(rel);
+  },
 };

@@ -296,15 +296,18 @@ SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS ms
 FROM dialects.v_copilot
 WHERE ev_type IN ('user.message', 'assistant.message');
 
--- Usage: a request's result.metadata carries the prompt's and the reply's tokens (promptTokens,
--- outputTokens) when Copilot recorded them; nothing says how much of the prompt was cached.
+-- Usage: a request's result carries the prompt's and the reply's tokens when Copilot recorded
+-- them: result.usage {promptTokens, completionTokens} (0.37 on), or earlier result.metadata
+-- {promptTokens, outputTokens}; nothing says how much of the prompt was cached.
 CREATE OR REPLACE VIEW derived.v_usage_lines_copilot AS
 WITH
   c AS (
     SELECT 'copilot-chat' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path,
            event_time, model,
-           TRY_CAST((result->>'$.metadata.promptTokens') AS BIGINT) AS prompt_tokens,
-           TRY_CAST((result->>'$.metadata.outputTokens') AS BIGINT) AS out_tokens
+           coalesce(TRY_CAST((result->>'$.usage.promptTokens') AS BIGINT),
+                    TRY_CAST((result->>'$.metadata.promptTokens') AS BIGINT)) AS prompt_tokens,
+           coalesce(TRY_CAST((result->>'$.usage.completionTokens') AS BIGINT),
+                    TRY_CAST((result->>'$.metadata.outputTokens') AS BIGINT)) AS out_tokens
     FROM dialects.v_copilot
     WHERE ev_type = 'request' AND result IS NOT NULL AND json_type(result) = 'OBJECT')
 SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
@@ -314,3 +317,83 @@ SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, e
        0::BIGINT AS cache_creation_tokens, 0::BIGINT AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM c WHERE prompt_tokens IS NOT NULL OR out_tokens IS NOT NULL;
+
+-- Tool calls: a request's toolInvocationSerialized response parts, each with the call the model
+-- made (result.metadata.toolCallRounds[].toolCalls[]: its name and arguments) matched by id, else
+-- the i-th call for the i-th part (VS Code gives the parts ids of its own); their results are in
+-- the same document, so result_line_no is the request's line. The transcripts stream: an
+-- assistant.message's toolRequests joined to their tool.execution_complete events.
+CREATE OR REPLACE VIEW derived.v_tool_calls_copilot AS
+WITH
+  reqs AS (
+    SELECT session_id, file_id, witness_gen, line_no, line_to, machine_id, event_time,
+           list_filter(coalesce(TRY(from_json(response, '[{"kind":"VARCHAR","toolCallId":"VARCHAR","toolId":"VARCHAR","isComplete":"JSON"}]')), []),
+                       lambda p: p.kind = 'toolInvocationSerialized') AS parts,
+           flatten(coalesce(list_transform(TRY(from_json(json_extract(result, '$.metadata.toolCallRounds'),
+                                                          '[{"toolCalls":[{"id":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]}]')),
+                                           lambda r: coalesce(r.toolCalls, [])), [])) AS calls
+    FROM dialects.v_copilot
+    WHERE ev_type = 'request' AND json_type(response) = 'ARRAY'),
+  parts AS (
+    SELECT r.* EXCLUDE (parts), unnest(r.parts) AS p, generate_subscripts(r.parts, 1) AS i
+    FROM reqs r WHERE len(r.parts) > 0),
+  matched AS (
+    SELECT *, coalesce(list_filter(calls, lambda c: c.id = p.toolCallId)[1], calls[i]) AS c FROM parts),
+  events AS (
+    SELECT session_id, file_id, witness_gen, line_no, machine_id, event_time,
+           unnest(TRY(from_json(tool_requests, '[{"toolCallId":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]'))) AS q
+    FROM dialects.v_copilot
+    WHERE ev_type = 'assistant.message' AND json_type(tool_requests) = 'ARRAY'),
+  done AS (
+    SELECT file_id, witness_gen, tool_call_id, min(line_no) AS result_line_no, bool_or(NOT success) AS failed,
+           bool_or(success IS NOT NULL) AS said
+    FROM dialects.v_copilot WHERE ev_type = 'tool.execution_complete' AND tool_call_id IS NOT NULL
+    GROUP BY ALL)
+SELECT 'copilot-chat' AS agent, session_id, file_id, witness_gen, line_no, machine_id, event_time,
+       coalesce(p.toolCallId, c.id) AS call_id,
+       coalesce(p.toolId, c.name) AS tool_name,
+       CASE WHEN json_type(c.arguments) = 'VARCHAR' THEN c.arguments->>'$' ELSE CAST(c.arguments AS VARCHAR) END AS arguments,
+       line_no AS result_line_no, NULL::BOOLEAN AS is_error, false AS is_sidechain
+FROM matched
+UNION ALL BY NAME
+SELECT 'copilot-chat' AS agent, e.session_id, e.file_id, e.witness_gen, e.line_no, e.machine_id, e.event_time,
+       e.q.toolCallId AS call_id, e.q.name AS tool_name,
+       CASE WHEN json_type(e.q.arguments) = 'VARCHAR' THEN e.q.arguments->>'$' ELSE CAST(e.q.arguments AS VARCHAR) END AS arguments,
+       d.result_line_no, CASE WHEN d.said THEN d.failed END AS is_error, false AS is_sidechain
+FROM events e
+LEFT JOIN done d ON d.file_id = e.file_id AND d.witness_gen = e.witness_gen AND d.tool_call_id = e.q.toolCallId;
+
+-- Sessions: the project of a session in workspaceStorage/<hash>/ is what that workspace's
+-- workspace.json names ({"folder": uri} or {"workspace": uri of a .code-workspace file}): a file
+-- URI as its path, any other (a remote) as it is. workspace.json is written when the workspace is
+-- first opened, before its sessions, and read here from the floor's newest copy of it.
+CREATE OR REPLACE VIEW derived.v_sessions_copilot AS
+WITH
+  mine AS (
+    SELECT DISTINCT r.file_id, f.abs_path,
+           regexp_extract(f.abs_path, '^(.*[/\\]workspaceStorage[/\\][^/\\]+)[/\\]', 1) AS ws_dir
+    FROM dialects.v_live r JOIN floor.files f USING (file_id)
+    WHERE r.lane = 'copilot'),
+  -- the workspace.json files of those workspaces (few): their ids bound the scan of the lines, as
+  -- dialects.v_live bounds its own
+  wsf AS MATERIALIZED (
+    SELECT f.file_id, f.abs_path FROM floor.files f
+    WHERE f.lane = 'copilot' AND regexp_matches(f.abs_path, '[/\\]workspaceStorage[/\\][^/\\]+[/\\]workspace\.json$')
+      AND f.abs_path IN (SELECT ws_dir || substr(abs_path, length(ws_dir) + 1, 1) || 'workspace.json' FROM mine WHERE ws_dir <> '')),
+  ws AS (
+    SELECT regexp_extract(any_value(w.abs_path), '^(.*)[/\\]workspace\.json$', 1) AS ws_dir,
+           TRY_CAST(string_agg(r.raw_line, chr(10) ORDER BY r.line_no) AS JSON) AS doc
+    FROM floor.raw_lines r
+    JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen
+    JOIN wsf w ON w.file_id = r.file_id
+    WHERE r.file_id BETWEEN (SELECT min(file_id) FROM wsf) AND (SELECT max(file_id) FROM wsf)
+    GROUP BY r.file_id),
+  uri AS (
+    SELECT ws_dir, coalesce(doc->>'$.folder', doc->>'$.workspace') AS u FROM ws)
+SELECT m.file_id,
+       CASE WHEN u.u IS NULL THEN NULL
+            WHEN starts_with(u.u, 'file://')
+              THEN regexp_replace(url_decode(substr(u.u, 8)), '^/([A-Za-z]:)', '\1')
+            ELSE u.u END AS project,
+       NULL::VARCHAR AS parent_session
+FROM mine m LEFT JOIN uri u ON u.ws_dir = m.ws_dir;
