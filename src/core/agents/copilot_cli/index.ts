@@ -13,4 +13,5 @@ export const copilotCli = defineAgent({
   ...copilotCliFiles,
   dialect: copilotCliDialect,
   views: 'copilot_cli/views.sql',
+  cli: { npm: '@github/copilot', bin: 'copilot' },
 });

@@ -12,6 +12,7 @@ export const droid = defineAgent({
   ...droidFiles,
   dialect: droidDialect,
   views: 'droid/views.sql',
+  cli: { npm: 'droid', bin: 'droid' },
   // sessions/<cwd with '/' made '-'>/…: a label (a '-' in a folder name reads as a '/').
   projectFromPath(rel) {
     const first = firstFolder(rel);

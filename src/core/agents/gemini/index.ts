@@ -12,4 +12,5 @@ export const gemini = defineAgent({
   ...geminiFiles,
   dialect: geminiDialect,
   views: 'gemini/views.sql',
+  cli: { npm: '@google/gemini-cli', bin: 'gemini' },
 });

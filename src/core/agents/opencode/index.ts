@@ -13,4 +13,5 @@ export const opencode = defineAgent({
   ...openCodeFiles,
   dialect: openCodeDialect,
   views: 'opencode/views.sql',
+  cli: { npm: 'opencode-ai', bin: 'opencode' },
 });

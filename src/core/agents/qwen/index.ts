@@ -13,6 +13,7 @@ export const qwen = defineAgent({
   ...qwenFiles,
   dialect: qwenDialect,
   views: 'qwen/views.sql',
+  cli: { npm: '@qwen-code/qwen-code', bin: 'qwen' },
   // projects/<cwd folded to '-'>/…: a label only (every character but letters and digits became '-').
   projectFromPath(rel) {
     const parts = rel.split('/');
