@@ -20,7 +20,7 @@ export interface Sandbox {
 /** A fresh HOME. With fixtures: ~/.claude, ~/.codex, ~/.pi/agent, ~/.cursor, ~/.gemini,
  * ~/.config/Code/User (Copilot Chat), ~/.copilot (Copilot CLI), ~/.qwen and ~/.factory (Droid)
  * are copies of test/fixtures. */
-export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandbox {
+export function sandbox(opts: { fixtures?: boolean | 'all'; name?: string } = {}): Sandbox {
   const base = path.join(REPO, '.test-work');
   fs.mkdirSync(base, { recursive: true });
   const dir = fs.mkdtempSync(path.join(base, `${opts.name ?? 't'}-`));
@@ -38,6 +38,7 @@ export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandb
     fs.cpSync(path.join(FIXTURES, 'qwen'), path.join(home, '.qwen'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'factory'), path.join(home, '.factory'), { recursive: true });
   }
+  const extra: NodeJS.ProcessEnv = opts.fixtures === 'all' ? layOutEveryAgent(home) : {};
   const brain = path.join(home, '.brain');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -50,6 +51,7 @@ export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandb
     XDG_STATE_HOME: path.join(home, '.local', 'state'),
     XDG_CACHE_HOME: path.join(home, '.cache'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    ...extra,
   };
   return {
     dir,
@@ -85,4 +87,59 @@ export function listFiles(dir: string): string[] {
   };
   if (fs.existsSync(dir)) walk(dir, '');
   return out.sort();
+}
+
+/** Every other agent's fixtures, where each agent keeps its sessions under `home` (the final
+ * versions: the `generation-1` and `earlier` folders some fixtures keep for rewrite tests are left
+ * out), and the databases of the agents that keep sessions in SQLite, built by their fixture
+ * builders where their own paths say. Returns the environment the layout needs. */
+function layOutEveryAgent(home: string): NodeJS.ProcessEnv {
+  const skipOld = (p: string) => !/[\\/](generation-1|earlier)([\\/]|$)/.test(p);
+  const copy = (from: string, to: string) => {
+    const src = path.join(FIXTURES, from);
+    if (fs.existsSync(src)) fs.cpSync(src, path.join(home, to), { recursive: true, filter: skipOld });
+  };
+  const user = path.join('.config', 'Code', 'User');
+  for (const f of ['cline', 'roo', 'kilo']) copy(path.join(f, 'globalStorage'), path.join(user, 'globalStorage'));
+  copy('cline-cli', '.cline');
+  copy(path.join('continue', 'sessions'), path.join('.continue', 'sessions'));
+  copy(path.join('amp', 'threads'), path.join('.local', 'share', 'amp', 'threads'));
+  copy(path.join('auggie', 'sessions'), path.join('.augment', 'sessions'));
+  copy(path.join('openhands', 'conversations'), path.join('.openhands', 'conversations'));
+  copy(path.join('kiro_ide', 'kiro.kiroagent'), path.join('.config', 'Kiro', 'User', 'globalStorage', 'kiro.kiroagent'));
+  // Aider keeps its history inside each project: the projects under ~/code, named for Aider.
+  const projects: string[] = [];
+  const aider = path.join(FIXTURES, 'aider');
+  if (fs.existsSync(aider)) {
+    for (const p of fs.readdirSync(aider)) {
+      copy(path.join('aider', p), path.join('code', p));
+      projects.push(path.join(home, 'code', p));
+    }
+  }
+  const env: NodeJS.ProcessEnv = { HOME: home, XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_STATE_HOME: path.join(home, '.local', 'state'), BRAIN_PROJECT_DIRS: projects.join(path.delimiter) };
+  // SQLite agents: each database where the agent's own paths put it (the first it declares).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { agentByLane } = require('../../src/core/agents') as typeof import('../../src/core/agents');
+  const dbFile = (lane: string, which = 0): string | undefined => {
+    const f = agentByLane(lane)?.databases?.(env)[which]?.file;
+    if (f) fs.mkdirSync(path.dirname(f), { recursive: true });
+    return f;
+  };
+  const opencode = dbFile('opencode');
+  if (opencode && fs.existsSync(path.join(FIXTURES, 'opencode', 'opencode.db'))) fs.copyFileSync(path.join(FIXTURES, 'opencode', 'opencode.db'), opencode);
+  const builders: [string, string, string][] = [
+    ['goose', 'goose', 'buildGoose'],
+    ['zed', 'zed', 'buildZed'],
+    ['kiro', 'kiro', 'buildKiro'],
+    ['warp', 'warp', 'buildWarp'],
+    ['cursor_ide', 'cursor_ide', 'buildCursorIde'],
+  ];
+  for (const [lane, dir, fn] of builders) {
+    const file = dbFile(lane);
+    const builder = path.join(FIXTURES, dir, 'build.ts');
+    if (!file || !fs.existsSync(builder)) continue;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require(builder) as Record<string, (f: string) => void>)[fn](file);
+  }
+  return env;
 }

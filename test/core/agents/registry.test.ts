@@ -41,7 +41,7 @@ test('every agent whose CLI runs here has a live test and a pinned version', asy
 });
 
 test('the fixtures hold at least one session of every agent in the registry', () => {
-  const sb = sandbox({ fixtures: true, name: 'registry' });
+  const sb = sandbox({ fixtures: 'all', name: 'registry' });
   try {
     const r = brain(sb, ['record', '--json', '--no-caches']);
     assert.equal(r.status, 0, r.stderr);
