@@ -342,9 +342,10 @@ function readTable(conn: SqliteDatabase, t: DbTable, st: DbState, rows: DbState[
     add(name, rowLine(t.name, key, cells));
     rows[k] = [name, hash];
   };
-  // A window that starts at the largest value the pass before the last saw: a row committed late
-  // with a value below one already seen is still read once more.
-  const from = prev?.from ?? null;
+  // A window that starts at the largest value the pass before the last saw (the last one's, right
+  // after a pass that read every row): a row committed a pass late with a value below one already
+  // seen is still read.
+  const from = prev?.from ?? prev?.max ?? null;
   if (t.changed && from) {
     // One pass in the table's own order over every key and its `changed` value: the keys gone
     // (deletions), and the rows to read whole: those at or past the window's start, those whose
