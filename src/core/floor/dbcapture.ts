@@ -342,32 +342,35 @@ function readTable(conn: SqliteDatabase, t: DbTable, st: DbState, rows: DbState[
     add(name, rowLine(t.name, key, cells));
     rows[k] = [name, hash];
   };
-  // A window that starts at the largest value the pass before the last saw: a row committed late
-  // with a value below one already seen is still read once more.
-  const from = prev?.from ?? null;
+  // A window that starts at the largest value the pass before the last saw (the last one's, right
+  // after a pass that read every row): a row committed a pass late with a value below one already
+  // seen is still read.
+  const from = prev?.from ?? prev?.max ?? null;
   if (t.changed && from) {
-    // Every key (and its `changed` value): deletions, and keys never seen whatever their value.
-    const keys = conn.prepare(`SELECT ${keySel}, ${keyExprs.map((k, i) => `${k} AS "raw${i}"`).join(', ')}, (${t.changed}) AS "ch" FROM ${q(t.name)} WHERE ${where} ORDER BY ${order}`);
-    const unknown: unknown[][] = [];
+    // One pass in the table's own order over every key and its `changed` value: the keys gone
+    // (deletions), and the rows to read whole: those at or past the window's start, those whose
+    // value is NULL, and keys never recorded whatever their value. In key order (ORDER BY) this
+    // was a walk of the key index with a table lookup per row, twice over: several times the
+    // cost of reading the file.
+    const fromV = from[0] === 'integer' ? BigInt(from[1]) : from[1];
+    const keys = conn.prepare(`SELECT ${keySel}, ${keyExprs.map((k, i) => `${k} AS "raw${i}"`).join(', ')}, (${t.changed}) AS "ch" FROM ${q(t.name)} WHERE ${where}`);
+    const want: { id: string; raw: unknown[] }[] = [];
     for (const r of keys.iterate() as Iterable<Record<string, unknown>>) {
-      const k = rowKey(t.name, keyOf(r));
+      const key = keyOf(r);
+      const k = rowKey(t.name, key);
       seen.add(k);
       noteMax(r.ch);
-      if (!rows[k]) unknown.push(t.key.map((_, i) => r[`raw${i}`]));
+      const ch = r.ch;
+      const past = ch === null || ch === undefined || (typeof ch === typeof fromV && (ch as bigint | number | string) >= (fromV as bigint | number | string)) || (typeof ch !== typeof fromV);
+      if (!rows[k] || past) want.push({ id: JSON.stringify(key), raw: t.key.map((_, i) => r[`raw${i}`]) });
     }
-    const fromV = from[0] === 'integer' ? BigInt(from[1]) : from[1];
-    const changed = conn.prepare(`${full} WHERE ${where} AND ((${t.changed}) >= ? OR (${t.changed}) IS NULL) ORDER BY ${order}`);
-    const got = new Set<string>();
-    for (const r of changed.iterate(fromV) as Iterable<Record<string, unknown>>) {
-      got.add(rowKey(t.name, keyOf(r)));
-      take(r);
-    }
-    if (unknown.length > 0) {
-      const one = conn.prepare(`${full} WHERE ${where} AND ${keyExprs.map((k) => `${k} IS ?`).join(' AND ')}`);
-      for (const kv of unknown) {
-        const r = one.get(...kv) as Record<string, unknown> | undefined;
-        if (r && !got.has(rowKey(t.name, keyOf(r)))) take(r);
-      }
+    // Read whole in the order of their key's JSON text, so the lines come out the same whatever
+    // order the table's pages are in.
+    want.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const one = conn.prepare(`${full} WHERE ${where} AND ${keyExprs.map((k) => `${k} IS ?`).join(' AND ')}`);
+    for (const w of want) {
+      const r = one.get(...w.raw) as Record<string, unknown> | undefined;
+      if (r) take(r);
     }
   } else {
     for (const r of conn.prepare(`${full} WHERE ${where} ORDER BY ${order}`).iterate() as Iterable<Record<string, unknown>>) {

@@ -171,7 +171,6 @@ test('a row edited in place gets a new version and the old stays; a deleted row 
   putMsg(db, 'msg_2', 'ses_1', 'the crimson-dune plan');
   try {
     await withAgent(file, async () => {
-      // Three passes: the `changed` window needs two to be in place, so the third reads only changes.
       await pass(sb);
       putMsg(db, 'msg_1', 'ses_1', 'the violet-harbor plan, revised');
       await pass(sb);

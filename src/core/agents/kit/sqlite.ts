@@ -30,8 +30,9 @@
 // - A row that changed is written again in full as a new `row` line; a row gone is a `del` line
 //   (a tombstone: older lines stay, so old text stays findable and shows as deleted). A row that
 //   moves to another session gets a `del` in the old session's file and a `row` in the new one's.
-// - Within one pass, a file's new lines are: per table in declared order, the changed rows in key
-//   order (ORDER BY the key columns), then the tombstones in key order.
+// - Within one pass, a file's new lines are: per table in declared order, the changed rows (in key
+//   order when the pass read every row; in the order of their key's JSON text when a `changed`
+//   expression let it read only some), then the tombstones in the order of their key's JSON text.
 // - A dialect reads these lines with readRowLine(); the latest version of a key wins for the
 //   "current" display, earlier versions are history. Every value is the agent's; the framing
 //   (op/table/key and the [name, type] labels) is the recorder's. Nothing is parsed away.
