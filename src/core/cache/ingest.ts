@@ -11,7 +11,7 @@ import { hashRange } from '../floor/ranges';
 import { lakeFileProblem } from '../index/lakepath';
 import { ChunkAppender } from './append';
 import { hashHex, readLines, scanFile, scanManifest, type FileScan, type ManifestEntry } from './lake';
-import { loadSql } from './sqlfiles';
+import { laneRefreshSql, loadSql } from './sqlfiles';
 import { rangeMasker, type LineMasker } from '../secrets/cachemask';
 
 export interface IngestStats {
@@ -280,15 +280,23 @@ export async function ingest(
   await flushState();
   lap(`scan + staged lines (${stats.stagedLines})`);
 
-  const refreshSql = loadSql('ops', 'refresh_derived');
   const refreshed = new Set<string>();
+  // One agent at a time, through its own copies of the derived views (laneRefreshSql): a plan over
+  // every agent's views at once held memory for each of them.
   const refresh = async (ids: string[]) => {
     if (ids.length === 0) return;
     const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
     for (const f of ids) touched.push([f]);
     touched.close();
-    await conn.run(refreshSql);
+    const byLane = (await conn.runAndReadAll('SELECT f.lane, list(t.file_id) FROM touched_files t JOIN floor.files f USING (file_id) GROUP BY f.lane ORDER BY f.lane')).getRows() as [string, { items: string[] }][];
     await conn.run('DELETE FROM touched_files');
+    for (const [lane, list] of byLane) {
+      const mine = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
+      for (const f of list.items) mine.push([f]);
+      mine.close();
+      await conn.run(laneRefreshSql(lane));
+      await conn.run('DELETE FROM touched_files');
+    }
     for (const f of ids) refreshed.add(f);
   };
 

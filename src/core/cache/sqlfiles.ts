@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { registry, type Agent, type AgentRegistry } from '../agents';
+import { AgentRegistry, registry, type Agent } from '../agents';
 import { BrainError } from '../errors';
 import { setting } from '../settings';
 import { expandTruth } from '../truth';
@@ -103,6 +103,68 @@ function expandUnions(text: string, file: string, reg: AgentRegistry, agentSql: 
   });
 }
 
+/** The views a refresh materialises (sql/20_derived.sql), each over the union of every agent's part. */
+const REFRESHED = ['derived.v_sessions', 'derived.v_messages_all', 'derived.v_tool_calls', 'derived.v_usage_lines'];
+
+/** The name of one agent's copy of a refreshed view. */
+export function laneView(view: string, lane: string): string {
+  return `${view}__${lane}`;
+}
+
+/** Each refreshed view again per agent (derived.v_messages_all__cc ...), its unions over that one
+ * agent's part: a refresh touches one agent's files at a time and reads its views alone. A plan
+ * over the union of every agent's views holds buffers for every branch of it, even for agents whose
+ * files are not in the refresh, so its memory grew with the number of agents (past the cache's
+ * limit at two dozen of them). An agent without its own part of a union reads none (v_sessions,
+ * whose rows come from floor.files, gets an empty one); without the view's only part, no copy. */
+function perLaneViews(text: string, reg: AgentRegistry, agentSql: Map<string, string>): string | null {
+  const out: string[] = [];
+  for (const view of REFRESHED) {
+    const m = new RegExp(`CREATE OR REPLACE VIEW ${view.replace('.', '\\.')} AS\\n([\\s\\S]*?);\\n`).exec(text);
+    if (!m) continue;
+    for (const a of reg.list) {
+      let ok = true;
+      const body = m[1].replace(/\{\{union ([a-z_]+\.[a-z_]+)\}\}/g, (_x, base: string) => {
+        const own = `${base}_${a.lane}`;
+        // An agent's part may leave out is_sidechain (sql/20_derived.sql): the union over every
+        // agent had it from the others; alone, it is added empty.
+        if (defines(agentSql.get(a.lane) ?? '', own)) return base === 'derived.v_messages' ? `SELECT * FROM ${own} UNION ALL BY NAME SELECT CAST(NULL AS BOOLEAN) AS is_sidechain WHERE false` : `SELECT * FROM ${own}`;
+        const other = reg.list.map((b) => `${base}_${b.lane}`).find((v) => defines(agentSql.get(v.slice(base.length + 1)) ?? '', v));
+        if (view === 'derived.v_sessions' && other) return `SELECT * FROM ${other} WHERE false`;
+        ok = false;
+        return '';
+      });
+      if (ok) out.push(`CREATE OR REPLACE VIEW ${laneView(view, a.lane)} AS\n${body}`);
+    }
+  }
+  return out.length ? out.join(';\n') : null;
+}
+
+/** sql/ops/refresh_derived.sql for the files of one agent: its own parsed-lines part (when its
+ * views.sql has one) and its own copies of the refreshed views; a view it has no copy of is only
+ * cleared for those files. */
+export function laneRefreshSql(lane: string, reg: AgentRegistry = registry()): string {
+  const key = `ops/refresh_derived#${lane}`;
+  let byName = ops.get(reg);
+  if (!byName) ops.set(reg, (byName = new Map()));
+  let t = byName.get(key);
+  if (t !== undefined) return t;
+  const file = path.join(sqlDir(), 'ops', 'refresh_derived.sql');
+  t = expandTruth(fs.readFileSync(file, 'utf8'), file);
+  if (!agentSqls.has(reg)) loadSchema(reg);
+  const one = new AgentRegistry(reg.list.filter((a) => a.lane === lane));
+  t = expandEach(t, one, agentSqls.get(reg) ?? new Map());
+  const schema = loadSchema(reg).text;
+  for (const view of REFRESHED) {
+    const mine = laneView(view, lane);
+    if (defines(schema, mine)) t = t.replace(new RegExp(`\\b${view.replace('.', '\\.')}\\b(?!_)`, 'g'), mine);
+    // No copy for this agent: nothing of it to insert (the DELETE before it still runs).
+    else t = t.replace(new RegExp(`INSERT INTO [a-z_.]+ BY NAME\\s+SELECT \\* FROM ${view.replace('.', '\\.')} WHERE[^;]*;`, 'g'), '');
+  }
+  byName.set(key, t);
+  return t;
+}
+
 /** {{each lane with derived.v_{lane}_x}}...{{end}} -> the text between, once per agent whose
  * views.sql defines that view, with {lane} replaced by the agent's lane. */
 function expandEach(text: string, reg: AgentRegistry, agentSql: Map<string, string>): string {
@@ -138,7 +200,11 @@ export function loadSchema(reg: AgentRegistry = registry()): Schema {
     ...sqlFiles
       .filter((f) => f >= '20')
       .map(read)
-      .map((p) => ({ ...p, text: expandUnions(p.text, p.name, reg, agentSql) })),
+      .flatMap((p) => {
+        const lanes = perLaneViews(p.text, reg, agentSql);
+        const out = [{ ...p, text: expandUnions(p.text, p.name, reg, agentSql) }];
+        return lanes ? [...out, { name: `${p.name} (per agent)`, text: lanes }] : out;
+      }),
   ];
   const h = createHash('sha256');
   for (const p of parts) h.update(p.name).update('\0').update(p.text).update('\0');

@@ -7,8 +7,8 @@ import { REPO, sandbox, type Sandbox } from '../../helpers/env';
 import { capture } from '../../../src/core/floor/capture';
 
 /** Fixture copies in HOME, captured into BRAIN_HOME (unterminated tails captured at once). */
-export async function capturedSandbox(name: string, prepare?: (sb: Sandbox) => void): Promise<Sandbox> {
-  const sb = sandbox({ fixtures: true, name });
+export async function capturedSandbox(name: string, prepare?: (sb: Sandbox) => void, fixtures: true | 'all' = true): Promise<Sandbox> {
+  const sb = sandbox({ fixtures, name });
   prepare?.(sb);
   const r = await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
   if (r.applied === 0) throw new Error('capture applied nothing');

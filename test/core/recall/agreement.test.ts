@@ -47,7 +47,8 @@ const KNOWN: Record<string, string> = {
 
 let sb: Sandbox;
 before(async () => {
-  sb = await capturedSandbox('agreement');
+  // Every agent's fixtures: the registry's agents, each with sessions of its own.
+  sb = await capturedSandbox('agreement', undefined, 'all');
   await updateCache(sb.brain, {});
 });
 after(() => sb.cleanup());
