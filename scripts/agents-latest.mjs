@@ -24,6 +24,8 @@ const AGENTS = {
   cc: { pkg: '@anthropic-ai/claude-code', bin: 'claude', env: 'BRAIN_TEST_CLAUDE', label: 'Claude Code' },
   codex: { pkg: '@openai/codex', bin: 'codex', env: 'BRAIN_TEST_CODEX', label: 'Codex' },
   pi: { pkg: '@mariozechner/pi-coding-agent', bin: 'pi', env: 'BRAIN_TEST_PI', label: 'Pi' },
+  cline_cli: { pkg: 'cline', bin: 'cline', env: 'BRAIN_TEST_CLINE', label: 'Cline CLI' },
+  continue: { pkg: '@continuedev/cli', bin: 'cn', env: 'BRAIN_TEST_CN', label: 'Continue CLI' },
 };
 
 /** Which part of brain a failing case exercises (by the case's name in test/agents/suite.ts etc.). */
@@ -53,7 +55,7 @@ function args(argv) {
   }
   for (const l of o.only) {
     if (!AGENTS[l]) {
-      console.error(`agents-latest: --only takes cc, codex, pi; got "${l}"`);
+      console.error(`agents-latest: --only takes ${Object.keys(AGENTS).join(', ')}; got "${l}"`);
       process.exit(2);
     }
   }

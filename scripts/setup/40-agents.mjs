@@ -14,6 +14,8 @@ export const AGENT_CLIS = {
   '@anthropic-ai/claude-code': '2.1.197',
   '@openai/codex': '0.171.0',
   '@mariozechner/pi-coding-agent': '0.73.1',
+  cline: '3.0.65',
+  '@continuedev/cli': '1.5.47',
   ccusage: '17.2.1',
 };
 
@@ -25,7 +27,7 @@ export function agentsDir(env = process.env) {
   return path.join(base, 'agent-brain-agents', pins);
 }
 
-/** A pinned CLI's executable (`claude`, `codex`, `pi`, `ccusage`), whether installed or not. */
+/** A pinned CLI's executable (`claude`, `codex`, `pi`, `ccusage`, `cline`, `cn`), whether installed or not. */
 export function agentBin(name, env = process.env) {
   return path.join(agentsDir(env), 'node_modules', '.bin', name);
 }
@@ -45,7 +47,7 @@ export function install({ log = console.log } = {}) {
   const specs = Object.entries(AGENT_CLIS).map(([p, v]) => `${p}@${v}`);
   const r = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], { cwd: dir, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`npm install ${specs.join(' ')} into ${dir} failed (exit ${r.status})`);
-  for (const b of ['claude', 'codex', 'pi', 'ccusage']) {
+  for (const b of ['claude', 'codex', 'pi', 'ccusage', 'cline', 'cn']) {
     if (!fs.existsSync(agentBin(b))) throw new Error(`${agentBin(b)} is missing after the install`);
   }
   fs.writeFileSync(stamp, `${JSON.stringify(AGENT_CLIS)}\n`);
