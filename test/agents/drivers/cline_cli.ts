@@ -40,6 +40,9 @@ export const clineCliAgent: WholeFileAgent = {
   binEnv: 'BRAIN_TEST_CLINE',
   pkg: 'cline',
   shellTool: 'run_commands',
+  // Its telemetry and feature flags (set when its binary is built, no setting turns them off) and
+  // the models.dev catalogue.
+  ownHosts: /^CONNECT ([a-z]+\.)?(cline\.bot|models\.dev):443$/,
   rewritten: (files) => files.find((f) => f.endsWith('.messages.json')) ?? '',
   async start({ sb, bin, env, repo, standin }) {
     const sessions = path.join(sb.home, '.cline', 'data', 'sessions');
@@ -95,12 +98,15 @@ export const clineCliAgent: WholeFileAgent = {
       },
       async close() {
         tmux(socket, ['kill-server']);
-        for (const pid of hubDaemons(sb.dir)) {
-          try {
-            process.kill(pid, 'SIGTERM');
-          } catch {
-            /* gone already */
+        for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
+          for (const pid of hubDaemons(sb.dir)) {
+            try {
+              process.kill(pid, sig);
+            } catch {
+              /* gone already */
+            }
           }
+          await sleep(1000);
         }
       },
     };
