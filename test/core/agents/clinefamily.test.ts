@@ -77,11 +77,31 @@ test('Roo Code and Kilo Code read as Cline does; every file of a task folder is 
     assert.equal(r.turns.filter((t) => t.role === 'user').length, 2);
     assert.equal(r.turns.filter((t) => t.role === 'assistant').length, 4);
     assert.equal(r.counts.bad, 0);
+    // They write the whole input with the protocol's name (cached part included): taken out here.
+    assert.deepEqual(r.turns[1].tokens, { input: 2210, output: 64, cache_creation: 1800, cache_read: 0 });
+    assert.match(fs.readFileSync(file, 'utf8'), /\\"apiProtocol\\":\\"anthropic\\",\\"request\\"/);
     const a = agentByLane(lane)!;
-    for (const f of ['ui_messages.json', 'api_conversation_history.json', 'task_metadata.json']) {
+    for (const f of ['ui_messages.json', 'api_conversation_history.json', 'task_metadata.json', 'history_item.json']) {
       assert.equal(a.sessionOf(`code/${task}/${f}`), task);
       assert.equal(a.rewritesWhole?.(`code/${task}/${f}`), true);
     }
+  }
+});
+
+test("Roo Code's history_item.json: no turns; the task's workspace, and the task that started a subtask", () => {
+  const dir = path.join(FIXTURES, 'roo', 'globalStorage', 'rooveterinaryinc.roo-cline', 'tasks', '1796300100000');
+  const r = read(path.join(dir, 'history_item.json'), 'roo', 'code/1796300100000/history_item.json');
+  assert.equal(r.turns.length, 0);
+  assert.equal(r.facts.cwd, '/home/ana/roo-repo');
+  assert.equal(r.facts.parent_session, null);
+  const t = tmp();
+  try {
+    const item = { ...JSON.parse(fs.readFileSync(path.join(dir, 'history_item.json'), 'utf8')), id: '1796300199999', parentTaskId: '1796300100000' };
+    fs.writeFileSync(path.join(t.dir, 'history_item.json'), JSON.stringify(item));
+    const sub = read(path.join(t.dir, 'history_item.json'), 'roo', 'code/1796300199999/history_item.g2.json');
+    assert.equal(sub.facts.parent_session, '1796300100000');
+  } finally {
+    t.done();
   }
 });
 

@@ -72,7 +72,11 @@ WITH u AS (
   WHERE kind = 'api_req_started' AND msg_type = 'say')
 SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
        lane_name||':'||session_id||':'||ts AS message_id, NULL::VARCHAR AS request_id,
-       coalesce(TRY_CAST(j->>'$.tokensIn' AS BIGINT), 0) AS input_tokens,
+       -- Roo Code and Kilo Code (which name the apiProtocol) count the cached part in tokensIn.
+       CASE WHEN (j->>'$.apiProtocol') IS NOT NULL
+              THEN greatest(coalesce(TRY_CAST(j->>'$.tokensIn' AS BIGINT), 0) - coalesce(TRY_CAST(j->>'$.cacheWrites' AS BIGINT), 0)
+                            - coalesce(TRY_CAST(j->>'$.cacheReads' AS BIGINT), 0), 0)
+            ELSE coalesce(TRY_CAST(j->>'$.tokensIn' AS BIGINT), 0) END AS input_tokens,
        coalesce(TRY_CAST(j->>'$.tokensOut' AS BIGINT), 0) AS output_tokens,
        coalesce(TRY_CAST(j->>'$.cacheWrites' AS BIGINT), 0) AS cache_creation_tokens,
        coalesce(TRY_CAST(j->>'$.cacheReads' AS BIGINT), 0) AS cache_read_tokens,
