@@ -7,3 +7,5 @@ CREATE OR REPLACE VIEW derived.v_messages_kilo AS SELECT * FROM derived.cline_ta
 CREATE OR REPLACE VIEW derived.v_tool_calls_kilo AS SELECT * FROM derived.cline_task_tool_calls('kilo', 'kilo-code');
 
 CREATE OR REPLACE VIEW derived.v_usage_lines_kilo AS SELECT * FROM derived.cline_task_usage_lines('kilo', 'kilo-code');
+
+CREATE OR REPLACE VIEW derived.v_sessions_kilo AS SELECT * FROM derived.cline_task_sessions('kilo');
