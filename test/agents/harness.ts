@@ -152,7 +152,7 @@ export function makeRepo(sb: Sandbox, name = 'work'): RepoInfo {
 
 /** Environment shared by all agents: the sandbox's HOME and BRAIN_HOME, the outbound guard, no
  * update checks or telemetry. */
-function baseEnv(sb: Sandbox, proxy: DenyProxy): NodeJS.ProcessEnv {
+export function baseEnv(sb: Sandbox, proxy: DenyProxy): NodeJS.ProcessEnv {
   return {
     ...sb.env,
     HTTP_PROXY: proxy.url,

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { sandbox, type Sandbox } from '../../helpers/env';
 import { rawUsage } from '../../helpers/rawusage';
 import { agentBin } from '../../../scripts/setup/40-agents.mjs';
-import { makeRepo, runCli, startDenyProxy, type DenyProxy } from '../harness';
+import { baseEnv, makeRepo, runCli, startDenyProxy, type DenyProxy } from '../harness';
 import { brainCli } from '../floor';
 import { startStandIn, type StandIn, type Turn } from '../standin';
 
@@ -85,16 +85,7 @@ export function wholeFileSuite(a: WholeFileAgent): void {
       standin = await startStandIn('chat', script, path.join(sb.dir, `standin-${a.lane}.log`));
       proxy = await startDenyProxy();
       const repo = makeRepo(sb);
-      env = {
-        ...sb.env,
-        HTTP_PROXY: proxy.url,
-        HTTPS_PROXY: proxy.url,
-        http_proxy: proxy.url,
-        https_proxy: proxy.url,
-        NO_PROXY: '127.0.0.1,localhost',
-        no_proxy: '127.0.0.1,localhost',
-        NO_COLOR: '1',
-      };
+      env = baseEnv(sb, proxy);
       driver = await a.start({ sb, bin: binOf(a), env, repo: repo.dir, standin });
     });
     after(async () => {

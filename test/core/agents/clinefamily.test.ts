@@ -25,21 +25,35 @@ function read(file: string, lane: string, rel: string, full = true) {
 
 const brief = (ts: { role: string; text: string; tools: { name: string }[] }[]) => ts.map((t) => [t.role, t.text.slice(0, 40), t.tools.map((u) => u.name).join(',')]);
 
-function tmp(): { dir: string; done: () => void } {
+/** The conversation every fixture holds (as `brief` shows it): the first prompt, the replies that
+ * make the given tool calls, the answer, the second prompt and its answer. */
+const conversation = (calls: [string, string][]) => [
+  ['user', 'List the files in this folder', ''],
+  ...calls.map(([text, tool]) => ['assistant', text, tool]),
+  ['assistant', 'The folder holds README.md and a src fol', ''],
+  ['user', 'Now say which file is the readme', ''],
+  ['assistant', 'README.md is the readme, at the top of t', ''],
+];
+
+/** Runs `fn` in a fresh temporary folder, removed after. */
+function inTmp(fn: (dir: string) => void): void {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'clinefamily-'));
-  return { dir, done: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  try {
+    fn(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 test('Cline task: prompts, one reply per model call with its tokens, model, tools and their output', () => {
   const r = read(path.join(CLINE_TASK, 'ui_messages.json'), 'cline', 'code/1796300000000/ui_messages.json');
-  assert.deepEqual(brief(r.turns), [
-    ['user', 'List the files in this folder', ''],
-    ['assistant', "I'll list the files with a command.", 'execute_command'],
-    ['assistant', '', 'readFile'],
-    ['assistant', 'The folder holds README.md and a src fol', ''],
-    ['user', 'Now say which file is the readme', ''],
-    ['assistant', 'README.md is the readme, at the top of t', ''],
-  ]);
+  assert.deepEqual(
+    brief(r.turns),
+    conversation([
+      ["I'll list the files with a command.", 'execute_command'],
+      ['', 'readFile'],
+    ]),
+  );
   assert.deepEqual(
     r.turns.filter((t) => t.tokens).map((t) => t.tokens),
     [
@@ -94,15 +108,12 @@ test("Roo Code's history_item.json: no turns; the task's workspace, and the task
   assert.equal(r.turns.length, 0);
   assert.equal(r.facts.cwd, '/home/ana/roo-repo');
   assert.equal(r.facts.parent_session, null);
-  const t = tmp();
-  try {
+  inTmp((tmpDir) => {
     const item = { ...JSON.parse(fs.readFileSync(path.join(dir, 'history_item.json'), 'utf8')), id: '1796300199999', parentTaskId: '1796300100000' };
-    fs.writeFileSync(path.join(t.dir, 'history_item.json'), JSON.stringify(item));
-    const sub = read(path.join(t.dir, 'history_item.json'), 'roo', 'code/1796300199999/history_item.g2.json');
+    fs.writeFileSync(path.join(tmpDir, 'history_item.json'), JSON.stringify(item));
+    const sub = read(path.join(tmpDir, 'history_item.json'), 'roo', 'code/1796300199999/history_item.g2.json');
     assert.equal(sub.facts.parent_session, '1796300100000');
-  } finally {
-    t.done();
-  }
+  });
 });
 
 test('Cline CLI: messages and manifest are one session; the manifest gives cwd and title; a sub-agent file is a side conversation', () => {
@@ -111,13 +122,7 @@ test('Cline CLI: messages and manifest are one session; the manifest gives cwd a
   assert.equal(a.sessionOf(`${id}/${id}.messages.json`), id);
   assert.equal(a.sessionOf(`${id}/${id}.json`), id);
   const m = read(path.join(CLI_DIR, `${id}.messages.json`), 'cline_cli', `${id}/${id}.messages.json`);
-  assert.deepEqual(brief(m.turns), [
-    ['user', 'List the files in this folder', ''],
-    ['assistant', '', 'run_commands'],
-    ['assistant', 'The folder holds README.md and a src fol', ''],
-    ['user', 'Now say which file is the readme', ''],
-    ['assistant', 'README.md is the readme, at the top of t', ''],
-  ]);
+  assert.deepEqual(brief(m.turns), conversation([['', 'run_commands']]));
   assert.match(m.turns[1].tools[0].output, /README\.md\\nsrc/);
   assert.deepEqual(m.turns[4].tokens, { input: 156, output: 8, cache_creation: 0, cache_read: 0 });
   assert.ok(m.turns.every((t) => !t.sidechain));
@@ -131,38 +136,28 @@ test('Cline CLI: messages and manifest are one session; the manifest gives cwd a
   assert.equal(merged.native_session, id);
   assert.equal(merged.started, man.facts.started, 'the manifest started first');
   // A sub-agent's messages in the same folder: its turns are a side conversation.
-  const t = tmp();
-  try {
-    const sub = path.join(t.dir, 'agent-1.messages.json');
+  inTmp((dir) => {
+    const sub = path.join(dir, 'agent-1.messages.json');
     fs.copyFileSync(path.join(CLI_DIR, `${id}.messages.json`), sub);
     const s = read(sub, 'cline_cli', `${id}/agent-1.messages.json`);
     assert.equal(s.turns.length, 5);
     assert.ok(s.turns.every((x) => x.sidechain));
     assert.equal(s.facts.subagent, true);
-  } finally {
-    t.done();
-  }
+  });
 });
 
 test('Continue: prompts and replies with tokens (cached prompt tokens taken out of input), the Bash call and its output', () => {
   const r = read(CONTINUE, 'continue', path.basename(CONTINUE));
-  assert.deepEqual(brief(r.turns), [
-    ['user', 'List the files in this folder', ''],
-    ['assistant', '', 'Bash'],
-    ['assistant', 'The folder holds README.md and a src fol', ''],
-    ['user', 'Now say which file is the readme', ''],
-    ['assistant', 'README.md is the readme, at the top of t', ''],
-  ]);
+  assert.deepEqual(brief(r.turns), conversation([['', 'Bash']]));
   assert.equal(r.turns[1].tools[0].output, 'README.md\nsrc\n');
   assert.equal(r.facts.cwd, '/tmp/fb-home3/repo');
   assert.equal(r.facts.title_hint, null, '"Untitled Session" is no title');
-  const t = tmp();
-  try {
+  inTmp((dir) => {
     const doc = JSON.parse(fs.readFileSync(CONTINUE, 'utf8'));
     doc.title = 'Files of the repo';
     doc.history.splice(1, 0, { message: { role: 'thinking', content: 'Listing is one command.' }, contextItems: [] });
     doc.history[2].message.usage = { prompt_tokens: 1000, completion_tokens: 20, model: 'm', prompt_tokens_details: { cache_read_tokens: 700, cache_write_tokens: 100 } };
-    const file = path.join(t.dir, 's.json');
+    const file = path.join(dir, 's.json');
     fs.writeFileSync(file, JSON.stringify(doc, null, 2));
     const x = read(file, 'continue', 's.json');
     assert.equal(x.turns.length, 5, 'a thinking message is part of the reply after it');
@@ -170,14 +165,12 @@ test('Continue: prompts and replies with tokens (cached prompt tokens taken out 
     assert.deepEqual(x.turns[1].tokens, { input: 200, output: 20, cache_creation: 100, cache_read: 700 });
     assert.equal(x.facts.title_hint, 'Files of the repo');
     // Caught mid-write (Continue does not write atomically): no turns, counted bad, nothing thrown.
-    const torn = path.join(t.dir, 'torn.json');
+    const torn = path.join(dir, 'torn.json');
     fs.writeFileSync(torn, fs.readFileSync(CONTINUE, 'utf8').slice(0, 900));
     const y = read(torn, 'continue', 'torn.json');
     assert.equal(y.turns.length, 0);
     assert.equal(y.counts.bad, 1);
-  } finally {
-    t.done();
-  }
+  });
 });
 
 test('the folders: every editor (Cursor too) and Cline\'s own data folder, with the agents\' overrides, on Linux, macOS and Windows', () => {
