@@ -167,7 +167,18 @@ function shapes(lane, dir) {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.jsonl')) {
+      else if (p.endsWith('.json')) {
+        // A document rewritten whole (Cline CLI, Continue): its fields, as one kind per file name.
+        let j;
+        try {
+          j = JSON.parse(fs.readFileSync(p, 'utf8'));
+        } catch {
+          continue;
+        }
+        const k = `document ${e.name.replace(/^[^.]*/, '*')}`;
+        if (!kinds.has(k)) kinds.set(k, new Set());
+        for (const f of fieldPaths(j)) kinds.get(k).add(f);
+      } else if (p.endsWith('.jsonl')) {
         for (const line of fs.readFileSync(p, 'utf8').split('\n')) {
           if (!line.trim()) continue;
           let j;

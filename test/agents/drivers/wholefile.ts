@@ -89,6 +89,9 @@ export function wholeFileSuite(a: WholeFileAgent): void {
       driver = await a.start({ sb, bin: binOf(a), env, repo: repo.dir, standin });
     });
     after(async () => {
+      // scripts/agents-latest.mjs compares what the pinned and the newest release wrote.
+      const keep = process.env.BRAIN_AGENTS_KEEP;
+      if (keep && session) for (const f of driver.files(session)) fs.cpSync(f, path.join(keep, a.lane, path.basename(f)));
       await driver?.close();
       await standin?.close();
       await proxy?.close();
