@@ -66,7 +66,7 @@ export const clineCliAgent: WholeFileAgent = {
         tmux(socket, ['new-session', '-d', '-s', 'cline', '-x', '200', '-y', '50', `sh ${JSON.stringify(script)}`]);
         try {
           const until = async (what: string, ok: () => boolean) => {
-            for (let i = 0; i < 120; i++) {
+            for (let i = 0; i < 360; i++) {
               if (ok()) return;
               await sleep(500);
             }
