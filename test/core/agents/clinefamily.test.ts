@@ -142,7 +142,7 @@ test('Cline CLI: messages and manifest are one session; the manifest gives cwd a
     const s = read(sub, 'cline_cli', `${id}/agent-1.messages.json`);
     assert.equal(s.turns.length, 5);
     assert.ok(s.turns.every((x) => x.sidechain));
-    assert.equal(s.facts.subagent, true);
+    assert.equal(s.facts.subagent, false, 'the folder stays the main session, whichever of its files is read last');
   });
 });
 
