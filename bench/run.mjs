@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench -- [--size 1G] [--seed 1] [--shape mixed|short] [--only floor,search,store] (remote: search over an ssh store, only when asked)
+// npm run bench -- [--size 1G] [--seed 1] [--shape mixed|short] [--only floor,search,store,sqlite] (remote: search over an ssh store, only when asked)
 // Generates (or reuses) a store-shaped corpus at the given size, then measures each section against
 // a baseline taken in the same run (cp -r for capture, rg for search), printed as ratios.
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,7 +16,7 @@ const get = (k, d) => {
 const size = parseSize(get('--size', '1G'));
 const seed = Number(get('--seed', '1'));
 const shape = get('--shape', 'mixed');
-const only = get('--only', 'floor,search,store,secrets,cache').split(',');
+const only = get('--only', 'floor,search,store,secrets,cache,sqlite').split(',');
 const outRoot = path.resolve(get('--out', path.join(root, 'bench', 'out')));
 const CLI = path.join(root, 'dist', 'cli.js');
 fs.mkdirSync(outRoot, { recursive: true });
@@ -152,12 +152,12 @@ if (only.includes('floor')) {
   results.hook = { hook_ms: hookMs, node_ms: nodeMs };
 }
 
-for (const section of ['search', 'store', 'secrets', 'cache', 'coalesce', 'remote']) {
+for (const section of ['search', 'store', 'secrets', 'cache', 'coalesce', 'remote', 'sqlite']) {
   if (!only.includes(section)) continue;
   const file = path.join(root, 'bench', `${section}.mjs`);
   if (!fs.existsSync(file)) continue;
   console.log(`\n## ${section}`);
   const mod = await import(file);
-  results[section] = await mod.run({ root, corpus, info, home, brainHome, env, outRoot, measure, CLI });
+  results[section] = await mod.run({ root, corpus, info, home, brainHome, env, outRoot, measure, CLI, size });
 }
 fs.writeFileSync(path.join(outRoot, `results-${size}-${seed}${shapeTag(shape)}.json`), JSON.stringify(results, null, 1));

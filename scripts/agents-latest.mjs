@@ -10,7 +10,7 @@
 // cases that fail only with the newest release (and which part of brain that case exercises), and
 // how the transcript format differs (line kinds and fields that appeared or disappeared).
 //
-//   node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only cc,codex,pi]
+//   node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only cc,codex,pi,opencode]
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -24,6 +24,7 @@ const AGENTS = {
   cc: { pkg: '@anthropic-ai/claude-code', bin: 'claude', env: 'BRAIN_TEST_CLAUDE', label: 'Claude Code' },
   codex: { pkg: '@openai/codex', bin: 'codex', env: 'BRAIN_TEST_CODEX', label: 'Codex' },
   pi: { pkg: '@mariozechner/pi-coding-agent', bin: 'pi', env: 'BRAIN_TEST_PI', label: 'Pi' },
+  opencode: { pkg: 'opencode-ai', bin: 'opencode', env: 'BRAIN_TEST_OPENCODE', label: 'OpenCode' },
   cline_cli: { pkg: 'cline', bin: 'cline', env: 'BRAIN_TEST_CLINE', label: 'Cline CLI' },
   continue: { pkg: '@continuedev/cli', bin: 'cn', env: 'BRAIN_TEST_CN', label: 'Continue CLI' },
 };
@@ -46,7 +47,7 @@ function args(argv) {
     else if (a === '--strict') o.strict = true;
     else if (a === '--only') o.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only cc,codex,pi]');
+      console.log('usage: node scripts/agents-latest.mjs [--prefix DIR] [--all] [--strict] [--only cc,codex,pi,opencode]');
       process.exit(0);
     } else {
       console.error(`agents-latest: unknown option ${a} (see --help)`);
@@ -142,6 +143,8 @@ function kindOf(lane, j) {
     return [j.type, j.subtype, j.attachment?.type, j.message ? blocks : undefined].filter(Boolean).join('/');
   }
   if (lane === 'codex') return [j.type, j.payload?.type, j.payload?.item?.type, j.payload?.role].filter(Boolean).join('/');
+  // Row records (src/core/agents/kit/sqlite.ts): a table's columns are its shape.
+  if (lane === 'opencode') return [j.op, j.table, Array.isArray(j.cols) ? j.cols.map((c) => c[0]).join(',') : undefined].filter(Boolean).join('/');
   return [j.type, j.message?.role].filter(Boolean).join('/');
 }
 

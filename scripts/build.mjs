@@ -30,16 +30,24 @@ const common = {
   plugins: [sharedBuiltins()],
 };
 
+// Every entry a person or a harness runs says an old Node is too old, before any module (a native
+// one built for Node 22 crashes an older Node with no message), as bin/brain does.
+const nodeCheck = {
+  js: `'use strict'; if (Number(process.versions.node.split('.')[0]) < 22) { process.stderr.write('brain: Node ' + process.versions.node + ' is too old; Agent Brain needs Node 22 or newer (https://nodejs.org, or your package manager; in the clone, node_modules/.bin/node is Node 22 after npm ci).\\n'); process.exit(3); }`,
+};
+
 const entries = [
   // The CLI without `brain mcp`, which is its own bundle (see src/cli/verbs.ts).
-  { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', define: { __BRAIN_SPLIT__: 'true' } },
-  { entryPoints: ['src/cli/mcpbin.ts'], outfile: 'dist/cli-mcp.js' },
+  { entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', define: { __BRAIN_SPLIT__: 'true' }, banner: nodeCheck },
+  { entryPoints: ['src/cli/mcpbin.ts'], outfile: 'dist/cli-mcp.js', banner: nodeCheck },
   // `brain hook` alone (bin/brain picks it): what a harness waits for at each session start.
-  { entryPoints: ['src/cli/hookbin.ts'], outfile: 'dist/hook.js' },
+  { entryPoints: ['src/cli/hookbin.ts'], outfile: 'dist/hook.js', banner: nodeCheck },
   // `brain search` alone (bin/brain picks it): what an agent runs from its shell to recall.
-  { entryPoints: ['src/cli/searchbin.ts'], outfile: 'dist/search.js' },
+  { entryPoints: ['src/cli/searchbin.ts'], outfile: 'dist/search.js', banner: nodeCheck },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', optional: true },
   { entryPoints: ['src/extension/worker/main.ts'], outfile: 'dist/worker.js', optional: true },
+  // The e2e suite's test commands: a bundle of their own, packaged only into its .vsix (--test-hooks).
+  { entryPoints: ['src/extension/testHooks.ts'], outfile: 'dist/testhooks.js', optional: true },
   // The turn index's parse thread, found beside whichever bundle builds the index.
   { entryPoints: ['src/core/index/parse-worker.ts'], outfile: 'dist/index-worker.js' },
   // The store side, sent to an ssh store host on stdin (`ssh HOST node - ...`): one file, no native

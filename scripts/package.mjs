@@ -12,10 +12,12 @@
 //   node scripts/package.mjs                          every target, into ./vsix/
 //   node scripts/package.mjs --target linux-x64       one target (repeat --target for more)
 //   node scripts/package.mjs --target linux-x64 --out file.vsix
+//   node scripts/package.mjs --test-hooks ...           the e2e suite's package: plus its test commands
 //   node scripts/package.mjs --out-dir DIR --no-build
 //
 // Install the one for your editor's platform: `code --install-extension vsix/agent-brain-<target>-<version>.vsix`.
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -41,7 +43,7 @@ export function hostTarget() {
 }
 
 function parseArgs(argv) {
-  const o = { targets: [], out: undefined, outDir: path.join(REPO, 'vsix'), build: true };
+  const o = { targets: [], out: undefined, outDir: path.join(REPO, 'vsix'), build: true, testHooks: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -53,6 +55,7 @@ function parseArgs(argv) {
     else if (a === '--out' || a === '-o') o.out = val();
     else if (a === '--out-dir') o.outDir = path.resolve(val());
     else if (a === '--no-build') o.build = false;
+    else if (a === '--test-hooks') o.testHooks = true;
     else if (a === '-h' || a === '--help') {
       console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('// ')).map((l) => l.slice(3)).join('\n'));
       process.exit(0);
@@ -103,23 +106,44 @@ function duckdbBinding(suffix, version) {
   return path.join(dir, 'package');
 }
 
+/** @duckdb/node-api as one file: its ~180 modules would each be a file of the .vsix (vsce warns
+ * past 100 JavaScript files, and the editor loads each one apart). Its native binding stays a
+ * package of its own, required at run time as before. */
+function stageDuckdbApi(dest) {
+  const src = path.join(REPO, 'node_modules', '@duckdb', 'node-api');
+  if (!fs.existsSync(src)) throw new Error('node_modules/@duckdb/node-api is missing: run npm ci');
+  const pkg = pkgJson(src);
+  const { buildSync } = createRequire(path.join(REPO, 'package.json'))('esbuild');
+  buildSync({ entryPoints: [path.join(src, pkg.main)], bundle: true, platform: 'node', format: 'cjs', target: 'node22', external: ['@duckdb/node-bindings'], logLevel: 'warning', outfile: path.join(dest, 'lib', 'index.js') });
+  copy(path.join(src, 'LICENSE'), path.join(dest, 'LICENSE'));
+  const slim = { name: pkg.name, version: pkg.version, license: pkg.license, main: './lib/index.js', dependencies: pkg.dependencies };
+  fs.writeFileSync(path.join(dest, 'package.json'), JSON.stringify(slim, null, 2) + '\n');
+}
+
 /** Everything but the native modules, shared by every target. */
-function stageCommon(stage) {
+function stageCommon(stage, testHooks) {
   fs.rmSync(stage, { recursive: true, force: true });
   fs.mkdirSync(stage, { recursive: true });
   for (const f of fs.readdirSync(path.join(REPO, 'dist'))) {
-    if (/\.(js|js\.map)$/.test(f)) copy(path.join(REPO, 'dist', f), path.join(stage, 'dist', f));
+    if (!/\.(js|js\.map)$/.test(f)) continue;
+    // The e2e suite's test commands go only into its own package.
+    if (f.startsWith('testhooks.') && !testHooks) continue;
+    copy(path.join(REPO, 'dist', f), path.join(stage, 'dist', f));
   }
   // Each agent's SQL views (src/core/cache/sqlfiles.ts reads them beside the bundles).
   copy(path.join(REPO, 'dist', 'agents'), path.join(stage, 'dist', 'agents'));
   for (const d of ['media', 'sql', 'skills']) if (fs.existsSync(path.join(REPO, d))) copy(path.join(REPO, d), path.join(stage, d));
-  for (const f of ['CHANGELOG.md', 'LICENSE', 'README.md']) if (fs.existsSync(path.join(REPO, f))) copy(path.join(REPO, f), path.join(stage, f));
+  // The extension's details page is a README of its own (the repository's links into docs/ mean
+  // nothing inside an editor); the licence must be there for vsce to package without skipping it.
+  copy(path.join(REPO, 'media', 'vsix', 'README.md'), path.join(stage, 'README.md'));
+  for (const f of ['CHANGELOG.md', 'LICENSE']) copy(path.join(REPO, f), path.join(stage, f));
   const nm = path.join(stage, 'node_modules');
-  for (const p of ['detect-libc', '@duckdb/node-api', '@duckdb/node-bindings']) {
+  for (const p of ['detect-libc', '@duckdb/node-bindings']) {
     const src = path.join(REPO, 'node_modules', p);
     if (!fs.existsSync(src)) throw new Error(`node_modules/${p} is missing: run npm ci`);
     copy(src, path.join(nm, p));
   }
+  stageDuckdbApi(path.join(nm, '@duckdb', 'node-api'));
   // better-sqlite3's JavaScript, without any binary and without its build inputs.
   const bsqSrc = path.join(REPO, 'node_modules', 'better-sqlite3');
   const bsq = pkgJson(bsqSrc);
@@ -155,7 +179,24 @@ function stageNative(stage, target, versions) {
   fs.writeFileSync(path.join(nbDir, 'package.json'), JSON.stringify(nb, null, 2));
 }
 
-function manifest(root, versions) {
+/** What the e2e suite's package adds (--test-hooks): its commands, enabled only in test mode and
+ * hidden from the palette otherwise. A production package has neither these nor dist/testhooks.js. */
+const TEST_COMMANDS = [
+  ['ping', 'Test: Ping'],
+  ['loop', 'Test: Loop Monitor'],
+  ['clipboard', 'Test: Read Clipboard'],
+  ['invokeTools', 'Test: Invoke Language Model Tools'],
+].map(([id, title]) => ({ command: `agentBrain.test.${id}`, title, category: 'Agent Brain', enablement: 'agentBrain.testMode' }));
+
+function withTestCommands(contributes) {
+  return {
+    ...contributes,
+    commands: [...contributes.commands, ...TEST_COMMANDS],
+    menus: { ...contributes.menus, commandPalette: [...(contributes.menus?.commandPalette ?? []), ...TEST_COMMANDS.map((c) => ({ command: c.command, when: 'agentBrain.testMode' }))] },
+  };
+}
+
+function manifest(root, versions, testHooks) {
   return {
     name: root.name,
     displayName: root.displayName,
@@ -167,7 +208,7 @@ function manifest(root, versions) {
     main: root.main,
     categories: root.categories,
     activationEvents: root.activationEvents,
-    contributes: root.contributes,
+    contributes: testHooks ? withTestCommands(root.contributes) : root.contributes,
     icon: root.icon,
     repository: root.repository,
     dependencies: { 'better-sqlite3': versions.bsqVersion, '@duckdb/node-api': pkgJson(path.join(REPO, 'node_modules', '@duckdb', 'node-api')).version },
@@ -191,8 +232,8 @@ export function packageVsix(argv = []) {
 }
 
 function packageStaged(o, root, stage) {
-  const versions = stageCommon(stage);
-  fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest(root, versions), null, 2) + '\n');
+  const versions = stageCommon(stage, o.testHooks);
+  fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest(root, versions, o.testHooks), null, 2) + '\n');
   fs.writeFileSync(path.join(stage, '.vscodeignore'), ['**/*.map', 'node_modules/**/*.md', 'node_modules/**/*.d.ts'].join('\n') + '\n');
   const vsce = path.join(REPO, 'node_modules', '@vscode', 'vsce', 'vsce');
   const outs = [];
@@ -201,7 +242,7 @@ function packageStaged(o, root, stage) {
     stageNative(stage, target, versions);
     const out = path.resolve(o.out ?? path.join(o.outDir, `${root.name}-${target}-${root.version}.vsix`));
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    run(process.execPath, [vsce, 'package', '--target', target, '--allow-missing-repository', '--skip-license', '--allow-star-activation', '-o', out], { cwd: stage, stdio: ['ignore', 'pipe', 'inherit'] });
+    run(process.execPath, [vsce, 'package', '--target', target, '--allow-star-activation', '-o', out], { cwd: stage, stdio: ['ignore', 'pipe', 'inherit'] });
     console.log(`packaged ${path.relative(process.cwd(), out)} (${target}): ${(fs.statSync(out).size / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     outs.push(out);
   }

@@ -35,6 +35,11 @@ WITH
            min(r.captured_at) AS first_captured,
            max(r.captured_at) AS last_captured
     FROM dialects.v_newest r GROUP BY r.file_id),
+  -- The session's start is its oldest generation's (a rewrite may cut the newest one's first
+  -- line; src/core/truth.ts, sessionFacts).
+  span AS (
+    SELECT file_id, min(event_time) AS first_event, min(captured_at) AS first_captured
+    FROM dialects.v_live GROUP BY file_id),
   own AS ({{union derived.v_sessions}}),
   lake AS (
     SELECT file_id, witness_gen, arg_max(lake_path, manifest_offset) AS lake_path
@@ -50,10 +55,12 @@ SELECT
   lake.lake_path,
   o.project,
   o.parent_session,
-  g.first_event, g.last_event, g.first_captured, g.last_captured,
+  least(sp.first_event, g.first_event) AS first_event, g.last_event,
+  least(sp.first_captured, g.first_captured) AS first_captured, g.last_captured,
   g.n_lines, g.n_bad_lines
 FROM floor.files f
 JOIN gen g USING (file_id)
+LEFT JOIN span sp ON sp.file_id = f.file_id
 LEFT JOIN own o ON o.file_id = f.file_id
 LEFT JOIN dialects.agents a ON a.lane = f.lane
 LEFT JOIN lake ON lake.file_id = g.file_id AND lake.witness_gen = g.witness_gen;

@@ -16,7 +16,12 @@ export const AGENT_CLIS = {
   '@mariozechner/pi-coding-agent': '0.73.1',
   cline: '3.0.65',
   '@continuedev/cli': '1.5.47',
+  '@google/gemini-cli': '0.61.0',
   ccusage: '17.2.1',
+  // Its platform binary comes as an optional npm dependency. Crush (@charmland/crush) is not
+  // pinned: its package downloads the binary from GitHub while installing, which the test
+  // machines cannot reach.
+  'opencode-ai': '1.18.33',
 };
 
 /** Where the pinned CLIs are installed (BRAIN_AGENTS_CACHE moves it). */
@@ -27,7 +32,7 @@ export function agentsDir(env = process.env) {
   return path.join(base, 'agent-brain-agents', pins);
 }
 
-/** A pinned CLI's executable (`claude`, `codex`, `pi`, `ccusage`, `cline`, `cn`), whether installed or not. */
+/** A pinned CLI's executable (`claude`, `codex`, `pi`, `ccusage`, `opencode`, `cline`, `cn`), whether installed or not. */
 export function agentBin(name, env = process.env) {
   return path.join(agentsDir(env), 'node_modules', '.bin', name);
 }
@@ -47,7 +52,7 @@ export function install({ log = console.log } = {}) {
   const specs = Object.entries(AGENT_CLIS).map(([p, v]) => `${p}@${v}`);
   const r = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], { cwd: dir, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`npm install ${specs.join(' ')} into ${dir} failed (exit ${r.status})`);
-  for (const b of ['claude', 'codex', 'pi', 'ccusage', 'cline', 'cn']) {
+  for (const b of ['claude', 'codex', 'pi', 'gemini', 'ccusage', 'opencode', 'cline', 'cn']) {
     if (!fs.existsSync(agentBin(b))) throw new Error(`${agentBin(b)} is missing after the install`);
   }
   fs.writeFileSync(stamp, `${JSON.stringify(AGENT_CLIS)}\n`);

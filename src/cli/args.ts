@@ -1,6 +1,7 @@
 // A small, strict argument parser: every verb declares its options, an unknown one is an error
 // that names it (exit 2), and --help prints the declaration.
 import { BrainError } from '../core/errors';
+import { visible } from '../core/visible';
 
 export interface OptionSpec {
   name: string;
@@ -92,8 +93,11 @@ export function helpText(v: Verb): string {
 
 export const COMMON_EXIT_CODES = 'Exit codes: 0 ok, 1 problems found (listed), 2 usage error, 3 could not run (named file, what to do).';
 
+/** Every line a verb prints, human or JSON, goes out here, through visible(): session text may
+ * hold what a terminal would obey (core/visible.ts). */
 export function write(stream: NodeJS.WritableStream, s: string): void {
-  stream.write(s.endsWith('\n') ? s : s + '\n');
+  const v = visible(s);
+  stream.write(v.endsWith('\n') ? v : v + '\n');
 }
 
 export function humanBytes(n: number): string {

@@ -1,6 +1,6 @@
 // Entry of dist/cli.js (the `brain` bin).
 import { describe } from '../core/errors';
-import { processIo as io, type VerbContext } from './args';
+import { processIo as io, write, type VerbContext } from './args';
 import { main } from './main';
 import { quietOnEpipe } from './pipes';
 
@@ -14,7 +14,7 @@ main(process.argv.slice(2), ctx).then(
     process.exitCode = code;
   },
   (e) => {
-    process.stderr.write(`brain: ${describe(e)}\n`);
+    write(process.stderr, `brain: ${describe(e)}`);
     process.exitCode = 3;
   },
 );

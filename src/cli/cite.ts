@@ -1,4 +1,6 @@
+import * as path from 'node:path';
 import { parseRange, type CiteInput } from '../core/recall';
+import { brainHome } from '../core/home';
 import { checkLineEverywhere, citeEverywhere, verifyEverywhere } from '../core/remote/everywhere';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
@@ -21,11 +23,28 @@ async function readCitation(arg: string | undefined, stdin: NodeJS.ReadableStrea
   }
 }
 
+/** A lake path as citations name it (relative to the floor); an absolute path inside BRAIN_HOME
+ * (or the --store folder's machine) is taken as the path it names there. */
+function floorRelative(p: string, store: string | undefined, env: NodeJS.ProcessEnv): { rel: string; machine?: string } {
+  if (!path.isAbsolute(p)) return { rel: p };
+  const roots = store ? [path.resolve(store)] : [path.resolve(brainHome(env))];
+  for (const r of roots) {
+    const rel = path.relative(r, path.resolve(p));
+    if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    const parts = rel.split(path.sep);
+    // In a store, <store>/<machine>/lake/...; in BRAIN_HOME, lake/...
+    const at = parts.indexOf('lake');
+    if (at >= 0) return { rel: parts.slice(at).join('/'), ...(store && at > 0 ? { machine: parts[at - 1] } : {}) };
+  }
+  throw new BrainError('usage', `${p} is not a file of ${store ? `the store ${store}` : `the floor ${brainHome(env)}`}`, 'give the lake path a citation names (lake/<agent>/...), or a path inside BRAIN_HOME');
+}
+
 export const cite: Verb = {
   name: 'cite',
   summary: 'Cite lines of a floor file (sha256 of exactly those bytes), or verify a citation.',
-  usage: 'cite LAKE_PATH A..B [--machine M] [--store DIR] [--json] | cite --verify [CITATION_JSON] [--store DIR]',
-  details: `LAKE_PATH is relative to the machine's floor (lake/<agent>/...), as citations name it. The citation is
+  usage: 'cite LAKE_PATH A..B|A-B [--machine M] [--store DIR] [--json] | cite --verify [CITATION_JSON] [--store DIR]',
+  details: `LAKE_PATH is relative to the machine's floor (lake/<agent>/...), as citations name it, or its absolute
+path inside BRAIN_HOME (or the --store folder). The range is A..B or A-B. The citation is
 machine, path, generation, line and byte range and sha256, and anyone can check it:
   sed -n 'A,Bp' BRAIN_HOME/LAKE_PATH | sha256sum
 (the check line printed names the file by its absolute path). A range past the file's end is cut to
@@ -49,12 +68,16 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
       else write(ctx.stdout, r.ok ? `ok: ${r.path} lines ${c.line_from}-${c.line_to} hash to ${r.sha256}` : `does not verify: ${r.problem}`);
       return r.ok ? 0 : 1;
     }
-    const [lakePath, range] = args.positionals;
-    if (!lakePath || !range || args.positionals.length > 2) throw new BrainError('usage', 'cite takes LAKE_PATH and a line range A..B', 'brain cite lake/cc/<project>/<session>.jsonl 12..15');
-    const [a, b] = parseRange(range);
+    const [given, range] = args.positionals;
+    if (!given || !range || args.positionals.length > 2) throw new BrainError('usage', 'cite takes LAKE_PATH and a line range A..B', 'brain cite lake/cc/<project>/<session>.jsonl 12..15');
+    const where = floorRelative(given, o.store as string | undefined, ctx.env);
+    const lakePath = where.rel;
+    // "46-48" and "46–48" are how citations print a range (show, search, cite itself).
+    const [a, b] = parseRange(range.replace(/^\s*(\d+)\s*[-–]\s*(\d+)\s*$/, '$1..$2'));
     if (!Number.isFinite(b)) throw new BrainError('usage', `cite needs an end line: ${range}`, 'use A..B or A');
     const input: CiteInput = { lake_path: lakePath, line_from: a, line_to: b };
     if (o.machine !== undefined) input.machine = o.machine as string;
+    else if (where.machine) input.machine = where.machine;
     if (o.store !== undefined) input.store = o.store as string;
     const c = await citeEverywhere(input, ctx.env);
     if (o.json) write(ctx.stdout, JSON.stringify(c));

@@ -2,6 +2,7 @@ import { brainHome } from '../core/home';
 import { brainCommand } from '../core/store/brainpath';
 import { doctor as runDoctor } from '../core/setup/doctor';
 import { harnessChecks } from '../core/harness/steps';
+import { pinnedChecks } from '../core/setup/pinned';
 import { write, type Verb } from './args';
 
 export const doctor: Verb = {
@@ -16,6 +17,8 @@ export const doctor: Verb = {
   async run(args, ctx) {
     const checks = await runDoctor(brainHome(ctx.env), { env: ctx.env, brainCmd: brainCommand(ctx.env), offline: !!args.opts.offline });
     checks.push(...harnessChecks(brainCommand(ctx.env), ctx.env));
+    // Each command the setup pinned is run: one that does not start fails every use silently.
+    checks.push(...pinnedChecks(brainCommand(ctx.env), ctx.env));
     const failed = checks.filter((c) => c.level === 'fail').length;
     if (args.opts.json) write(ctx.stdout, JSON.stringify({ checks, failed }));
     else {

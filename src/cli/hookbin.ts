@@ -3,7 +3,7 @@
 // (dist/cli.js, ~1 MB) for a verb that needs the floor's meta writer only. bin/brain sends
 // `brain hook …` here; `--help` and every other verb still go through dist/cli.js.
 import { BrainError, describe } from '../core/errors';
-import { parseArgs, processIo as io } from './args';
+import { parseArgs, processIo as io, write } from './args';
 import { hook } from './hook';
 
 (async () => hook.run(parseArgs(process.argv.slice(3), hook.options), io))().then(
@@ -12,7 +12,7 @@ import { hook } from './hook';
   },
   (e) => {
     // What main() does with a bad option (hook.run itself never throws).
-    process.stderr.write(`brain hook: ${describe(e)}\n`);
+    write(process.stderr, `brain hook: ${describe(e)}`);
     process.exitCode = e instanceof BrainError && e.code === 'usage' ? 2 : 3;
   },
 );

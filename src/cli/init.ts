@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { brainHome } from '../core/home';
-import { homeNotWritable } from '../core/errors';
+import { BrainError, homeNotWritable } from '../core/errors';
+import { nodeProblem } from '../core/setup/pinned';
 import { brainCommand } from '../core/store/brainpath';
 import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/setup/init';
 import { HARNESS_INIT_STEPS } from '../core/harness/steps';
@@ -38,11 +39,16 @@ timer. Running it again changes nothing that is already right. Exit 0, or 1 if a
     // Every step records into or configures BRAIN_HOME: one that cannot be written is said once.
     const ro = homeNotWritable(brainHome(ctx.env));
     if (ro) throw ro;
+    // Hooks, MCP entries and the timer run this Node at every use: one that cannot run brain
+    // would fail there silently.
+    const cmd = brainCommand(ctx.env);
+    const bad = nodeProblem(cmd[0], ctx.env);
+    if (bad) throw new BrainError('usage', `init would pin ${bad}: every hook, MCP entry and timer run would fail`, 'run brain init with Node 22 or newer (in a clone: node_modules/.bin/node dist/cli.js init), or set BRAIN_BIN to a Node 22 and bin/brain');
     const results = await runInit(
       {
         home: brainHome(ctx.env),
         env: ctx.env,
-        brainCmd: brainCommand(ctx.env),
+        brainCmd: cmd,
         opts: {
           store: args.opts.store as string | undefined,
           machine: args.opts.machine as string | undefined,

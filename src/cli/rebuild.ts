@@ -80,7 +80,7 @@ function indexStep(env: NodeJS.ProcessEnv, home: string, update: boolean): Index
   const ms = Date.now() - t0;
   const where = layout(home).turns;
   const text = update
-    ? `Updated ${where} in ${(ms / 1000).toFixed(1)} s: ${r.report.turns} new turns from ${r.report.files} files`
-    : `Rebuilt ${where} in ${(ms / 1000).toFixed(1)} s: ${r.report.turns} turns from ${r.report.files} files`;
+    ? `Updated ${where} in ${(ms / 1000).toFixed(1)} s: ${r.report.turns} new entries from ${r.report.files} files`
+    : `Rebuilt ${where} in ${(ms / 1000).toFixed(1)} s: ${r.report.turns} entries from ${r.report.files} files`;
   return { ok: true, text, turns: r.report.turns, files: r.report.files, ms };
 }

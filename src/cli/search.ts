@@ -1,6 +1,7 @@
 import { DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
 import { searchEverywhere } from '../core/remote/everywhere';
 import { columns, snippetText } from '../core/recall/snippet';
+import { matchedText } from '../core/recall/words';
 import { BrainError } from '../core/errors';
 import { callerSession, SESSION_ENV } from '../core/harness/caller';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
@@ -29,7 +30,7 @@ function project(p: string | null): string {
 }
 
 export function formatHit(h: SearchHit, i: number, w: number, term = ''): string[] {
-  const head = `${String(i + 1).padStart(2)}  ${h.lane.padEnd(6)} ${project(h.project)}  ${h.machine}  ${when(h.started)}  ${h.matching_turns} ${h.tier === 'turns' ? 'turn' : 'tool mention'}${h.matching_turns === 1 ? '' : 's'}  ${h.session}`;
+  const head = `${String(i + 1).padStart(2)}  ${h.lane.padEnd(6)} ${project(h.project)}  ${h.machine}  ${when(h.started)}  ${matchedText(h)}  ${h.session}`;
   const out = [fit(head, w)];
   if (h.title) out.push(fit(`    ${h.title}`, w));
   for (const s of h.snippets) {

@@ -57,6 +57,8 @@ export function toMarkdown(r: ReadOutput): string {
     `- agent: ${s.agent} · machine: ${s.machine} · project: ${s.project ?? '—'}${s.repo ? ` · repo: ${s.repo}` : ''}`,
     `- started: ${s.started ?? '—'} · last: ${s.ended ?? '—'} · ${s.turns} turns (prompts and replies), ${r.total} entries in all${r.unparsed_lines ? ` · ${r.unparsed_lines} unparsed line(s) on the floor` : ''}`,
   ];
+  const k = s.tokens;
+  if (k && k.input + k.output + k.cache_creation + k.cache_read > 0) lines.push(`- tokens: in ${k.input} · out ${k.output} · cache write ${k.cache_creation} · cache read ${k.cache_read}`);
   const file = r.turns.find((t) => !t.rewritten_away) ?? r.turns[0];
   if (file) lines.push(`- file: \`${file.citation.lake_path}\` (check a citation: \`sed -n 'A,Bp' FILE | sha256sum\`)`);
   if (r.gen !== null) lines.push(`- generation ${r.gen} of ${r.generations.join(', ')}, as it was`);
@@ -70,7 +72,7 @@ export function toMarkdown(r: ReadOutput): string {
 export const show: Verb = {
   name: 'show',
   summary: 'A recorded session as Markdown, tool calls folded, each turn with its citation.',
-  usage: 'show SESSION [--turns A..B] [--gen N] [--machine M] [--store DIR] [--full] [--scan] [--json] [--reveal]',
+  usage: 'show SESSION [--turns A..B] [--gen N] [--machine M] [--agent A] [--store DIR] [--full] [--scan] [--json] [--reveal]',
   details: `SESSION is the id search lists, the agent's own id, or an unambiguous prefix. --turns takes A..B,
 A.., ..B or A (the newest generation's turns; an entry only an older generation holds comes with
 the turn it follows). A session whose file the agent rewrote (a compaction, a whole-file rewrite,
@@ -85,6 +87,7 @@ ${COMMON_EXIT_CODES}`,
     { name: 'turns', type: 'string', help: 'only turns A..B (1-based)' },
     { name: 'gen', type: 'number', help: 'generation N of the session file alone, as it was' },
     { name: 'machine', type: 'string', help: 'the machine, when the id exists on several' },
+    { name: 'agent', type: 'string', help: 'the agent, when the id names sessions of several' },
     { name: 'store', type: 'string', help: 'read from a store folder instead of BRAIN_HOME' },
     { name: 'full', type: 'bool', help: 'do not cut long thinking, arguments or output' },
     { name: 'scan', type: 'bool', help: 'find the session in the files, not the turn index' },
@@ -98,6 +101,7 @@ ${COMMON_EXIT_CODES}`,
     const input: ReadInput = { session };
     if (o.turns !== undefined) input.turns = o.turns as string;
     if (o.machine !== undefined) input.machine = o.machine as string;
+    if (o.agent !== undefined) input.agent = o.agent as string;
     if (o.gen !== undefined) input.gen = o.gen as number;
     if (o.store !== undefined) input.store = o.store as string;
     if (o.full) input.max_chars = 0;

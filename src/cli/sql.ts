@@ -6,6 +6,40 @@ import { BrainError } from '../core/errors';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';
 import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
+import { rssCap, watched } from '../core/cache/watchdog';
+import { describe } from '../core/errors';
+import { spawn } from 'node:child_process';
+
+const RUNNER_ENV = 'BRAIN_SQL_RUNNER';
+
+/** This same command in a child that answers on this process's own stdout and stderr; ended here
+ * when it says it gave up, or when it outlives its timeout by far. */
+function runChild(self: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(self[0], [...self.slice(1), ...process.argv.slice(2)], {
+      env: { ...env, [RUNNER_ENV]: '1' },
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    });
+    let said: string | undefined;
+    const backstop = timeoutMs > 0 ? setTimeout(() => child.kill('SIGKILL'), timeoutMs + 30_000) : undefined;
+    child.on('message', (m: { gaveUp?: string }) => {
+      if (typeof m?.gaveUp !== 'string') return;
+      said = m.gaveUp;
+      child.kill('SIGKILL');
+    });
+    child.on('error', (e) => {
+      if (backstop) clearTimeout(backstop);
+      process.stderr.write(`brain sql: could not start the query process: ${e.message}\n`);
+      resolve(3);
+    });
+    child.on('exit', (code, signal) => {
+      if (backstop) clearTimeout(backstop);
+      if (said !== undefined) process.stderr.write(`${said}\n`);
+      else if (signal) process.stderr.write(`brain sql: the query process ended by ${signal}${signal === 'SIGKILL' ? ' (its time ran out long ago, or the system ran out of memory)' : ''}\n`);
+      resolve(said !== undefined || signal ? 3 : (code ?? 3));
+    });
+  });
+}
 
 export const sql: Verb = {
   name: 'sql',
@@ -18,8 +52,10 @@ to the manifest first, or built if missing. The connection is read-only: INSERT,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.
 A statement is stopped after --timeout (else BRAIN_SQL_TIMEOUT, else [sql] timeout in config.toml,
 else 30 s). Reading stops at --max-bytes of answer (default 8 MiB); a value longer than a quarter of
-that is cut and ends with "…[cut <size>]". Secrets in the answer are masked as \`brain secrets\` shows
-them (--json: "masked": N); --reveal prints them in clear, only to a terminal.
+that is cut and ends with "…[cut <size>]". Secrets are masked in the cache itself, as \`brain secrets\`
+shows them, so no function of the text gives one back; the answer is masked again for any the cache
+missed (--json: "masked": N), which --reveal leaves in clear, only to a terminal. A masked line keeps
+the floor's own line_sha256 and n_bytes: \`brain show --reveal\` or sed on its citation reads it.
 Example: brain sql "SELECT agent, count(DISTINCT turn_id) AS turns FROM derived.messages GROUP BY agent"
 ${COMMON_EXIT_CODES}`,
   options: [
@@ -45,7 +81,24 @@ ${COMMON_EXIT_CODES}`,
       if (b === null) throw new BrainError('usage', `--max-bytes ${args.opts['max-bytes']} is not a size between 4 KiB and 1 GiB`, `write ${MAX_BYTES_HELP}`);
       maxBytes = b;
     }
-    const { value: r, masked } = await maskedAnswer('sql', args, ctx, await runReadOnlySql(home, query, { limit: (args.opts.limit as number | undefined) ?? 1000, timeoutMs, maxBytes }));
+    const limit = (args.opts.limit as number | undefined) ?? 1000;
+    // A statement that neither stops when interrupted nor stays within DuckDB's memory limit (a
+    // scalar function building one huge value) keeps the process that runs it until it is done:
+    // not even exit ends it. So the query runs in a child of this process, which this one ends.
+    if (ctx.self && ctx.stdout === process.stdout && ctx.env[RUNNER_ENV] !== '1') return runChild(ctx.self, ctx.env, timeoutMs);
+    const w = watched(runReadOnlySql(home, query, { limit, timeoutMs, maxBytes }), { timeoutMs, rssMax: rssCap(maxBytes) });
+    let answer: Awaited<typeof w.result>;
+    try {
+      answer = await w.result;
+    } catch (e) {
+      // Said to the parent, which ends this process (it cannot end itself while DuckDB runs).
+      if (w.gaveUp() && process.send) {
+        process.send({ gaveUp: `brain sql: ${describe(e)}` });
+        return new Promise<number>(() => undefined);
+      }
+      throw e;
+    }
+    const { value: r, masked } = await maskedAnswer('sql', args, ctx, answer);
     if (args.opts.json) {
       write(ctx.stdout, JSON.stringify({ ...r, masked }));
       return 0;

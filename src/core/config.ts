@@ -9,6 +9,7 @@ import { BrainError } from './errors';
 import { layout, type Env } from './home';
 import { SQL_KEYS, sqlTable } from './sqllimits';
 import { setting } from './settings';
+import { MACHINE_RE, storeReserved, validMachineName } from './machine';
 
 export interface StoreConfig {
   /** Absolute folder holding one folder per machine. */
@@ -38,8 +39,6 @@ const MAX_INTERVAL = 86_400;
 const TOP_KEYS = ['machine', 'rsync_path', 'interval', 'store', 'sql'];
 const STORE_KEYS = ['path', 'host', 'ssh_mux_only'];
 
-/** The machine's folder name at the store: it must be one plain path segment. */
-const MACHINE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** Characters a store path may hold: it is quoted inside a shell command on the store host. */
 const UNSAFE_PATH_RE = /['"\\`$\n\r\t]/;
 
@@ -80,7 +79,7 @@ function show(v: unknown): string {
 export function defaultMachine(): string {
   // A hostname may carry a domain or characters a folder name should not: keep its first label.
   const h = os.hostname().split('.')[0].replace(/[^A-Za-z0-9._-]/g, '-');
-  return MACHINE_RE.test(h) ? h : 'machine';
+  return validMachineName(h) ? h : 'machine';
 }
 
 /** Parses an interval: seconds as a number, or "90s", "10m", "1h". */
@@ -108,7 +107,8 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
   let machine: string;
   let machineFrom: Config['machineFrom'];
   if (raw.machine !== undefined) {
-    if (typeof raw.machine !== 'string' || !MACHINE_RE.test(raw.machine)) {
+    if (typeof raw.machine !== 'string' || !validMachineName(raw.machine)) {
+      if (typeof raw.machine === 'string' && storeReserved(raw.machine)) fail(at(null, 'machine'), `machine = ${show(raw.machine)} is a name the store's root uses for itself`, 'choose another name (it names this machine\'s folder at the store)');
       fail(at(null, 'machine'), `machine = ${show(raw.machine)} is not a plain folder name`, 'use letters, digits, ".", "_" and "-" (it names this machine\'s folder at the store)');
     }
     machine = raw.machine;
@@ -121,7 +121,7 @@ export function validateConfig(raw: Record<string, unknown>, file: string, env: 
   if (named) {
     // It names a folder at the store, like the config's machine: the same rule, or a sync could
     // write beside (or above) the machine folders.
-    if (!MACHINE_RE.test(named)) {
+    if (!validMachineName(named)) {
       throw new BrainError('config-invalid', `BRAIN_MACHINE=${show(named)} is not a plain folder name`, 'use letters, digits, ".", "_" and "-" (it names this machine\'s folder at the store), or unset it');
     }
     machine = named;

@@ -6,6 +6,27 @@ import type { Env } from './home';
 import { layout } from './home';
 import { setting } from './settings';
 
+/** The machine's folder name at the store: it must be one plain path segment. */
+export const MACHINE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/** Names the store's root keeps for itself (its turn index and that index's side files): a machine
+ * named so would sync its floor over them, or a store reader would take them for a machine. */
+export function storeReserved(name: string): boolean {
+  return /^turns\.sqlite(?:$|[-.])/i.test(name);
+}
+
+/** Whether `name` may name a machine, at the store as in the config: printable ASCII letters,
+ * digits, ".", "_" and "-", starting with a letter or digit, and not a name the store root uses. */
+export function validMachineName(name: string): boolean {
+  return MACHINE_RE.test(name) && !storeReserved(name);
+}
+
+/** A name as it may be shown: a valid one as it is, any other JSON-quoted with every character
+ * outside printable ASCII escaped (a zero-width space must not make "m2\u200b" look like "m2"). */
+export function shownName(name: string): string {
+  if (validMachineName(name)) return name;
+  return JSON.stringify(name).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 export function machineName(home: string, env: Env = process.env): string {
   const named = setting(env, 'BRAIN_MACHINE');
   if (named) return named;

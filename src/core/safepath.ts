@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrainError } from './errors';
+import { OPEN_SAFE, openRegular } from './safeopen';
 
 const UNSAFE = 'unsafe-path';
 
@@ -86,12 +87,13 @@ export function within(root: string, rel: string, o: WithinOptions = {}): string
 }
 
 /** Flags for reading a file whose last component must not be a symlink (a race after `within`'s
- * check is refused by the kernel instead). O_NOFOLLOW is 0 where the platform has none. */
-export const READ_NOFOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+ * check is refused by the kernel instead), and whose open must not block if it is a FIFO.
+ * openRegular (safeopen.ts) also refuses what is not a regular file. */
+export const READ_NOFOLLOW = OPEN_SAFE;
 
 /** Reads a whole file inside `root` (checked on disk, opened without following a symlink). */
 export function readInside(root: string, rel: string, o: Omit<WithinOptions, 'disk' | 'file'> = {}): Buffer {
-  const fd = fs.openSync(within(root, rel, { ...o, disk: true, file: true }), READ_NOFOLLOW);
+  const fd = openRegular(within(root, rel, { ...o, disk: true, file: true }), o.what);
   try {
     return fs.readFileSync(fd);
   } finally {

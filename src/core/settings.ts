@@ -1,7 +1,7 @@
 // Every BRAIN_* environment variable the program reads, declared once: its type, default, unit,
 // what it does and who it is for. Code reads them only through setting() (lint refuses a direct
 // env.BRAIN_X read elsewhere), so a value is parsed one way everywhere and a bad one is named.
-// README's "Environment" table is generated from SETTINGS (scripts/settings-table.mjs) and a test
+// docs/configuration.md's "Environment" table is generated from SETTINGS (scripts/settings-table.mjs) and a test
 // keeps the two equal. This file sits in the lowest layer: it imports nothing but errors.ts.
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -204,6 +204,10 @@ export const SETTINGS = {
     type: 'seconds', shown: '21600 (6 h)', unit: 's', for: 'users', what: 'the longest one sync may run',
     dflt: () => 6 * 3600, parse: seconds, form: 'a number of seconds, 0 or more', bad: 'warn',
   }),
+  BRAIN_STORE_TIMEOUT: spec<number>({
+    type: 'seconds', shown: '120', unit: 's', for: 'users', what: 'the longest the store side may work on one search, `show` or list of other machines\' sessions (it stops, and the ssh store host\'s process with it); 0 for no limit',
+    dflt: () => 120, parse: seconds, form: 'a number of seconds, 0 or more', bad: 'warn',
+  }),
   BRAIN_RETRY_DELAY: spec<number>({
     type: 'seconds', shown: '30', unit: 's', for: 'users', what: "the wait before ssh_mux_only's one retry",
     dflt: () => 30, parse: seconds, form: 'a number of seconds, 0 or more', bad: 'warn',
@@ -244,7 +248,7 @@ export function setting<N extends SettingName>(env: Env, name: N): ValueOf<N> {
   return s.dflt(env);
 }
 
-/** The README table (between its settings markers): one row per variable, users' first. */
+/** The docs/configuration.md table (between its settings markers): one row per variable, users' first. */
 export function settingsTable(): string {
   const cell = (t: string) => t.replace(/\|/g, '\\|');
   const rows = (Object.entries(SETTINGS) as [string, Spec<unknown>][])

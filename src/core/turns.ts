@@ -113,7 +113,7 @@ export function isSaid(t: Pick<Turn, 'role' | 'kind'>): boolean {
  * Which entry of one generation is "the same" as an entry of another generation of the same
  * session file (a rewrite keeps most of what it held): the one definition the turn index, the
  * scan, show's timeline and the DuckDB cache's messages use. Two entries are the same when role,
- * kind, first timestamp and text are equal; the agent's ids are not used, since a user who edits a
+ * kind, first timestamp and text are equal (a reply with a timestamp: role, kind and timestamp); the agent's ids are not used, since a user who edits a
  * prompt in place keeps its id, and Gemini's and Copilot's documents are rewritten whole (no line
  * survives a rewrite as it was). Entries with equal keys are told apart by count: a session's
  * entries are, per key, as many as the generation holding most of them has (see uniqueCount).
@@ -139,7 +139,9 @@ export function turnKey(t: Pick<Turn, 'role' | 'kind' | 'ts' | 'text'>): number 
   mix(t.role);
   mix(t.kind);
   mix(t.ts ?? '');
-  mix(t.text);
+  // A reply is known by when it started: a rewrite that cut a reply in half (or wrote the rest of
+  // it) keeps the same reply, with less or more text, so its text is no part of its key.
+  if (!(t.role === 'assistant' && t.ts)) mix(t.text);
   a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
   a ^= a >>> 13;
   b = Math.imul(b ^ (b >>> 16), 0xc2b2ae35);
@@ -172,6 +174,9 @@ export interface FileFacts {
   title_hint: string | null;
   /** Sub-agent file (a sub-agent transcript or rollout). */
   subagent: boolean;
+  /** Usage the file reports that no reply claims (a token count written before any reply): the
+   * session's all the same (truth.ts). Absent: none. */
+  unclaimed_tokens?: Tokens | null;
 }
 
 export interface DialectCounts {

@@ -6,6 +6,11 @@ import { age } from './status';
 
 const COLORS = ['var(--vscode-charts-blue)', 'var(--vscode-charts-orange)', 'var(--vscode-charts-green)', 'var(--vscode-charts-purple)', 'var(--vscode-charts-red)', 'var(--vscode-charts-yellow)'];
 
+/** The theme's chart colours first, then evenly spread hues: every agent gets a colour of its own. */
+function color(i: number): string {
+  return i < COLORS.length ? COLORS[i] : `hsl(${Math.round((i * 137.5) % 360)} 55% 55%)`;
+}
+
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
@@ -19,25 +24,50 @@ export function activityHtml(sessions: ListedSession[], backup: BackupInfo, sqlR
   };
   if (sqlRows?.length) for (const r of sqlRows as { day: string; agent: string; sessions: number }[]) add(String(r.day), String(r.agent), Number(r.sessions));
   else for (const s of sessions) if (s.started) add(s.started.slice(0, 10), s.agentLabel, 1);
-  const days = [...counts.keys()].sort().slice(-90);
-  const agents = [...new Set(days.flatMap((d) => [...counts.get(d)!.keys()]))].sort();
-  const max = Math.max(1, ...days.map((d) => [...counts.get(d)!.values()].reduce((a, b) => a + b, 0)));
+  // A continuous axis: every day from the first to the last (up to 90), empty days included, so
+  // the bars' spacing is time and a gap is a gap.
+  const seen = [...counts.keys()].filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).sort();
+  const days: string[] = [];
+  if (seen.length) {
+    const last = Date.parse(`${seen[seen.length - 1]}T00:00:00Z`);
+    const first = Math.max(Date.parse(`${seen[0]}T00:00:00Z`), last - 89 * 86400_000);
+    for (let t = first; t <= last; t += 86400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  const dayTotal = (d: string) => [...(counts.get(d)?.values() ?? [])].reduce((a, b) => a + b, 0);
+  const agents = [...new Set(days.flatMap((d) => [...(counts.get(d)?.keys() ?? [])]))].sort();
+  const max = Math.max(1, ...days.map(dayTotal));
   const W = 900;
-  const H = 220;
-  const bw = Math.max(3, Math.floor((W - 40) / Math.max(1, days.length)) - 2);
+  const H = 240;
+  const left = 36;
+  const base = H - 28;
+  const bw = Math.max(2, Math.floor((W - left - 10) / Math.max(1, days.length)) - 1);
   const bars: string[] = [];
   days.forEach((d, i) => {
-    let y = H - 20;
+    let y = base;
     for (const [ai, a] of agents.entries()) {
-      const n = counts.get(d)!.get(a) ?? 0;
+      const n = counts.get(d)?.get(a) ?? 0;
       if (!n) continue;
-      const h = Math.round(((H - 40) * n) / max);
+      const h = Math.max(1, Math.round(((base - 12) * n) / max));
       y -= h;
-      bars.push(`<rect x="${30 + i * (bw + 2)}" y="${y}" width="${bw}" height="${h}" fill="${COLORS[ai % COLORS.length]}"><title>${esc(d)} ${esc(a)}: ${n}</title></rect>`);
+      bars.push(`<rect x="${left + i * (bw + 1)}" y="${y}" width="${bw}" height="${h}" fill="${color(ai)}"><title>${esc(d)} ${esc(a)}: ${n}</title></rect>`);
     }
   });
-  const labels = days.length ? `<text x="30" y="${H - 4}">${esc(days[0])}</text><text x="${W - 10}" y="${H - 4}" text-anchor="end">${esc(days[days.length - 1])}</text><text x="2" y="16">${max}</text>` : '<text x="30" y="40">no sessions yet</text>';
-  const legend = agents.map((a, i) => `<span class="key"><i style="background:${COLORS[i % COLORS.length]}"></i>${esc(a)}</span>`).join(' ');
+  // Axes: a tick per week (or per month past ~10 weeks) labelled with its date, and the y scale.
+  const ticks: string[] = [];
+  const monthly = days.length > 70;
+  days.forEach((d, i) => {
+    const date = new Date(`${d}T00:00:00Z`);
+    const on = monthly ? date.getUTCDate() === 1 : date.getUTCDay() === 1;
+    if (!on && i !== 0) return;
+    const x = left + i * (bw + 1);
+    const label = date.toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+    ticks.push(`<line x1="${x}" y1="${base}" x2="${x}" y2="${base + 4}" class="axis"/><text x="${x}" y="${base + 16}">${esc(label)}</text>`);
+  });
+  const yTicks = [0, Math.ceil(max / 2), max].map((v) => `<text x="${left - 6}" y="${base - Math.round(((base - 12) * v) / max) + 4}" text-anchor="end">${v}</text>`);
+  const labels = days.length
+    ? `<line x1="${left}" y1="${base}" x2="${W - 4}" y2="${base}" class="axis"/>${ticks.join('')}${yTicks.join('')}`
+    : '<text x="30" y="40">no sessions yet</text>';
+  const legend = agents.map((a, i) => `<span class="key"><i style="background:${color(i)}"></i>${esc(a)}</span>`).join(' ');
   const machines = backup.machines.length ? backup.machines : [{ machine: 'this machine', lastSync: backup.lastOk, versions: [], warnings: [], atRisk: 0 }];
   const maxAge = Math.max(1, ...machines.map((m) => (m.lastSync ? Date.now() - Date.parse(m.lastSync) : 0)));
   const rows = machines
@@ -48,7 +78,7 @@ export function activityHtml(sessions: ListedSession[], backup: BackupInfo, sqlR
     })
     .join('');
   return `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
-<style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}svg text{fill:var(--vscode-descriptionForeground);font-size:11px}.key{margin-right:12px}.key i{display:inline-block;width:10px;height:10px;margin-right:4px}</style></head><body>
+<style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}svg text{fill:var(--vscode-descriptionForeground);font-size:11px}.axis{stroke:var(--vscode-descriptionForeground)}.key{margin-right:12px}.key i{display:inline-block;width:10px;height:10px;margin-right:4px}</style></head><body>
 <h2>Sessions per day</h2><div>${legend}</div><svg width="${W}" height="${H}" role="img" aria-label="sessions per day per agent">${bars.join('')}${labels}</svg>
 <h2>Backup age per machine</h2><svg width="${W}" height="${machines.length * 24 + 8}" role="img" aria-label="backup age per machine">${rows}</svg>
 <p>${sqlRows?.length ? 'From the DuckDB cache.' : 'From the recorded sessions list (the DuckDB cache is not built yet).'}</p>

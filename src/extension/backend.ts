@@ -75,8 +75,8 @@ export class Backend {
   }
 
   /** One recall tool, by the core's name, with its own answer's type. */
-  recall<T extends ToolName>(tool: T, input: unknown): Promise<RecallResults[T]> {
-    return this.request('recall', { tool, input }) as Promise<RecallResults[T]>;
+  recall<T extends ToolName>(tool: T, input: unknown, chat?: { session?: string }): Promise<RecallResults[T]> {
+    return this.request('recall', { tool, input, ...(chat ? { chat } : {}) }) as Promise<RecallResults[T]>;
   }
 
   private disposing: Promise<void> | undefined;

@@ -5,10 +5,14 @@ import { renderConfig } from '../core/config';
 import { FILE_MODE, layout, mkdirPrivate } from '../core/home';
 import type { Citation } from '../core/turns';
 import { activityHtml } from './activity';
+import { doctorHtml, statusHtml, type Check, type StatusJson } from './reportView';
+import { hitDescription, plural } from '../core/recall/words';
+import { localTime, projectLabel } from './labels';
 import type { Backend } from './backend';
 import type { ListedSession } from './protocol';
 import { citationText, type Reader } from './reader';
 import type { SearchHit } from '../core/recall/types';
+import { visible } from '../core/visible';
 import type { SessionsTree, Node } from './sessionsTree';
 
 export interface Ctx {
@@ -32,6 +36,11 @@ async function cli(c: Ctx, title: string, args: string[], opts: { show?: boolean
   return r;
 }
 
+/** Session text on one line of the editor's own UI: shown, never obeyed (core/visible.ts). */
+function line(s: string): string {
+  return visible(s, { oneLine: true });
+}
+
 function lastLine(s: string): string {
   return s.trim().split('\n').pop() ?? '';
 }
@@ -42,7 +51,7 @@ export async function openSession(c: Ctx, arg?: { session: string; machine?: str
       .all()
       .slice()
       .sort((a, b) => String(b.started).localeCompare(String(a.started)))
-      .map((s) => ({ label: s.title, description: `${s.agentLabel} · ${s.project}`, detail: `${s.machine} · ${s.started?.slice(0, 16) ?? ''} · ${s.turns} turns`, s }));
+      .map((s) => ({ label: line(s.title), description: line([s.agentLabel, projectLabel(s.project)].filter(Boolean).join(' · ')), detail: line([s.machine, localTime(s.started), plural(s.turns, 'turn')].filter(Boolean).join(' · ')), s }));
     const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Open a recorded session', matchOnDescription: true, matchOnDetail: true });
     if (!pick) return;
     arg = { session: pick.s.session, machine: pick.s.machine };
@@ -76,13 +85,13 @@ function searchSessions(c: Ctx): Promise<void> {
       if (mine !== seq) return;
       // The quick pick's own filter must not hide hits whose words differ from the query text.
       qp.items = r.hits.map((h) => ({
-        label: h.title,
-        description: `${h.agent} · ${h.project ?? ''} · ${h.matching_turns} ${h.tier === 'turns' ? 'turns' : 'tool mentions'}`,
-        detail: h.snippets[0] ? `#${h.snippets[0].turn} ${h.snippets[0].text}` : '',
+        label: line(h.title ?? ''),
+        description: line(hitDescription(h)),
+        detail: h.snippets[0] ? line(`#${h.snippets[0].turn} ${h.snippets[0].text}`) : '',
         alwaysShow: true,
         hit: h,
       }));
-      qp.title = r.header;
+      qp.title = line(r.header);
       if (!r.hits.length) qp.items = [{ label: `No session says "${q}"`, detail: r.header, alwaysShow: true }];
     } catch (e) {
       if (mine === seq) qp.items = [{ label: `Search failed: ${(e as Error).message}`, alwaysShow: true }];
@@ -175,27 +184,114 @@ async function showActivity(c: Ctx): Promise<void> {
   panel.webview.html = activityHtml(c.tree.all(), backup, sqlRows);
 }
 
+/** A page in the editor for a report (Status, Doctor); the raw output stays in the Output panel. */
+function showPage(id: string, title: string, html: string): void {
+  const panel = vscode.window.createWebviewPanel(id, title, vscode.ViewColumn.Active, { enableScripts: false, localResourceRoots: [] });
+  panel.webview.html = html;
+}
+
+async function runDoctor(c: Ctx): Promise<void> {
+  const r = await cli(c, 'doctor', ['doctor', '--json']);
+  let checks: Check[];
+  try {
+    checks = (JSON.parse(r.stdout) as { checks: Check[] }).checks;
+  } catch {
+    void vscode.window.showErrorMessage(`Agent Brain: doctor could not run: ${lastLine(r.stderr) || `exit ${r.code}`}`, 'Show Output').then((a) => a && c.out.show(true));
+    return;
+  }
+  showPage('agentBrain.doctor', 'Agent Brain: Doctor', doctorHtml(checks));
+}
+
+async function showStatus(c: Ctx): Promise<void> {
+  const [r, backup] = await Promise.all([cli(c, 'status', ['status', '--json']), c.backend.request('backup').catch(() => undefined)]);
+  let s: StatusJson;
+  try {
+    s = JSON.parse(r.stdout) as StatusJson;
+  } catch {
+    void vscode.window.showErrorMessage(`Agent Brain: status could not run: ${lastLine(r.stderr) || `exit ${r.code}`}`, 'Show Output').then((a) => a && c.out.show(true));
+    return;
+  }
+  showPage('agentBrain.status', 'Agent Brain: Status', statusHtml(s, backup));
+}
+
+/** What a failed sync's toast says: what went wrong in words, and what to do; rsync's own
+ * message goes to the Output panel, where Show Details leads. */
+export function syncFailureText(r: { message?: string; warning?: string; hint?: string }): string {
+  const what = (r.warning || 'the backup did not complete').replace(/^backup failing:\s*/, '');
+  const todo = r.hint || 'Run Doctor: it checks the store, ssh and rsync and says how to fix what it finds.';
+  return `Agent Brain: backup failed (${what}). ${todo}`;
+}
+
+async function syncNow(c: Ctx): Promise<boolean> {
+  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Brain: backing up…' }, () => c.backend.request('sync'));
+  c.out.appendLine(`sync: ${r.ok ? 'ok' : 'failed'}: ${r.message}${r.hint ? ` (${r.hint})` : ''}`);
+  if (r.ok) {
+    void vscode.window.showInformationMessage(`Agent Brain: ${r.message || 'backed up'}`);
+    return true;
+  }
+  const pick = await vscode.window.showErrorMessage(syncFailureText(r), 'Run Doctor', 'Show Details');
+  if (pick === 'Run Doctor') await vscode.commands.executeCommand('agentBrain.runDoctor');
+  if (pick === 'Show Details') c.out.show(true);
+  return false;
+}
+
+/** Set Up Backup…: where the store is (a folder here, or a folder on an ssh host), written into
+ * config.toml by `brain init` (without hooks or a timer: the editor's own tick backs up while it
+ * runs), then the first sync at once. */
+async function setUpBackup(c: Ctx): Promise<void> {
+  const kind = await vscode.window.showQuickPick(
+    [
+      { label: '$(folder) A folder on this machine', detail: 'A mounted disk, a NAS share, a synced folder…', id: 'local' as const },
+      { label: '$(remote) A folder on an ssh host', detail: 'A server you reach with `ssh host` without a password prompt (a key or an agent)', id: 'ssh' as const },
+    ],
+    { title: 'Agent Brain: Set Up Backup', placeHolder: 'Where should your sessions be backed up?', ignoreFocusOut: true },
+  );
+  if (!kind) return;
+  let store: string;
+  if (kind.id === 'local') {
+    const dest = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Back up here', title: 'Agent Brain: the store folder' });
+    if (!dest?.[0]) return;
+    store = dest[0].fsPath;
+  } else {
+    const host = await vscode.window.showInputBox({
+      title: 'Agent Brain: Set Up Backup (1/2)',
+      prompt: 'The ssh host, as you would type it after `ssh` (a name from ~/.ssh/config, host, or user@host)',
+      placeHolder: 'backup.example.lan',
+      ignoreFocusOut: true,
+      validateInput: (v) => (!v.trim() ? 'Name a host' : /[:\s/]/.test(v.trim()) ? 'Only the host: no spaces, colons or slashes' : undefined),
+    });
+    if (!host) return;
+    const dir = await vscode.window.showInputBox({
+      title: 'Agent Brain: Set Up Backup (2/2)',
+      prompt: `The store folder on ${host.trim()} (an absolute path)`,
+      value: '/srv/brain',
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim().startsWith('/') ? undefined : 'An absolute path, starting with /'),
+    });
+    if (!dir) return;
+    store = `${host.trim()}:${dir.trim()}`;
+  }
+  const r = await cli(c, 'setting up the backup', ['init', '--store', store, '--no-hooks', '--no-timer']);
+  if (r.code !== 0) {
+    const why = (r.stdout + r.stderr).split('\n').find((l) => /^failed|^\s*fix:|error/i.test(l.trim())) ?? lastLine(r.stderr);
+    const pick = await vscode.window.showErrorMessage(`Agent Brain: the store could not be set up: ${why?.trim() || `exit ${r.code}`}`, 'Show Details');
+    if (pick) c.out.show(true);
+    return;
+  }
+  await c.refresh();
+  if (await syncNow(c)) await c.refresh();
+}
+
 export function registerCommands(c: Ctx): vscode.Disposable[] {
   // Command arguments come from VS Code untyped.
   const reg = (id: string, fn: (...a: any[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return [
     reg('agentBrain.searchSessions', () => searchSessions(c)),
     reg('agentBrain.openSession', (arg?: { session: string; machine?: string; turn?: number }) => openSession(c, arg)),
-    reg('agentBrain.syncNow', async () => {
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Brain: syncing…' }, () =>
-        c.backend.request('sync'),
-      );
-      c.out.appendLine(`sync: ${r.ok ? 'ok' : 'failed'}: ${r.message}${r.hint ? ` (${r.hint})` : ''}`);
-      if (r.ok) void vscode.window.showInformationMessage(`Agent Brain: ${r.message || 'synced'}`);
-      else void vscode.window.showErrorMessage(`Agent Brain: backup failed: ${r.message || r.warning}${r.hint ? ` (${r.hint})` : ''}`, 'Run Doctor').then((a) => a && vscode.commands.executeCommand('agentBrain.runDoctor'));
-    }),
-    reg('agentBrain.showStatus', async () => {
-      await cli(c, 'status', ['status'], { show: true });
-      const pick = await vscode.window.showInformationMessage('Agent Brain status is in the output panel.', 'Run Doctor', 'Sync Now');
-      if (pick === 'Run Doctor') await vscode.commands.executeCommand('agentBrain.runDoctor');
-      if (pick === 'Sync Now') await vscode.commands.executeCommand('agentBrain.syncNow');
-    }),
-    reg('agentBrain.runDoctor', () => cli(c, 'doctor', ['doctor'], { show: true })),
+    reg('agentBrain.syncNow', () => syncNow(c)),
+    reg('agentBrain.setUpBackup', () => setUpBackup(c)),
+    reg('agentBrain.showStatus', () => showStatus(c)),
+    reg('agentBrain.runDoctor', () => runDoctor(c)),
     reg('agentBrain.backupToFolder', async () => {
       const dest = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Back up here' });
       if (!dest?.[0]) return;

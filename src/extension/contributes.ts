@@ -33,21 +33,21 @@ export interface ContributedTexts {
 }
 
 /** Getting Started: the three things a new user does, each step a link to the command that does it. */
-function gettingStarted(agents: string): Walkthrough {
+function gettingStarted(agents: string, count: number): Walkthrough {
   const md = (n: string) => ({ markdown: `media/walkthrough/${n}.md` });
   return {
     id: 'agentBrain.gettingStarted',
     title: 'Get Started with Agent Brain',
-    description: `Record every ${agents} session on this machine, back it up to one store, and find it again with checkable citations.`,
+    description: `Record the sessions of ${count} coding agents on this machine, back them up to one store, and find them again with checkable citations.`,
     steps: [
       {
         id: 'store',
-        title: 'Set up the store',
+        title: 'Back up your sessions',
         description:
-          `Agent Brain is already recording ${agents} sessions into BRAIN_HOME (~/.brain). To back them up, name a store folder (a mounted disk, or server:/path over ssh) in config.toml under [store], then sync.\n` +
-          '[Open Config](command:agentBrain.openConfig)\n[Sync Now](command:agentBrain.syncNow)\nOr copy once to any folder: [Back Up To Folder…](command:agentBrain.backupToFolder)',
+          `Agent Brain is already recording ${agents} sessions into ~/.brain. Pick a store folder (a mounted disk, or a folder on an ssh host) and the first backup runs at once; every machine you set up backs up into the same store.\n` +
+          '[Set Up Backup…](command:agentBrain.setUpBackup)\nOr copy once to any folder: [Back Up To Folder…](command:agentBrain.backupToFolder)',
         media: md('store'),
-        completionEvents: ['onCommand:agentBrain.openConfig', 'onCommand:agentBrain.syncNow', 'onCommand:agentBrain.backupToFolder'],
+        completionEvents: ['onCommand:agentBrain.setUpBackup', 'onCommand:agentBrain.backupToFolder'],
       },
       {
         id: 'search',
@@ -85,9 +85,9 @@ export function contributedTexts(reg: AgentRegistry = registry()): ContributedTe
   return {
     languageModelTools: tools,
     viewsWelcome: {
-      'agentBrain.sessions': `No sessions recorded yet. Agent Brain records ${agents} sessions from this machine as they are written.\n[Show Status](command:agentBrain.showStatus)\n[Open Config](command:agentBrain.openConfig)\n[Get Started](command:workbench.action.openWalkthrough?%22agent-brain.agent-brain%23agentBrain.gettingStarted%22)`,
+      'agentBrain.sessions': `No sessions recorded yet. Agent Brain records the sessions of ${reg.list.length} coding agents (${agents}) on this machine as they are written.\n[Set Up Backup…](command:agentBrain.setUpBackup)\n[Show Status](command:agentBrain.showStatus)\n[Get Started](command:workbench.action.openWalkthrough?%22agent-brain.agent-brain%23agentBrain.gettingStarted%22)`,
     },
-    walkthroughs: [gettingStarted(agents)],
+    walkthroughs: [gettingStarted(agents, reg.list.length)],
   };
 }
 

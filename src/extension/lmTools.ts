@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Backend } from './backend';
 import { RemoteError } from './backend';
 import { TOOL_NAMES, lmToolName, type ToolName } from '../core/recall/types';
-import { sized } from './recall';
+import { chatSessionOf, sized } from './recall';
 
 function message(name: ToolName, input: Record<string, unknown>): string {
   switch (name) {
@@ -31,7 +31,7 @@ export function registerTools(backend: Backend): vscode.Disposable[] {
         return { invocationMessage: message(name, options.input ?? {}) };
       },
       async invoke(options, token) {
-        const answer = backend.recall(name, options.input);
+        const answer = backend.recall(name, options.input, { session: chatSessionOf(options.toolInvocationToken) });
         const cancelled = new Promise<never>((_, reject) => token.onCancellationRequested(() => reject(new RemoteError('cancelled', 'cancelled'))));
         try {
           const result = await Promise.race([answer, cancelled]);

@@ -99,6 +99,8 @@ export interface RecallResults {
 export interface RecallParams<T extends ToolName = ToolName> {
   tool: T;
   input: unknown;
+  /** Set when a chat calls the tool (a language-model tool), with its session when the editor names it. */
+  chat?: { session?: string };
 }
 
 /** Every request the host sends, with its params and its result. */

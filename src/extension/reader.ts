@@ -1,12 +1,15 @@
 // The session reader: one webview per session, in the editor's theme. Turns are Markdown (rendered
-// by VS Code's own Markdown extension), tool calls folded, thinking collapsed, and every turn has
-// its line range and a Copy Citation button. Transcripts are untrusted text: the page runs only its
-// own nonce'd script and loads nothing from anywhere.
+// by VS Code's own Markdown extension, then rebuilt from Markdown's own elements by sanitize.ts),
+// tool calls folded, thinking collapsed, and every turn has its line range and a Copy Citation
+// button. Transcripts are untrusted text: the page runs only its own nonce'd script, loads nothing
+// from anywhere, and shows HTML written in a transcript as text.
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Citation } from '../core/turns';
 import type { SessionView, TurnView } from './protocol';
+import { sanitizeHtml } from './sanitize';
+import { visible } from '../core/visible';
 
 export function citationText(c: Citation, root?: string): string {
   const file = root ? path.join(root, c.lake_path) : c.lake_path;
@@ -20,7 +23,8 @@ function esc(s: string): string {
 async function markdown(text: string): Promise<string> {
   try {
     const html = await vscode.commands.executeCommand<string>('markdown.api.render', text);
-    if (typeof html === 'string') return html;
+    // The renderer passes HTML written in the text through: only Markdown's own elements stay.
+    if (typeof html === 'string') return sanitizeHtml(html);
   } catch {
     /* the Markdown extension is disabled: show the text as it is */
   }
@@ -62,13 +66,13 @@ export class Reader implements vscode.Disposable {
     }
     const panel =
       open?.panel ??
-      vscode.window.createWebviewPanel('agentBrain.reader', view.info.title.slice(0, 40), vscode.ViewColumn.Active, {
+      vscode.window.createWebviewPanel('agentBrain.reader', visible(view.info.title.slice(0, 40), { oneLine: true }), vscode.ViewColumn.Active, {
         enableScripts: true,
         enableFindWidget: true,
         retainContextWhenHidden: true,
         localResourceRoots: [],
       });
-    panel.title = view.info.title.slice(0, 40) || view.info.session;
+    panel.title = visible(view.info.title.slice(0, 40) || view.info.session, { oneLine: true });
     if (!open) {
       panel.onDidDispose(() => this.panels.delete(key));
       panel.webview.onDidReceiveMessage((m: { type: string; turn: number; i?: number }) => {

@@ -4,23 +4,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ListedSession } from './protocol';
 import { bytes } from './status';
+import { visible } from '../core/visible';
+import { day, listable, localTime, projectLabel } from './labels';
 
 export type Node =
   | { kind: 'machine'; machine: string; local: boolean }
   | { kind: 'agent'; machine: string; lane: string; label: string }
   | { kind: 'project'; machine: string; lane: string; project: string }
   | { kind: 'session'; info: ListedSession };
-
-function day(iso: string | null): string {
-  return iso ? iso.slice(0, 10) : '';
-}
-
-export function projectLabel(p: string): string {
-  // A working folder shows as its last two parts; a lake folder name as it is.
-  if (!p.includes('/') && !p.includes('\\')) return p;
-  const parts = p.split(/[\\/]/).filter(Boolean);
-  return parts.slice(-2).join('/') || p;
-}
 
 export class SessionsTree implements vscode.TreeDataProvider<Node> {
   private list: ListedSession[] = [];
@@ -32,7 +23,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
   private parents = new Set<string>();
 
   set(list: ListedSession[]): void {
-    this.list = list;
+    this.list = listable(list);
     this.parents = new Set(list.filter((s) => s.parent_session).map((s) => `${s.machine}/${s.lane}/${s.parent_session}`));
     this.emitter.fire(undefined);
   }
@@ -98,7 +89,7 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
     const C = vscode.TreeItemCollapsibleState;
     switch (n.kind) {
       case 'machine': {
-        const t = new vscode.TreeItem(n.machine, C.Expanded);
+        const t = new vscode.TreeItem(visible(n.machine, { oneLine: true }), C.Expanded);
         t.id = `m:${n.machine}`;
         t.iconPath = new vscode.ThemeIcon(n.local ? 'device-desktop' : 'remote');
         t.description = n.local ? 'this machine' : 'from the store';
@@ -108,41 +99,44 @@ export class SessionsTree implements vscode.TreeDataProvider<Node> {
         const t = new vscode.TreeItem(n.label, C.Collapsed);
         t.id = `a:${n.machine}/${n.lane}`;
         t.iconPath = new vscode.ThemeIcon('hubot');
-        t.description = `${this.list.filter((s) => s.machine === n.machine && s.lane === n.lane).length} sessions`;
+        const k = this.list.filter((s) => s.machine === n.machine && s.lane === n.lane).length;
+        t.description = `${k} session${k === 1 ? '' : 's'}`;
         return t;
       }
       case 'project': {
-        const t = new vscode.TreeItem(projectLabel(n.project), C.Collapsed);
+        const t = new vscode.TreeItem(visible(projectLabel(n.project), { oneLine: true }), C.Collapsed);
         t.id = `p:${n.machine}/${n.lane}/${n.project}`;
         t.iconPath = vscode.ThemeIcon.Folder;
-        t.tooltip = n.project;
+        t.tooltip = visible(n.project, { oneLine: true });
         t.description = `${this.list.filter((s) => s.machine === n.machine && s.lane === n.lane && s.project === n.project).length}`;
         return t;
       }
       case 'session': {
         const s = n.info;
         const subs = this.parents.has(`${s.machine}/${s.lane}/${s.session}`);
-        const t = new vscode.TreeItem(s.title, subs ? C.Collapsed : C.None);
+        // Titles, paths and names are session text (another machine's too): shown, never obeyed.
+        const t = new vscode.TreeItem(visible(s.title, { oneLine: true }), subs ? C.Collapsed : C.None);
         t.id = `s:${s.machine}/${s.lane}/${s.session}`;
-        t.description = `${day(s.started)} · ${s.turns} turns`;
+        t.description = `${day(s.started)} · ${s.turns} turn${s.turns === 1 ? '' : 's'}`;
         t.iconPath = new vscode.ThemeIcon(s.subagent ? 'hubot' : 'comment-discussion');
         t.contextValue = 'session';
         const md = new vscode.MarkdownString();
-        md.appendMarkdown(`**${escapeMd(s.title)}**\n\n`);
+        md.appendMarkdown(`**${escapeMd(visible(s.title, { oneLine: true }))}**\n\n`);
         const rows: [string, string | undefined][] = [
           ['session', s.session],
           ['cwd', s.cwd],
           ['branch', s.branch],
           ['model', s.model],
-          ['started', s.started ?? undefined],
+          ['started', localTime(s.started)],
+          ['last', localTime(s.ended)],
           ['turns', String(s.turns)],
           ['size', `${bytes(s.bytes)}, ${s.lines} lines`],
           ['floor', path.join(s.root, s.lakePath)],
         ];
-        for (const [k, v] of rows) if (v) md.appendMarkdown(`${k}: \`${v.replace(/`/g, "'")}\`  \n`);
+        for (const [k, v] of rows) if (v) md.appendMarkdown(`${k}: \`${visible(v, { oneLine: true }).replace(/`/g, "'")}\`  \n`);
         t.tooltip = md;
         t.command = { command: 'agentBrain.openSession', title: 'Open Session', arguments: [{ session: s.session, machine: s.machine }] };
-        t.accessibilityInformation = { label: `${s.title}, ${s.turns} turns, ${day(s.started)}` };
+        t.accessibilityInformation = { label: `${visible(s.title, { oneLine: true })}, ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${day(s.started)}` };
         return t;
       }
     }

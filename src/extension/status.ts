@@ -32,7 +32,7 @@ export class StatusBar implements vscode.Disposable {
     this.item = vscode.window.createStatusBarItem('agentBrain.status', vscode.StatusBarAlignment.Left, 100);
     this.item.name = 'Agent Brain';
     this.item.command = 'agentBrain.showStatus';
-    this.item.text = '$(database) brain';
+    this.item.text = '$(database) Brain';
     this.item.show();
     // Only the age in the label changes with time.
     this.timer = setInterval(() => this.draw(), 30_000);
@@ -62,16 +62,21 @@ export class StatusBar implements vscode.Disposable {
 
   label(): { text: string; error: boolean; warn: boolean } {
     const b = this.backup;
-    if (this.progress) {
+    // A pass with nothing to take (a second window following the writer, a quiet catch-up) is
+    // not news: only a pass that is taking files or doing other work shows.
+    if (this.progress && !(this.progress.phase !== 'sync' && this.progress.phase !== 'index' && this.progress.files === 0)) {
       const p = this.progress;
       const what = p.phase === 'sync' ? 'syncing' : p.phase === 'index' ? 'indexing' : `recording ${p.files} files · ${bytes(p.bytes)}`;
-      return { text: `$(sync~spin) brain: ${what}`, error: false, warn: false };
+      return { text: `$(sync~spin) Brain: ${what}`, error: false, warn: false };
     }
     // Recording comes before the backup: what is not recorded cannot be backed up.
     // This window's recorder says so at once; every window reads it from the floor's health.
     if (this.capture) return { text: `$(error) recording failing: ${/disk that holds .* is full/.test(this.capture.problem) ? 'disk full' : 'see tooltip'}`, error: true, warn: false };
     if (b?.recording) return { text: `$(error) ${b.recording.label}`, error: true, warn: false };
-    if (!b) return { text: '$(database) brain', error: false, warn: false };
+    if (!b) return { text: '$(database) Brain', error: false, warn: false };
+    // Before a store is chosen nothing is wrong: recording works, backing up is a step still to take
+    // (the tooltip and Set Up Backup… say so), so no warning colour at install.
+    if (!b.store && b.status !== 'failing') return { text: '$(database) Brain: recording', error: false, warn: false };
     if (b.status === 'failing') return { text: `$(error) backup failing: ${b.warning.replace(/^backup failing:\s*/, '')}`, error: true, warn: false };
     if (b.status === 'stale') return { text: '$(warning) backup stale', error: false, warn: true };
     if (b.status === 'ok') return { text: `$(check) backup ok · ${age(b.lastOk)}`, error: false, warn: false };
@@ -91,7 +96,7 @@ export class StatusBar implements vscode.Disposable {
       if (rec.hint) md.appendText(`${rec.hint}\n\n`);
     }
     if (b) {
-      md.appendMarkdown(`Store: ${b.store ? `\`${b.store}\`` : 'not configured'}\n\n`);
+      md.appendMarkdown(b.store ? `Store: \`${b.store}\`\n\n` : 'Recording every session on this machine. Backup is not set up yet: run **Agent Brain: Set Up Backup…**\n\n');
       md.appendMarkdown(`Last good sync: ${b.lastOk ? `${age(b.lastOk)} ago (${b.lastOk})` : 'never'}\n\n`);
       if (b.message) md.appendText(`${b.message}\n\n`);
       if (b.sqlite) md.appendMarkdown(`Search scans the floor (the SQLite index cannot load: ${b.sqlite}). Recording and backup are unaffected.\n\n`);

@@ -11,10 +11,9 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import { BrainError } from '../core/errors';
 import { brainHome, type Env } from '../core/home';
 import type { IndexUse } from '../core/recall/types';
-import { ANNOTATIONS, DEFAULT_BUDGET, TOOLS, isUsage, toolByName, type ToolContext } from './tools';
+import { ANNOTATIONS, DEFAULT_BUDGET, TOOLS, callTool, isUsage, toolByName, type ToolContext } from '../core/tools';
 import { LineTransport } from './stdio';
 import { registry } from '../core/agents';
-import { TEXT_TOOLS, maskAnswer } from '../core/secrets/redact';
 
 export interface McpOptions {
   env: Env;
@@ -82,9 +81,8 @@ export function createServer(opts: McpOptions): BrainServer {
     // The signal aborts when the client cancels the call or goes away: the sql tool interrupts its
     // statement then.
     const ctx: ToolContext = { env, index, callerEnv: opts.env, store: opts.store, home, budget, meta: req.params._meta as Record<string, unknown> | undefined, signal: extra.signal };
-    // Every answer goes out masked: it is sent on to a model provider. No argument turns this off.
-    const run = tool.run(req.params.arguments ?? {}, ctx);
-    const call = TEXT_TOOLS.has(tool.name) ? run.then((out) => maskAnswer(home, out)) : run;
+    // Every answer goes out masked (the front door does it): it is sent on to a model provider.
+    const call = callTool(tool.name, req.params.arguments ?? {}, ctx);
     running.add(call);
     void call.catch(() => undefined).finally(() => running.delete(call));
     try {

@@ -59,7 +59,7 @@ export function brainCli(env: NodeJS.ProcessEnv, args: string[], opts: { timeout
 
 /** The lake file (relative to BRAIN_HOME) an origin file is captured into, generation 1, using the
  * program's own root table so the suite follows the floor's naming rule rather than restating it. */
-export function lakeRelFor(lane: 'cc' | 'codex' | 'pi', origin: string, env: NodeJS.ProcessEnv): string {
+export function lakeRelFor(lane: string, origin: string, env: NodeJS.ProcessEnv): string {
   const agent = agentByLane(lane);
   if (!agent) throw new Error(`no agent registered for lane ${lane}`);
   for (const root of agent.roots(env)) {

@@ -86,8 +86,8 @@ export async function startDenyProxy(): Promise<DenyProxy> {
   });
   server.on('connect', (req, socket) => {
     attempts.push(`CONNECT ${req.url}`);
-    // A client that drops the refused tunnel resets it: that is no failure of the test.
-    socket.on('error', () => {});
+    // A client that resets the refused tunnel (OpenCode's) must not crash the test process.
+    socket.on('error', () => undefined);
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -9,6 +9,7 @@
 import * as http from 'node:http';
 import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { GEMINI_MODEL, gemini } from './standin-gemini';
 
 /** One model call's answer: some text, and/or one shell command for the agent to run. */
 export interface Reply {
@@ -23,7 +24,7 @@ export interface Turn {
   replies: Reply[];
 }
 
-export type Family = 'anthropic' | 'responses' | 'chat';
+export type Family = 'anthropic' | 'responses' | 'chat' | 'gemini';
 
 export interface LoggedRequest {
   at: string;
@@ -66,6 +67,7 @@ export const MODEL = {
   anthropic: 'claude-sonnet-4-5-20250929',
   responses: 'gpt-5-codex-standin',
   chat: 'standin-chat-1',
+  gemini: GEMINI_MODEL,
 };
 
 /** Starts a stand-in on 127.0.0.1 on a free port. `logFile` (optional) receives every request as a line. */
@@ -98,7 +100,10 @@ export async function startStandIn(family: Family, script: Turn[], logFile?: str
       }
       const entry: LoggedRequest = { at: new Date().toISOString(), method: req.method ?? '', url: req.url ?? '', kind: 'unknown', body };
       try {
-        const handled = await (family === 'anthropic' ? anthropic : family === 'responses' ? responses : chat)(req, res, body, state.script, entry, ++seq, gate);
+        const handled =
+          family === 'gemini'
+            ? await gemini(req, res, body, state.script, entry, ++seq, gate, pick)
+            : await (family === 'anthropic' ? anthropic : family === 'responses' ? responses : chat)(req, res, body, state.script, entry, ++seq, gate);
         if (!handled) {
           entry.kind = 'unknown';
           res.writeHead(404, { 'content-type': 'application/json' });
@@ -115,7 +120,7 @@ export async function startStandIn(family: Family, script: Turn[], logFile?: str
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const baseUrl = family === 'anthropic' ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/v1`;
+  const baseUrl = family === 'anthropic' || family === 'gemini' ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/v1`;
   return {
     family,
     port,

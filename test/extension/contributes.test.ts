@@ -33,7 +33,7 @@ test('every agent of the registry is named in the search tool and the welcome vi
   assert.match(t.languageModelTools.brain_search.modelDescription ?? '', /Toy Agent/);
   assert.match(t.languageModelTools.brain_sql.modelDescription ?? '', /v_toy/);
   assert.match(t.viewsWelcome['agentBrain.sessions'], /Toy Agent/);
-  assert.match(t.walkthroughs[0].description, /Toy Agent/);
+  assert.match(t.walkthroughs[0].description, new RegExp(`${BUILTIN.list.length + 1} coding agents`));
   assert.match(t.walkthroughs[0].steps[0].description, /Toy Agent/);
   assert.notEqual(syncedPackageJson(pkgText(), t), pkgText());
 });
@@ -44,7 +44,9 @@ test('a Getting Started walkthrough: set up the store, first search, the tools i
   assert.equal(others.length, 0);
   assert.equal(w.id, 'agentBrain.gettingStarted');
   assert.deepEqual(w.steps.map((s: { id: string }) => s.id), ['store', 'search', 'chat']);
-  for (const a of BUILTIN.list) assert.ok(w.description.includes(a.label), `${a.label} in the walkthrough`);
+  // The walkthrough counts the agents (the registry's count); its first step names each.
+  assert.ok(w.description.includes(`${BUILTIN.list.length} coding agents`), 'the count of agents in the walkthrough');
+  for (const a of BUILTIN.list) assert.ok(w.steps[0].description.includes(a.label), `${a.label} in the walkthrough's first step`);
   // Each step links to commands that exist: the extension's own, or the workbench's chat.
   const ours = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
   for (const step of w.steps) {

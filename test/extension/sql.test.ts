@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlResult } from '../../src/core/cache';
-import { LM_SQL_MAX_BYTES, MAX_OUTPUT, recall, sized, sqlCommand } from '../../src/extension/recall';
+import { LM_SQL_MAX_BYTES, MAX_OUTPUT, sized, sqlCommand } from '../../src/extension/recall';
+import { recall } from '../../src/extension/worker/recall';
 import { BrainError } from '../../src/core/errors';
 import { brain, CLI, sandbox, type Sandbox } from '../helpers/env';
 

@@ -75,6 +75,7 @@ function codex(file: string): Tokens {
             input_tokens: n(total.input_tokens) - n(prev?.input_tokens),
             cached_input_tokens: n(total.cached_input_tokens) - n(prev?.cached_input_tokens),
             output_tokens: n(total.output_tokens) - n(prev?.output_tokens),
+            cache_write_input_tokens: n(total.cache_write_input_tokens) - n(prev?.cache_write_input_tokens),
           }
         : undefined);
     prevTotal = totalText;
@@ -82,6 +83,7 @@ function codex(file: string): Tokens {
     if (dup || !step) continue;
     t.input += n(step.input_tokens) - n(step.cached_input_tokens);
     t.cacheRead += n(step.cached_input_tokens);
+    t.cacheCreation += n(step.cache_write_input_tokens);
     t.output += n(step.output_tokens);
   }
   return t;
@@ -236,7 +238,7 @@ export function rawUsage(home: string): Map<string, Tokens & { agent: string }> 
   for (const f of walk(path.join(home, '.pi', 'agent', 'sessions'))) if (f.endsWith('.jsonl')) put('pi', f, pi(f));
   for (const f of walk(path.join(home, '.gemini', 'tmp'))) if (/\.jsonl?$/.test(f) && f.includes(`${path.sep}chats${path.sep}`)) put('gemini-cli', f, gemini(f));
   for (const f of walk(path.join(home, '.config', 'Code', 'User'))) if (/\.jsonl?$/.test(f)) put('copilot-chat', f, copilot(f));
-  const ext: [string, string][] = [['saoudrizwan.claude-dev', 'cline'], ['rooveterinaryinc.roo-cline', 'roo-code'], ['kilocode.kilo-code', 'kilo-code']];
+  const ext: [string, string][] = [['saoudrizwan.claude-dev', 'cline'], ['rooveterinaryinc.roo-cline', 'roo-code'], ['kilocode.kilo-code', 'kilo-code-ext']];
   for (const [publisher, agent] of ext) {
     for (const f of walk(path.join(home, '.config', 'Code', 'User', 'globalStorage', publisher, 'tasks'))) if (path.basename(f) === 'ui_messages.json') put(agent, f, clineTask(f));
   }

@@ -65,5 +65,8 @@ test('sql masks raw lines, and a value cut away from its name once the guard has
   const r = await mcp.call('sql', { query: q });
   assert.equal(r.isError, false, r.text);
   assertMasked(pf, r.text, 'sql value alone');
-  assert.equal(r.json.masked, 1);
+  // The cache stores the line masked already (src/core/secrets/cachemask.ts): the value SQL cut
+  // out of it is the guard's preview, with nothing left for the answer's own mask.
+  assert.equal(r.json.rows.length, 1);
+  assert.match(String(r.json.rows[0].v), /…/);
 });

@@ -51,6 +51,9 @@ test('one VSIX per platform target, each with only its own platform binaries', (
     maxBuffer: 64 * 1024 * 1024,
   });
   assert.equal(r.status, 0, `package.mjs failed:\n${r.stdout}\n${r.stderr}`);
+  // vsce packages with the licence and the repository it finds (no --skip-license, no
+  // --allow-missing-repository) and has nothing to warn about (e.g. hundreds of unbundled files).
+  assert.doesNotMatch(`${r.stdout}\n${r.stderr}`, /WARNING|--skip-license|--allow-missing-repository/, 'vsce warned');
   const version = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version;
   for (const [target, want] of Object.entries(EXPECT)) {
     const file = path.join(OUT, `agent-brain-${target}-${version}.vsix`);
@@ -73,6 +76,18 @@ test('one VSIX per platform target, each with only its own platform binaries', (
       } else assert.equal(f, want.format, `${target}: ${e.name} is ${f}, wanted ${want.format}`);
     }
     assert.ok(entries.some((e) => e.name === 'extension/media/walkthrough/store.md'), `${target}: the walkthrough's pages are packaged`);
+    assert.match(manifest, /<Icon>extension\/media\/icon\.png<\/Icon>|Path="extension\/media\/icon\.png"/, `${target}: an icon`);
+    assert.match(manifest, /Microsoft\.VisualStudio\.Services\.Links\.Source" Value="https:\/\/github\.com\//, `${target}: the repository`);
+    assert.ok(entries.some((e) => /^extension\/LICENSE(\.txt)?$/i.test(e.name)), `${target}: the licence`);
+    const readme = entries.find((e) => /^extension\/readme\.md$/i.test(e.name)) as ZipEntry;
+    assert.ok(readme, `${target}: a README`);
+    const text = zipHead(buf, readme, 1 << 16).toString('utf8');
+    assert.ok(text.split('\n').length < 80, `${target}: the details page is the extension's own short README`);
+    assert.ok(entries.filter((e) => e.name.endsWith('.js')).length <= 100, `${target}: at most 100 JavaScript files`);
+    // The e2e suite's test commands are not in a production package, neither their code nor their entries.
+    assert.ok(!entries.some((e) => /testhooks/i.test(e.name)), `${target}: no test hooks`);
+    const pkg = zipHead(buf, entries.find((e) => e.name === 'extension/package.json') as ZipEntry, 1 << 20).toString('utf8');
+    assert.doesNotMatch(pkg, /agentBrain\.test\./, `${target}: no test commands contributed`);
     const nm = 'extension/node_modules/';
     assert.deepEqual(
       binaries.filter((n) => n.endsWith('.node')).sort(),

@@ -14,10 +14,19 @@ import { copilot } from './copilot';
 import { cline } from './cline';
 import { clineCli } from './cline_cli';
 import { roo } from './roo';
-import { kilo } from './kilo';
+import { kiloExt } from './kilo_ext';
 import { continueAgent } from './continue';
+import { opencode } from './opencode';
+import { kilo } from './kilo';
+import { crush } from './crush';
+import { goose } from './goose';
+import { zed } from './zed';
+import { kiro } from './kiro';
+import { warp } from './warp';
+import { cursorIde } from './cursor_ide';
 
-const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, cline, clineCli, roo, kilo, continueAgent] as const;
+// kilo and crush after opencode: their views.sql use the macros opencode's defines.
+const BUILTIN_AGENTS = [cc, codex, pi, cursor, gemini, copilot, cline, clineCli, roo, kiloExt, continueAgent, opencode, kilo, crush, goose, zed, kiro, warp, cursorIde] as const;
 
 /** An agent's short code (lake/<lane>/, the manifest's lane). */
 export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
@@ -26,9 +35,10 @@ export type Lane = (typeof BUILTIN_AGENTS)[number]['lane'];
 export type Agent = AgentDef<Lane>;
 
 /** The part of an agent capture needs. */
-export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole'>;
+export type AgentPaths = Pick<Agent, 'lane' | 'agent' | 'label' | 'roots' | 'sessionOf' | 'rewritesWhole' | 'databases'>;
 
 export type { AgentDef, AgentFiles, OriginRoot } from './types';
+export type { DbOrigin, DbTable } from './kit/sqlite';
 export { defineAgent } from './types';
 export type { AgentHarness } from './harness';
 

@@ -5,12 +5,16 @@
 import type { Env } from '../home';
 import type { Dialect } from '../turns';
 import type { AgentHarness } from './harness';
+import type { DbOrigin } from './kit/sqlite';
 
 export interface OriginRoot {
   /** Absolute directory that is walked. */
   dir: string;
   /** Prefix inside lake/<lane>/ for files under this root ('' for none), so two roots never collide. */
   lakePrefix: string;
+  /** The prefix this root's files had before it had its own (a floor written then keeps an origin
+   * it already holds under that name, so nothing is recorded again). */
+  legacyPrefix?: string;
   /** Relative path (with '/' separators, relative to dir) of a file: is it a session file? */
   include(rel: string): boolean;
 }
@@ -23,6 +27,10 @@ export interface AgentFiles {
   /** Files the agent rewrites whole on every update (a legacy .json): their versions are captured
    * as generations at most once per rewrite-quiet period while they keep changing. */
   rewritesWhole?(rel: string): boolean;
+  /** SQLite databases holding sessions (see kit/sqlite.ts): each is recorded as row records, one
+   * lake file per (database, session), lake/<lane>/<lakePrefix><session>.rows.jsonl. An agent with
+   * only databases returns [] from roots(). */
+  databases?(env: Env): DbOrigin[];
 }
 
 export interface AgentDef<L extends string = string> extends AgentFiles {
@@ -48,6 +56,10 @@ export interface AgentDef<L extends string = string> extends AgentFiles {
   projectFromPath?(rel: string): string | null;
   /** brain init / doctor: hooks, MCP registration and the skill, for an agent brain can set up. */
   harness?: AgentHarness;
+  /** The agent's own CLI, when it installs from npm and can run against a model stand-in: a live
+   * test (test/agents/<lane>.test.ts) runs the pinned version (scripts/setup/40-agents.mjs) and
+   * `npm run test:agents-latest` the newest, so a format change is caught before users meet it. */
+  cli?: { npm: string; bin: string };
   /** An agent that deletes its own sessions after a while: the retention guard warns about those
    * due soon that are not yet safe in the store. */
   retention?: AgentRetention;

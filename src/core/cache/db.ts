@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { BrainError } from '../errors';
+import { registerFunctions } from './udf';
 
 export interface Db {
   instance: DuckDBInstance;
@@ -29,6 +30,11 @@ export interface OpenOptions {
 }
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+/** DuckDB's memory for one read-only query unless the opener says otherwise: DuckDB's own default
+ * is most of the machine's memory, which one `list(range) FROM range(…)` takes before any timer or
+ * byte cap sees it. Past it a statement fails with DuckDB's "Out of Memory" (or spills to disk). */
+export const QUERY_MEMORY = '512MB';
 
 export const STORAGE_VERSION = 'v1.2.0';
 
@@ -67,6 +73,7 @@ export async function openDb(file: string, opts: OpenOptions): Promise<Db> {
     config.storage_compatibility_version = STORAGE_VERSION;
   }
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
+  else if (opts.readOnly) config.memory_limit = QUERY_MEMORY;
   if (opts.threads) config.threads = String(opts.threads);
   let wait = 25;
   for (;;) {
@@ -74,6 +81,7 @@ export async function openDb(file: string, opts: OpenOptions): Promise<Db> {
     try {
       instance = await DuckDBInstance.create(file, config);
       const conn = await instance.connect();
+      registerFunctions(conn);
       const tz = (opts.timeZone ?? localTimeZone()).replace(/'/g, "''");
       try {
         await conn.run(`SET TimeZone = '${tz}'`);

@@ -13,10 +13,12 @@ export function formatTable(headers: string[], rows: unknown[][], width = 100, r
   const w = headers.map((h, i) => Math.max(h.length, ...text.map((r) => r[i].length)));
   const sep = 2;
   const total = () => w.reduce((a, b) => a + b, 0) + sep * (w.length - 1);
-  // Shrink the widest column one step at a time until the table fits (never below 4).
+  // Shrink the widest column one step at a time until the table fits (never below its header,
+  // nor below 4).
+  const least = headers.map((h) => Math.max(4, h.length));
   while (total() > width) {
     let k = -1;
-    for (let i = 0; i < w.length; i++) if (w[i] > 4 && (k < 0 || w[i] > w[k])) k = i;
+    for (let i = 0; i < w.length; i++) if (w[i] > least[i] && (k < 0 || w[i] > w[k])) k = i;
     if (k < 0) break;
     w[k]--;
   }
@@ -30,9 +32,12 @@ export function formatTable(headers: string[], rows: unknown[][], width = 100, r
   return out.join('\n');
 }
 
+/** The width a table may take: a terminal's; no limit when the output goes to a pipe or a file
+ * (a program or a file reads every character; cutting there lost headers and values). */
 export function terminalWidth(stream: NodeJS.WritableStream): number {
-  const c = (stream as NodeJS.WriteStream).columns;
-  return typeof c === 'number' && c > 20 ? c : 120;
+  const s = stream as NodeJS.WriteStream;
+  if (!s.isTTY) return Number.POSITIVE_INFINITY;
+  return typeof s.columns === 'number' && s.columns > 20 ? s.columns : 120;
 }
 
 export function compactNumber(n: number): string {

@@ -10,8 +10,9 @@ import { BIGINT, BOOLEAN, INTEGER, SMALLINT, VARCHAR, listValue, type DuckDBConn
 import { hashRange } from '../floor/ranges';
 import { lakeFileProblem } from '../index/lakepath';
 import { ChunkAppender } from './append';
-import { readLines, scanFile, scanManifest, type FileScan, type ManifestEntry } from './lake';
+import { hashHex, readLines, scanFile, scanManifest, type FileScan, type ManifestEntry } from './lake';
 import { loadSql } from './sqlfiles';
+import { rangeMasker, type LineMasker } from '../secrets/cachemask';
 
 export interface IngestStats {
   manifestLines: number;
@@ -188,12 +189,22 @@ export async function ingest(
     stateApp.rows = 0;
   };
   /** The program's line reader: bytes [start, claimedEnd) of a generation, staged line by line. */
-  const stageRange = async (g: Gen, abs: string, start: number, lineNo: number, isLatest: boolean) => {
+  const stageRange = async (g: Gen, abs: string, start: number, lineNo: number, isLatest: boolean, mask: LineMasker | null) => {
     let lastOffset = start;
     let lastLine = lineNo - 1;
     for (const l of readLines(abs, start, g.claimedEnd, lineNo)) {
+      let text = l.text;
+      let sha = l.sha256;
+      if (mask) {
+        // Stored masked: the line's own hash and length are kept beside it (the floor's).
+        const t = mask(text);
+        if (t !== text) {
+          sha ??= hashHex(Buffer.from(text, 'utf8'));
+          text = t;
+        }
+      }
       lineApp.push([
-        g.fileId, g.gen, BigInt(l.byteOffset), l.lineNo, l.text, l.sha256, l.nBytes, l.utf8Replaced,
+        g.fileId, g.gen, BigInt(l.byteOffset), l.lineNo, text, sha, l.nBytes, l.utf8Replaced,
         g.lane, g.lane,
       ]);
       stats.stagedLines++;
@@ -247,14 +258,18 @@ export async function ingest(
         const size = fs.statSync(abs).size;
         if (size < g.claimedEnd) throw new Error(`${abs} has ${size} bytes, the manifest claims ${g.claimedEnd}`);
         stats.bytes += g.claimedEnd;
-        if (opts.bulk !== false && size <= (opts.bulkMaxFileBytes ?? BULK_MAX_FILE)) {
+        const mask = await rangeMasker(home, abs, 0, g.claimedEnd);
+        // DuckDB reads a file itself only when it holds no secret: one that does goes through the
+        // line reader, which stores its lines masked.
+        if (!mask && opts.bulk !== false && size <= (opts.bulkMaxFileBytes ?? BULK_MAX_FILE)) {
           bulk.push({ g, abs, size, isLatest });
           continue;
         }
-      } else {
-        stats.bytes += g.claimedEnd - start;
+        await stageRange(g, abs, start, lineNo, isLatest, mask);
+        continue;
       }
-      await stageRange(g, abs, start, lineNo, isLatest);
+      stats.bytes += g.claimedEnd - start;
+      await stageRange(g, abs, start, lineNo, isLatest, await rangeMasker(home, abs, start, g.claimedEnd));
     } catch (e) {
       if (e instanceof IngestSqlError) throw e;
       stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${(e as Error).message}`);
@@ -349,7 +364,7 @@ export async function ingest(
   lap(`bulk (${bulk.length} files)`);
   for (const b of unbulked) {
     try {
-      await stageRange(b.g, b.abs, 0, 1, b.isLatest);
+      await stageRange(b.g, b.abs, 0, 1, b.isLatest, null); // found to hold no secret before it was bulked
     } catch (e) {
       if (e instanceof IngestSqlError) throw e;
       stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);

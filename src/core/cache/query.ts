@@ -4,10 +4,12 @@
 // query over huge values costs what the cap holds, not what the table holds. The statement runs
 // under a timer and an optional AbortSignal; either interrupts it inside DuckDB.
 import { registry } from '../agents';
-import { JsonDuckDBValueConverter, type DuckDBConnection, type DuckDBType, type DuckDBVector } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType, DuckDBVector } from '@duckdb/node-api';
 import { BrainError } from '../errors';
 import { precheck, checkType } from './readonly';
 import { TIMEOUT_HELP } from '../sqllimits';
+import { QUERY_MEMORY } from './db';
+import { canWalk, convert as convertRaw, head, measure, sizeText } from './bounded';
 
 export interface SqlColumn {
   name: string;
@@ -47,17 +49,7 @@ const MARK_ROOM = 32;
 
 const bytesOf = (s: string) => Buffer.byteLength(s, 'utf8');
 
-export function sizeText(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  const u = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < u.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${u[i]}`;
-}
+export { sizeText };
 
 interface Fitted {
   v: unknown;
@@ -84,11 +76,16 @@ function fit(v: unknown, room: number): Fitted {
     if (b <= room) return { v, bytes: b, cut: false };
   }
   const total = bytesOf(text);
+  return cutText(text, room, (kept) => sizeText(total - bytesOf(kept)));
+}
+
+/** `text` cut to fit `room` bytes of JSON, ending with the marker that says what `rest` of it went. */
+function cutText(text: string, room: number, rest: (kept: string) => string): Fitted {
   let keep = Math.min(text.length, room);
   for (;;) {
     let head = text.slice(0, keep);
     if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
-    const out = `${head}…[cut ${sizeText(total - bytesOf(head))}]`;
+    const out = `${head}…[cut ${rest(head)}]`;
     const b = bytesOf(JSON.stringify(out));
     if (b <= room || keep === 0) return { v: out, bytes: b, cut: true };
     keep = Math.max(0, Math.min(keep - 1, Math.floor((keep * room) / b)));
@@ -112,6 +109,9 @@ export function sqlError(e: unknown): BrainError {
   const first = err.message.split('\n')[0];
   if (/read-only mode|file system operations are disabled|configuration has been locked/i.test(err.message)) {
     return new BrainError('sql-read-only', `brain sql is read-only: ${first}`, 'Only SELECT statements can run here.', { cause: err });
+  }
+  if (/^Out of Memory Error/i.test(first)) {
+    return new BrainError('sql-memory', `the statement needed more memory than a query may use (${QUERY_MEMORY}): ${first}`, 'Aggregate or filter more (WHERE, GROUP BY, LIMIT), or select parts of a long value (substr, list_slice) instead of building it whole.', { cause: err });
   }
   return new BrainError('sql-error', first, `Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: ${registry().dialectViews()}.`, { cause: err });
 }
@@ -212,7 +212,7 @@ export async function readOnlyQuery(conn: DuckDBConnection, query: string, opts:
             // A value is cut only when it is long; a row that does not fit whole is left out,
             // except the first, which is cut into what room there is.
             const room = rows.length > 0 ? valueMax : Math.max(MARK_ROOM, Math.min(valueMax, budget - used - rowBytes - keyBytes[c]));
-            const f = fit(convert(vectors[c].getItem(r), vectors[c].type), room);
+            const f = value(vectors[c], r, room);
             row.push(f.v);
             rowBytes += keyBytes[c] + f.bytes;
             if (f.cut) rowCut++;
@@ -248,9 +248,23 @@ export async function readOnlyQuery(conn: DuckDBConnection, query: string, opts:
   }
 }
 
+/** One value fitted to its room: a value that measures longer is never converted whole, only its
+ * head is read (bounded.ts), so the work and memory of one value follow the room, not the value. */
+function value(vec: DuckDBVector, r: number, room: number): Fitted {
+  try {
+    if (canWalk(vec, r) && measure(vec, r, room) > room) {
+      const h = head(vec, r, room, (x) => x);
+      return cutText(h.text, room, h.rest);
+    }
+  } catch (e) {
+    throw sqlError(e);
+  }
+  return fit(convert(vec.getItem(r), vec.type), room);
+}
+
 function convert(raw: ReturnType<DuckDBVector['getItem']>, type: DuckDBType): unknown {
   try {
-    return jsonValue(JsonDuckDBValueConverter(raw, type, JsonDuckDBValueConverter), type.typeId);
+    return jsonValue(convertRaw(raw, type), type.typeId);
   } catch (e) {
     throw sqlError(e);
   }

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { registry, type Agent, type AgentRegistry } from '../agents';
 import { BrainError } from '../errors';
 import { setting } from '../settings';
+import { expandTruth } from '../truth';
 
 let cachedDir: string | undefined;
 
@@ -88,7 +89,7 @@ function agentParts(reg: AgentRegistry): { name: string; text: string }[] {
     for (const v of [`dialects.v_${a.lane}`, `derived.v_messages_${a.lane}`]) {
       if (!defines(text, v)) throw new BrainError('sql-invalid', `${file} does not define the view ${v}, which every agent's views.sql must.`, 'See sql/20_derived.sql for the columns it needs.');
     }
-    out.push({ name: `agents/${a.lane}/views.sql`, text });
+    out.push({ name: `agents/${a.lane}/views.sql`, text: expandTruth(text, file) });
   }
   return out;
 }
@@ -125,7 +126,7 @@ export function loadSchema(reg: AgentRegistry = registry()): Schema {
     .readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .sort();
-  const read = (f: string) => ({ name: f, text: fs.readFileSync(path.join(dir, f), 'utf8') });
+  const read = (f: string) => ({ name: f, text: expandTruth(fs.readFileSync(path.join(dir, f), 'utf8'), f) });
   const agents = agentParts(reg);
   const agentSql = new Map(agents.slice(1).map((p, i) => [reg.list[i].lane, p.text]));
   agentSqls.set(reg, agentSql);
@@ -167,6 +168,7 @@ export function loadSql(group: 'ops' | 'reports', name: string, reg: AgentRegist
     } catch (e) {
       throw new BrainError('sql-missing', `Cannot read ${file}.`, 'Reinstall Agent Brain.', { cause: e });
     }
+    t = expandTruth(t, file);
     if (t.includes('{{each ')) {
       if (!agentSqls.has(reg)) loadSchema(reg);
       t = expandEach(t, reg, agentSqls.get(reg) ?? new Map());

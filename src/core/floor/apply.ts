@@ -195,7 +195,18 @@ export class Applier {
         fs.rmSync(le.descriptor, { force: true });
         continue;
       }
-      const r = this.writeChunk(le, e);
+      let r: ReturnType<Applier['writeChunk']>;
+      try {
+        r = this.writeChunk(le, e);
+      } catch (err) {
+        const taken = nameTaken(this.l.root, e.line.lake_path, e.line.origin_path);
+        if (!taken) throw err;
+        // As openForChunk: that origin's warning. Its bytes are read again from the origin.
+        this.events.push(taken);
+        reject(this.l.spool, le.descriptor, taken.message, () => undefined);
+        fs.rmSync(le.chunk, { force: true });
+        continue;
+      }
       if (r === 'reject') continue;
       if (r !== 'already') touched.push(path.join(this.l.root, e.line.lake_path));
       ready.push({ le, e, needsClaim: r !== 'already' || !this.isClaimed(e) });
@@ -232,7 +243,20 @@ export class Applier {
    * writeChunk makes, an unclaimed tail an interrupted pass left cut, then the file opened to
    * append at `byte_from`. null: not written (the event says why); the origin's offsets do not
    * move, so its bytes are read again. */
-  openForChunk(t: { lane: Lane; base_rel: string; lake_path: string; origin_path: string; byte_from: number; line_from: number; stored?: OffsetRec | null }): { fd: number; created: boolean } | null {
+  openForChunk(t: ChunkTarget): { fd: number; created: boolean } | null {
+    try {
+      return this.openTarget(t);
+    } catch (e) {
+      // One origin whose lake name another lake path holds (a session file that became a folder
+      // of sessions, or the reverse) is that origin's warning; the pass goes on for every other.
+      const taken = nameTaken(this.l.root, t.lake_path, t.origin_path);
+      if (!taken) throw e;
+      this.events.push(taken);
+      return null;
+    }
+  }
+
+  private openTarget(t: ChunkTarget): { fd: number; created: boolean } | null {
     const lake = within(this.l.root, t.lake_path, { what: 'lake_path', disk: true, file: true, seen: this.seenDirs });
     const refuse = (ev: Omit<FloorEvent, 'refused'>): null => {
       this.events.push({ ...ev, refused: true });
@@ -435,6 +459,41 @@ function lakeShort(lake: string, size: number, claim: Claim, origin: string): Om
     path: lake,
     message: `lake file is ${size} bytes but the manifest claims ${claim.byte_to}; nothing appended to it`,
     hint: `run \`brain verify\` and restore this file from the store (\`brain verify --store\`); the bytes of ${origin} are read again by the next pass`,
+  };
+}
+
+/** Where a chunk of an origin goes (journal.ts writes it straight into its lake file). */
+type ChunkTarget = { lane: Lane; base_rel: string; lake_path: string; origin_path: string; byte_from: number; line_from: number; stored?: OffsetRec | null };
+
+/** Why `lakePath` cannot be made because another lake path holds its place: a lake file where one
+ * of its folders would go, or a folder of lake files where it would go. Null: not that (a symlink
+ * is within()'s to refuse, and stops the pass as before). */
+export function nameTaken(root: string, lakePath: string, origin: string): Omit<FloorEvent, 'refused'> | null {
+  const parts = lakePath.split('/').filter((p) => p !== '' && p !== '.');
+  let cur = root;
+  for (let i = 0; i < parts.length; i++) {
+    cur = path.join(cur, parts[i]);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(cur);
+    } catch {
+      return null;
+    }
+    if (st.isSymbolicLink()) return null;
+    const last = i === parts.length - 1;
+    const held = parts.slice(0, i + 1).join('/');
+    if (!last && !st.isDirectory()) return taken(cur, origin, `${held} is a lake file there, so ${lakePath} cannot be made under it`);
+    if (last && st.isDirectory()) return taken(cur, origin, `${lakePath} is a folder of other lake files there`);
+  }
+  return null;
+}
+
+function taken(where: string, origin: string, why: string): Omit<FloorEvent, 'refused'> {
+  return {
+    code: 'lake-name-taken',
+    path: origin,
+    message: `not recorded: ${why} (the agent turned a session file into a folder, or the reverse, after it was recorded); ${where} is kept as it is`,
+    hint: 'nothing recorded is lost and every other session is recorded; rename that file or folder at the agent if it should be recorded too',
   };
 }
 

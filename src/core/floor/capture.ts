@@ -20,6 +20,7 @@ import { displayPath, generationName, originLakeRel } from './names';
 import { openOrigin } from './origin';
 import { readOffsets, type OffsetRec } from './offsets';
 import { walkOrigins } from './origins';
+import { captureDatabase, DB_BUSY_MS } from './dbcapture';
 import { capturePending, captureVanished, dropPending, pendingPath, readPending, type PendingDesc } from './pending';
 import { waitLock, tryLock, type HeldLock } from './lock';
 import { InlineHasher, WorkerHasher, type ChunkHasher } from './hasher';
@@ -73,6 +74,8 @@ export interface CaptureOptions {
   shouldStop?: () => boolean;
   /** The pass's clock (ms since the epoch), for the quiet periods; tests and the bench set it. */
   now?: number;
+  /** How long a read of an agent's SQLite database waits for another process's lock. */
+  dbBusyMs?: number;
 }
 
 // The quiet periods' defaults live with their settings (BRAIN_QUIET_SECONDS, BRAIN_REWRITE_QUIET_SECONDS).
@@ -146,6 +149,7 @@ async function captureOnce(opts: CaptureOptions): Promise<CaptureReport> {
     try {
       walkOrigins(env, opts.only, report.roots, pass);
       pass.flush();
+      if (!pass.stopped) pass.databases(env, opts.only, opts.dbBusyMs ?? DB_BUSY_MS);
       if (!pass.stopped) pass.vanished();
       pass.flush();
       // Only in full passes: the watcher's passes for the files that just changed stay O(new bytes)
@@ -229,7 +233,13 @@ class Pass {
       return;
     }
     const display = displayPath(abs);
-    const name = originLakeRel(root.lakePrefix, segs);
+    let name = originLakeRel(root.lakePrefix, segs);
+    // A root that has its own prefix now: an origin the floor already holds under the old name
+    // keeps it (heldUnderLegacy below), so a floor written before is not recorded again.
+    if (!name.legacy && root.legacyPrefix !== undefined && root.legacyPrefix !== root.lakePrefix) {
+      const old = originLakeRel(root.legacyPrefix, segs);
+      name = { ...name, legacy: { rel: old.rel, escaped: old.escaped } };
+    }
     const held = name.legacy && heldUnderLegacy(this.l, this.applier, lane, name.rel, name.legacy.rel, display);
     const baseRel = held ? name.legacy!.rel : name.rel;
     if (held ? name.legacy!.escaped : name.escaped) {
@@ -445,6 +455,26 @@ class Pass {
   /** Captures a waiting unterminated tail as a flagged chunk: its origin went quiet. */
   private fromPending(p: PendingDesc, why: 'quiet'): void {
     if (capturePending(this, p, why)) this.spooled++;
+  }
+
+  /** Each agent's SQLite databases (dbcapture.ts); in watch mode only those whose file or -wal
+   * is among the paths seen changing. */
+  databases(env: Env, only: Set<string> | undefined, busyMs: number): void {
+    const seen = only ? new Set([...only].map((p) => path.resolve(p))) : null;
+    for (const agent of agents()) {
+      for (const db of agent.databases?.(env) ?? []) {
+        if (this.stopped) return;
+        this.report.roots.push({ lane: agent.lane, dir: db.file, exists: fs.existsSync(db.file) });
+        if (seen && !seen.has(path.resolve(db.file)) && !seen.has(path.resolve(`${db.file}-wal`))) continue;
+        try {
+          captureDatabase({ l: this.l, now: this.now, report: this.report, applier: this.applier, source: this.o.source, busyMs, warn: (...a) => this.warn(...a) }, agent, db);
+        } catch (e) {
+          if (diskFull(e, this.l.root) || isFloorFailure(e)) throw e;
+          this.warn(agent.lane, 'capture-failed', db.file, `capture failed: ${(e as Error).message}`, 'other files were captured; run `brain record` again');
+        }
+        this.passed();
+      }
+    }
   }
 
   /** Pending tails whose origin is gone are captured now: no byte is ever withheld. */

@@ -41,6 +41,9 @@ export interface OffsetRec {
   check_pos?: number;
   /** When this check last had its turn (or was asked for): the longest waiting goes first. */
   check_at?: number;
+  /** The origin is a SQLite database and this lake file a record of its rows (dbcapture.ts): the
+   * origin's bytes are not the lake's, so nothing compares them. */
+  rows?: true;
 }
 
 export const FP_WINDOW = 4096;

@@ -1,19 +1,21 @@
 // Byte and line ranges of floor files: the arithmetic every citation check rests on.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { READ_NOFOLLOW } from '../safepath';
+import { checkDeadline, openRegular } from '../safeopen';
 
 const BLOCK = 1 << 20;
 
 /** sha256 (hex) of bytes [from, to) of a file, read in blocks. Throws if the file is shorter, or
- * is a symlink (ELOOP): a floor file never is one, and the bytes it points at are not the floor's. */
+ * is a symlink (ELOOP) or not a regular file (NotRegularError): a floor file never is one, and the
+ * bytes it points at are not the floor's. */
 export function hashRange(file: string, from: number, to: number): string {
   const h = createHash('sha256');
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   try {
     const buf = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, to - from)));
     let pos = from;
     while (pos < to) {
+      checkDeadline();
       const n = fs.readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
       if (n === 0) throw new Error(`${file} ends at byte ${pos}, before ${to}`);
       h.update(buf.subarray(0, n));
@@ -59,7 +61,7 @@ export function lineRangeToBytes(
   hint: { line: number; byte: number } = { line: 1, byte: 0 },
 ): { byte_from: number; byte_to: number } | null {
   if (lineFrom < 1 || lineTo < lineFrom || hint.line > lineFrom) return null;
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   try {
     const buf = Buffer.allocUnsafe(BLOCK);
     let line = hint.line; // line number of the byte at `pos`

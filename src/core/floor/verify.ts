@@ -13,7 +13,8 @@ import { firstDifference } from './ranges';
 import { journalReach } from './journal';
 import { spoolFiles } from './spool';
 import { sample } from '../sample';
-import { READ_NOFOLLOW, unsafeReason } from '../safepath';
+import { unsafeReason } from '../safepath';
+import { openRegular } from '../safeopen';
 
 export interface VerifyProblem {
   kind: 'mismatch' | 'missing' | 'short' | 'gap' | 'overlap' | 'lines' | 'unclaimed' | 'unmanifested' | 'permissions' | 'manifest' | 'origin' | 'unsafe-path';
@@ -192,7 +193,7 @@ function fileSizeOf(file: string): number {
 
 function hashAndCount(file: string, from: number, to: number): { sha: string; newlines: number; lastByte: number } {
   const h = createHash('sha256');
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   let newlines = 0;
   let lastByte = -1;
   try {
@@ -258,7 +259,7 @@ function checkPermissions(root: string, rep: VerifyReport): void {
 function deepCompare(root: string, byFile: Map<string, ManifestLine[]>, rep: VerifyReport): void {
   for (const off of allOffsets(path.join(root, 'offsets'))) {
     const chunks = byFile.get(off.lake_path);
-    if (!chunks || chunks.length === 0) continue;
+    if (!chunks || chunks.length === 0 || off.rows) continue;
     const end = chunks[chunks.length - 1].byte_to;
     // Origin gone (swept by its agent: the floor is now the only copy) or no longer a regular file:
     // nothing to compare.

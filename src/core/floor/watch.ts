@@ -272,8 +272,41 @@ export function startWatch(opts: WatchOptions): Watcher {
     }
   };
   for (const r of opened) rootIno.set(r, dirIno(r) ?? -1);
+  // Agents' databases (dbcapture.ts): their folders are watched one level deep, apart from the
+  // session roots (an agent's data folder also holds logs and snapshots nobody records), and a
+  // change of the database or its -wal is a pass for that database. A folder not there yet is
+  // looked for with the roots.
+  const dbFiles = new Set<string>();
+  const dbDirs = new Set<string>();
+  for (const a of agents())
+    for (const d of a.databases?.(env) ?? []) {
+      dbFiles.add(path.resolve(d.file));
+      dbFiles.add(path.resolve(`${d.file}-wal`));
+      dbDirs.add(path.dirname(path.resolve(d.file)));
+    }
+  const dbWatched = new Set<string>();
+  const dbWatcher: FSWatcher | null =
+    dbDirs.size > 0 ? chokidarWatch([], { ignoreInitial: true, followSymlinks: false, depth: 0 }) : null;
+  dbWatcher?.on('all', (event: string, p: string) => {
+    if (!dbFiles.has(path.resolve(p))) return;
+    if (event === 'unlink') fullPass = true;
+    else changed.add(p);
+    kick();
+  });
+  dbWatcher?.on('error', onWatchError);
+  const checkDbDirs = () => {
+    for (const d of dbDirs) {
+      if (dbWatched.has(d) || dirIno(d) === null) continue;
+      dbWatched.add(d);
+      dbWatcher?.add(d);
+      fullPass = true;
+      kick();
+    }
+  };
+  checkDbDirs();
   const checkRoots = () => {
     if (closed) return;
+    checkDbDirs();
     for (const r of roots) {
       const ino = dirIno(r);
       if (opened.has(r)) {
@@ -313,6 +346,7 @@ export function startWatch(opts: WatchOptions): Watcher {
       if (checkTimer) clearTimeout(checkTimer);
       clearInterval(rootTimer);
       await watcher.close();
+      await dbWatcher?.close();
       await running;
     },
   };

@@ -3,7 +3,8 @@
 import * as fs from 'node:fs';
 import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
-import { READ_NOFOLLOW } from '../safepath';
+import { NotRegularError, openRegular } from '../safeopen';
+import { titleKey } from '../truth';
 import { readTurns } from './read';
 import { fold, rawTrigramKeys } from './trigrams';
 import { readMeta, type MetaRecord } from './roots';
@@ -60,7 +61,7 @@ export type ParseResult =
       kind: 'turns';
       turns: IndexTurn[];
       /** The first prompt with text (main conversation first), as written: a session's title. */
-      title: { n: number; side: number; text: string } | null;
+      title: { n: number; side: number; text: string; key: number } | null;
       /** UTF-8 bytes of the turns' text. */
       text_bytes: number;
       facts: FileFacts;
@@ -90,7 +91,7 @@ let spare: Buffer | null = null;
 export function readRaw(file: string, from: number, to: number): RawChunks {
   const out: RawChunks = { to: from, chunks: [], ranges: [] };
   if (to <= from) return out;
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   let buf = spare ?? Buffer.allocUnsafe(RAW_CHUNK);
   spare = null;
   try {
@@ -157,13 +158,14 @@ export function runParseJob(j: ParseJob): ParseResult {
       marks: { every: RAW_MARK, add: (b, ck) => marks.push([b, JSON.stringify(ck)]) },
     });
   } catch (e) {
-    // ELOOP: the file became a symlink after its path was checked; it is not followed.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'missing' };
+    // ELOOP: the file became a symlink after its path was checked; it is not followed. Nor is a
+    // FIFO, folder or device put there (NotRegularError).
+    if (e instanceof NotRegularError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'missing' };
     throw e;
   }
   if (!r) return { kind: 'none' };
   const turns: IndexTurn[] = [];
-  let title: { n: number; side: number; text: string } | null = null;
+  let title: { n: number; side: number; text: string; key: number } | null = null;
   let bytes = 0;
   for (const t of r.turns) {
     if (!isSaid(t)) continue;
@@ -171,14 +173,16 @@ export function runParseJob(j: ParseJob): ParseResult {
     turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, tsValue(t.ts), t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
-    const side = t.sidechain ? 1 : 0;
-    if (t.role === 'user' && (!title || side < title.side)) title = { n: t.n, side, text: t.text };
+    if (t.role === 'user') {
+      const key = titleKey(t);
+      if (!title || key < title.key) title = { n: t.n, side: t.sidechain ? 1 : 0, text: t.text, key };
+    }
   }
   try {
     if (j.raw_from !== undefined && !together) raw = readRaw(j.file, j.raw_from, j.to);
   } catch (e) {
     // Gone or a symlink since it was parsed: its raw lines are read on a later update.
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
+    if (!(e instanceof NotRegularError) && (e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
   }
   const meta = j.meta ? readMeta(j.meta.dir, j.meta.lane, j.meta.session, seenDirs) : undefined;
   return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw, marks, meta };

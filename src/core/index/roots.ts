@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { agentByLane } from '../agents';
 import { BrainError } from '../errors';
 import { brainHome, type Env } from '../home';
-import { machineName } from '../machine';
+import { machineName, shownName, validMachineName } from '../machine';
 import { metaName } from '../floor/metaname';
 import { fileSegment, readInside } from '../safepath';
 
@@ -22,6 +22,9 @@ export interface Root {
   machines: MachineFloor[];
   /** Where this root's turn index lives. */
   index: string;
+  /** Store folders that look like machines but whose names a machine may not have (shown escaped):
+   * left out, and said so. */
+  refused?: string[];
 }
 
 export function homeRoot(env: Env = process.env, home = brainHome(env)): Root {
@@ -40,13 +43,19 @@ export function storeRoot(store: string): Root {
     });
   }
   const machines: MachineFloor[] = [];
+  const refused: string[] = [];
   for (const e of ents) {
     if (!e.isDirectory() || e.name.startsWith('.')) continue;
     const dir = path.join(abs, e.name);
-    if (fs.existsSync(path.join(dir, 'lake')) || fs.existsSync(path.join(dir, 'manifest'))) machines.push({ machine: e.name, dir });
+    if (!fs.existsSync(path.join(dir, 'lake')) && !fs.existsSync(path.join(dir, 'manifest'))) continue;
+    // A machine's name is printable ASCII (the config's rule): a folder named otherwise ("m2" and a
+    // zero-width space) would be shown as another machine's name, and cited under it.
+    if (validMachineName(e.name)) machines.push({ machine: e.name, dir });
+    else refused.push(shownName(e.name));
   }
   machines.sort((a, b) => a.machine.localeCompare(b.machine));
-  return { kind: 'store', path: abs, machines, index: path.join(abs, 'turns.sqlite') };
+  refused.sort();
+  return { kind: 'store', path: abs, machines, index: path.join(abs, 'turns.sqlite'), ...(refused.length ? { refused } : {}) };
 }
 
 export function resolveRoot(opts: { store?: string | null }, env: Env = process.env): Root {

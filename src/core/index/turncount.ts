@@ -36,22 +36,25 @@ export interface TurnFilter {
   timeZone?: string;
 }
 
-/** Turn counts grouped by what a report keys on: lane, machine, project, the turn's time; then the count. */
-export type TurnRow = [string, string, string | null, number | string | null, number];
+/** Turn counts grouped by what a report keys on: lane, machine, project, the turn's time; then
+ * the count and the session (its index id) the turns are of. */
+export type TurnRow = [string, string, string | null, number | string | null, number, number];
 
-/** The turn counts turnsBy buckets, read from the index (the part that reads every packed turn). */
+/** The turn counts bucketTurns buckets, read from the index (the part that reads every packed
+ * turn): a main conversation's turns (isMainTurn in truth.ts): not a sub-agent file's, not a
+ * sidechain entry's. */
 export function turnRows(db: SqliteDatabase): TurnRow[] {
   return db
     .prepare(
-      `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s),
+      `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s WHERE s.subagent = 0),
        c AS (SELECT fl.sess_id, t.key, t.file_id, count(*) AS n, min(coalesce(t.ts, unixepoch(fl.first_seen, 'subsec') * 1000)) AS at
              FROM turns t JOIN files fl ON fl.id = t.file_id JOIN sb ON sb.sess_id = fl.sess_id AND sb.base = fl.base
-             WHERE t.${TURN_ROLES} AND fl.live = 1
+             WHERE t.${TURN_ROLES} AND t.side = 0 AND fl.live = 1
              GROUP BY 1, 2, 3),
        k AS (SELECT sess_id, key, max(n) AS n, min(at) AS at FROM c GROUP BY 1, 2)
-       SELECT s.lane, s.machine, s.project, k.at, sum(k.n) AS n
+       SELECT s.lane, s.machine, s.project, k.at, sum(k.n) AS n, s.id
        FROM k JOIN sessions s ON s.id = k.sess_id
-       GROUP BY 1, 2, 3, 4`,
+       GROUP BY 1, 2, 3, 4, 6`,
     )
     .raw()
     .all() as TurnRow[];
@@ -59,22 +62,28 @@ export function turnRows(db: SqliteDatabase): TurnRow[] {
 
 /** Turns per key ('all' gives one key, 'total'). `agentOf` names a lane as the report does. */
 export function turnsBy(db: SqliteDatabase, by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
-  return bucketTurns(turnRows(db), by, agentOf, f);
+  const out = new Map<string, number>();
+  for (const [k, v] of bucketTurns(turnRows(db), by, agentOf, f)) out.set(k, v.turns);
+  return out;
 }
 
 /** turnRows' rows per key, filtered: every row counts under one key at most, so the total of a
- * report is the sum of its keys' counts. */
-export function bucketTurns(rows: TurnRow[], by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, number> {
+ * report is the sum of its keys' turns. A session counts in each key it has a turn under
+ * (isCountedSession: a session with no main turn is in no key). */
+export function bucketTurns(rows: TurnRow[], by: TurnKey, agentOf: (lane: string) => string, f: TurnFilter = {}): Map<string, { turns: number; sessions: Set<number> }> {
   const day = new Intl.DateTimeFormat('en-CA', { timeZone: f.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-  const out = new Map<string, number>();
-  for (const [lane, machine, project, at, n] of rows) {
+  const out = new Map<string, { turns: number; sessions: Set<number> }>();
+  for (const [lane, machine, project, at, n, sess] of rows) {
     if (f.lanes?.length && !f.lanes.includes(lane)) continue;
     // A number (the index keeps times as ms), or a turn's time no parser reads.
     const ms = typeof at === 'number' ? at : at ? Date.parse(at) : Number.NaN;
     if (f.since != null && !(ms >= f.since)) continue;
     const key =
       by === 'agent' ? agentOf(lane) : by === 'machine' ? machine : by === 'project' ? (project ?? '(unknown)') : by === 'day' ? (Number.isNaN(ms) ? '(no time)' : day.format(ms)) : 'total';
-    out.set(key, (out.get(key) ?? 0) + n);
+    let b = out.get(key);
+    if (!b) out.set(key, (b = { turns: 0, sessions: new Set() }));
+    b.turns += n;
+    b.sessions.add(sess);
   }
   return out;
 }

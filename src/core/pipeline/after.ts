@@ -112,7 +112,13 @@ async function updateIndex(home: string, env: Env): Promise<string> {
   if (!o.ok) return `not updated: ${o.reason} (search falls back to a scan)`;
   try {
     const r = o.index.update();
-    return `${r.turns} turns from ${r.files} files`;
+    // The floor's totals as stats, show and the Sessions tree count them (truth.ts), not the
+    // entries this update read (instructions and notices are entries, not turns).
+    const { bucketTurns, turnRows } = await import('../index/turncount');
+    const all = bucketTurns(turnRows(o.index.db), 'all', (l) => l).get('total');
+    const turns = all?.turns ?? 0;
+    const sessions = all?.sessions.size ?? 0;
+    return `${r.turns} entries read from ${r.files} files; ${turns} turn${turns === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'} in all`;
   } finally {
     o.index.close();
   }

@@ -15,6 +15,7 @@ import { CITE_INPUT_SCHEMA, VERIFY_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
 import { lakeFile } from '../index/lakepath';
 import { UnsafePathError, unsafeReason } from '../safepath';
+import { openRegular } from '../safeopen';
 
 /** Generation of a lake path from its name (x.g2.jsonl -> 2). */
 export function genOf(lakePath: string): number {
@@ -106,7 +107,7 @@ export function checkLine(c: Citation, file: string): string {
 }
 
 function countLines(file: string, from: number, to: number): number {
-  const fd = fs.openSync(file, 'r');
+  const fd = openRegular(file);
   try {
     const buf = Buffer.allocUnsafe(Math.max(1, to - from));
     const n = fs.readSync(fd, buf, 0, to - from, from);

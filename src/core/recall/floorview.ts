@@ -9,7 +9,8 @@ import { agentByLane } from '../agents';
 import { readConfig } from '../config';
 import { layout, type Env } from '../home';
 import { machineName } from '../machine';
-import { readManifest, type ManifestLine } from '../floor/manifest';
+import { OverBudgetError, readManifest, readStoreManifest, type ManifestLine } from '../floor/manifest';
+import { DeadlineError, NotRegularError } from '../safeopen';
 import { laneRel, readTurns } from '../index/read';
 import { baseOfGen, homeRoot, projectFromPath, readMeta } from '../index/roots';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
@@ -200,7 +201,15 @@ export class FloorView {
       r.sessions.clear();
     }
     if (size === r.read) return 0;
-    const got = readManifest(file, r.read);
+    let got: ReturnType<typeof readManifest>;
+    try {
+      // Another machine's folder: read under that machine's own budget, so one bad folder leaves
+      // the others' sessions shown.
+      got = readStoreManifest(path.basename(r.root), file, r.read);
+    } catch (e) {
+      if (e instanceof NotRegularError || e instanceof DeadlineError || e instanceof OverBudgetError) return 0;
+      throw e;
+    }
     r.read = got.length;
     const touched = new Set<string>();
     for (const m of got.lines) {

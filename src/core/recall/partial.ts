@@ -12,7 +12,8 @@ import { forEachLine, lineText } from '../agents/kit/jsonl';
 import { laneRel } from '../index/read';
 import { fold } from '../index/turnindex';
 import { lakeFile } from '../index/lakepath';
-import { READ_NOFOLLOW, UnsafePathError } from '../safepath';
+import { UnsafePathError } from '../safepath';
+import { NotRegularError, openRegular } from '../safeopen';
 import { snippetText } from './snippet';
 import { addMentions, type FileScan, type FloorFile, type Mention } from './scan';
 
@@ -136,10 +137,10 @@ export function scanParts(
   let fd: number;
   try {
     // One open for the chunks and the parse: the path was checked by the search that listed the
-    // file (file.abs), and a symlink put there since is refused by the open (READ_NOFOLLOW).
-    fd = fs.openSync(file.abs ?? lakeFile(file.mf.dir, file.lake_path), READ_NOFOLLOW);
+    // file (file.abs), and a symlink or FIFO put there since is refused by the open (openRegular).
+    fd = openRegular(file.abs ?? lakeFile(file.mf.dir, file.lake_path));
   } catch (e) {
-    if (e instanceof UnsafePathError || ['ENOENT', 'ELOOP'].includes(String((e as NodeJS.ErrnoException).code))) return null;
+    if (e instanceof UnsafePathError || e instanceof NotRegularError || ['ENOENT', 'ELOOP'].includes(String((e as NodeJS.ErrnoException).code))) return null;
     throw e;
   }
   try {

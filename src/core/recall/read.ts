@@ -3,7 +3,9 @@
 // in full by the agent's dialect, so tool calls, their output and thinking are all there.
 import { BrainError } from '../errors';
 import type { Env } from '../home';
-import { countTurns } from '../turns';
+import { countTurns, type FileFacts, type Tokens, type Turn } from '../turns';
+import { addTokens, sessionFacts } from '../truth';
+import { registry } from '../agents';
 import { timeline, type TimelineEntry } from './generations';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { laneRel, readTurns } from '../index/read';
@@ -67,9 +69,10 @@ function ambiguous(ref: string, cands: { session: string; machine: string; lane:
   );
 }
 
-function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string): Found | null {
+function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string, lanes?: string[]): Found | null {
   let rows = idx.findSessions(ref);
   if (machine) rows = rows.filter((r) => r.machine === machine);
+  if (lanes) rows = rows.filter((r) => lanes.includes(r.lane));
   if (rows.length === 0) return null;
   if (rows.length > 1) {
     const exact = rows.filter((r) => r.session === ref);
@@ -89,9 +92,9 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string): Fo
   return { info: infoFromRow(s), gens };
 }
 
-function viaFloor(root: Root, ref: string, machine?: string): Found | null {
+function viaFloor(root: Root, ref: string, machine?: string, lanes?: string[]): Found | null {
   const refused: RefusedFile[] = [];
-  let files = floorFiles(root, refused).filter((f) => !machine || f.mf.machine === machine);
+  let files = floorFiles(root, refused).filter((f) => (!machine || f.mf.machine === machine) && (!lanes || lanes.includes(f.lane)));
   const exact = files.filter((f) => f.session === ref);
   files = exact.length ? exact : files.filter((f) => f.session.startsWith(ref));
   if (files.length === 0) {
@@ -109,6 +112,14 @@ function viaFloor(root: Root, ref: string, machine?: string): Found | null {
   return { info: null, gens: shownGens([...keys.values()][0]) };
 }
 
+/** A session's tokens as every view sums them (truth.ts): each reply's once, plus what its file
+ * reports that no reply claims. */
+function sessionTokens(turns: readonly Turn[], facts: FileFacts): Tokens {
+  let t: Tokens = { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
+  for (const x of turns) if (x.tokens) t = addTokens(t, x.tokens);
+  return facts.unclaimed_tokens ? addTokens(t, facts.unclaimed_tokens) : t;
+}
+
 /** Only opts.index 'live' (the default) opens the turn index to find the session; otherwise the
  * floor's files are searched for it. */
 export function readSession(input: ReadInput, env: Env = process.env, opts: RecallOptions = {}): ReadOutput {
@@ -116,6 +127,7 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
   const [from, to] = parseRange(input.turns);
   const max = input.max_chars ?? DEFAULT_MAX_CHARS;
   const root = resolveRoot({ store: input.store }, env);
+  const lanes = input.agent ? registry().parse(input.agent).map((a) => a.lane) : undefined;
   let found: Found | null = null;
   if ((opts.index ?? 'live') === 'live') {
     const o = openIndex(root);
@@ -126,13 +138,13 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
         } catch {
           /* a stale index still finds older sessions; the floor is searched below otherwise */
         }
-        found = viaIndex(o.index, root, input.session, input.machine);
+        found = viaIndex(o.index, root, input.session, input.machine, lanes);
       } finally {
         o.index.close();
       }
     }
   }
-  found ??= viaFloor(root, input.session, input.machine);
+  found ??= viaFloor(root, input.session, input.machine, lanes);
   if (!found) {
     throw new BrainError('not-found', `no session "${input.session}" in ${root.kind === 'store' ? `the store ${root.path}` : root.path}`, 'search for it first (brain search TERM) and use the session id it lists');
   }
@@ -154,14 +166,19 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     const r = read(f);
     entries = r.turns.map((turn) => ({ turn, gen: f.gen, file: f, rewritten: null }));
     unparsed = r.counts.bad;
-    info = { ...(found.info ?? infoFromFile(f, r.facts, r.turns)), turns: countTurns(r.turns) };
+    // The generation as it was: its own title (its first prompt) and count.
+    const own = infoFromFile(f, r.facts, r.turns);
+    info = { ...(found.info ?? own), title: own.title || (found.info?.title ?? ''), turns: countTurns(r.turns), tokens: sessionTokens(r.turns, r.facts) };
   } else {
     const reads = found.gens.map((f) => ({ gen: f.gen, file: f, r: read(f) }));
     const last = reads[reads.length - 1];
     entries = timeline(reads.map((x) => ({ gen: x.gen, file: x.file, turns: x.r.turns })));
     unparsed = last.r.counts.bad;
     // Counted as the index counts: a turn several generations hold, once.
-    info = found.info ?? { ...infoFromFile(last.file, last.r.facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
+    // The session's facts from every generation (a rewrite may cut the newest one's first line).
+    const facts = sessionFacts(reads.map((x) => x.r.facts)) ?? last.r.facts;
+    info = found.info ?? { ...infoFromFile(last.file, facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
+    info = { ...info, tokens: sessionTokens(entries.map((e) => e.turn), last.r.facts) };
   }
   const view = ({ turn: t, gen, file: f, rewritten }: TimelineEntry<FloorFile>): TurnView => ({
     n: t.n,

@@ -9,7 +9,7 @@ import { childProcess } from '../lazy';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { readManifest } from '../floor/manifest';
+import { OverBudgetError, readManifest, readStoreManifest } from '../floor/manifest';
 import { agentByLane } from '../agents';
 import type { FileFacts, RawLine, Span, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
@@ -19,7 +19,8 @@ import { baseOfGen, type MachineFloor, type Root } from '../index/roots';
 import { fold } from '../index/turnindex';
 import { snippetText } from './snippet';
 import { walkTree } from '../walk';
-import { READ_NOFOLLOW, UnsafePathError } from '../safepath';
+import { UnsafePathError } from '../safepath';
+import { checkDeadline, DeadlineError, NotRegularError, openRegular } from '../safeopen';
 import { lakeFile } from '../index/lakepath';
 import { checkedLake, noteRefused } from './floorpath';
 import { infoFromFile } from './session';
@@ -56,7 +57,19 @@ export function floorFiles(root: Root, refused: RefusedFile[] = [], o: { newestO
     const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
     const byPath = new Map<string, FloorFile>();
     if (fs.existsSync(mfile)) {
-      for (const m of readManifest(mfile, 0).lines) {
+      let lines: ReturnType<typeof readManifest>['lines'];
+      try {
+        // At the store each machine's manifest is read under its own budget (bytes, lines, files,
+        // time): one machine's folder cannot cost every other machine its answer.
+        lines = (root.kind === 'store' ? readStoreManifest(mf.machine, mfile) : readManifest(mfile, 0)).lines;
+      } catch (e) {
+        // One machine's folder is that machine's problem: its manifest (a FIFO, a folder, over
+        // its budget or the deadline) is named as refused and every other machine still answers.
+        if (!(e instanceof NotRegularError) && !(e instanceof DeadlineError) && !(e instanceof OverBudgetError)) throw e;
+        noteRefused(refused, { machine: mf.machine, lake_path: 'manifest/manifest.jsonl', problem: e.message });
+        continue;
+      }
+      for (const m of lines) {
         const f = byPath.get(m.lake_path);
         if (!f) {
           byPath.set(m.lake_path, {
@@ -170,7 +183,7 @@ function rgFiles(files: FloorFile[], pats: string[]): Set<string> | null {
 export function nodeHas(file: string, pats: string[], to: number | null, from = 0): boolean {
   let fd: number;
   try {
-    fd = fs.openSync(file, READ_NOFOLLOW);
+    fd = openRegular(file);
   } catch {
     return false;
   }
@@ -182,6 +195,7 @@ export function nodeHas(file: string, pats: string[], to: number | null, from = 
     let carry = '';
     const end = to ?? Infinity;
     for (;;) {
+      checkDeadline();
       const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
       if (n <= 0) return false;
       pos += n;
@@ -272,7 +286,7 @@ export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = tru
   } catch (e) {
     // Gone since it was listed, or turned into a symlink since its path was checked (the listing
     // reported a file refused then): nothing to read either way.
-    if (e instanceof UnsafePathError || ['ENOENT', 'ELOOP'].includes(String((e as NodeJS.ErrnoException).code))) return null;
+    if (e instanceof UnsafePathError || e instanceof NotRegularError || ['ENOENT', 'ELOOP'].includes(String((e as NodeJS.ErrnoException).code))) return null;
     throw e;
   }
   if (!r) return null;

@@ -25,10 +25,11 @@ import { infoFromRow } from './session';
 import { INDEX_OFF, type RecallOptions, type RefusedFile, type SearchHit, type SearchInput, type SearchOutput, type SessionInfo, type Snippet } from './types';
 import { lakeFile } from '../index/lakepath';
 import { checkedLake, noteRefused, refusalOf } from './floorpath';
-import { READ_NOFOLLOW } from '../safepath';
+import { openRegular } from '../safeopen';
 import { SEARCH_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
 import { parseSince } from '../since';
+import { sourceText } from './words';
 
 export { snippetText, parseSince };
 
@@ -111,7 +112,7 @@ function rank(list: Ranked[], newest: boolean): Ranked[] {
 /** A span's bytes, read once for both its text and its citation's hash. Throws when the file ends
  * before the span does (it changed under the index): no snippet, as hashing it would. */
 function spanBytes(file: string, span: { byte_from: number; byte_to: number }): Buffer {
-  const fd = fs.openSync(file, READ_NOFOLLOW);
+  const fd = openRegular(file);
   try {
     const b = Buffer.allocUnsafe(span.byte_to - span.byte_from);
     for (let got = 0; got < b.length; ) {
@@ -167,6 +168,9 @@ export function search(input: SearchInput, env: Env = process.env, opts: RecallO
   let fallback: string | null = null;
   let idx: TurnIndex | null = null;
   const refused: RefusedFile[] = [];
+  for (const name of root.refused ?? []) {
+    refused.push({ machine: name, lake_path: '', problem: 'is a store folder whose name a machine may not have (printable ASCII letters, digits, ".", "_" and "-"); its sessions are left out' });
+  }
   // 'snapshot' (brain mcp): the index only as a private copy of a current file, never opened
   // for an update (that writes); otherwise the scan.
   const use = opts.index ?? 'live';
@@ -208,7 +212,7 @@ function out(term: string, source: 'index' | 'scan', fallback: string | null, to
   });
   const parts = [`${total} session${total === 1 ? '' : 's'} for ${JSON.stringify(term)}`];
   if (total > hits.length) parts.push(`showing ${hits.length}`);
-  parts.push(source === 'index' ? 'turn index' : `scan (${fallback})`);
+  parts.push(sourceText({ source, fallback }));
   parts.push(tools ? 'tool output searched' : 'tool output not searched: the list is full (raise --limit to search it)');
   if (refused.length) parts.push(`${refused.length} floor file${refused.length === 1 ? '' : 's'} refused (unsafe path, not read)`);
   return { term, source, fallback: source === 'scan' ? fallback : null, tool_output_searched: tools, total, header: parts.join(' · '), hits, refused };
@@ -233,7 +237,7 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   const inTier1 = new Set<number>();
   const l = lookups(idx);
   // A file's path is checked on disk once a search, not once a snippet (a session's three are
-  // mostly in one file); its reads still refuse a symlink put there since (READ_NOFOLLOW).
+  // mostly in one file); its reads still refuse a symlink or FIFO put there since (openRegular).
   const paths = new Map<string, string>();
   const checked = (dir: string, lakePath: string): string => {
     const k = `${dir}\0${lakePath}`;

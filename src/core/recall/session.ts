@@ -2,6 +2,7 @@
 import { agentByLane } from '../agents';
 import type { FileFacts, Turn } from '../turns';
 import { countTurns, titleOf } from '../turns';
+import { titleKey } from '../truth';
 import { laneRel } from '../index/read';
 import { projectFromPath, readMeta } from '../index/roots';
 import type { SessionRow } from '../index/turnindex';
@@ -32,7 +33,10 @@ export function infoFromRow(r: SessionRow): SessionInfo {
 
 export function infoFromFile(f: FloorFile, facts: FileFacts, turns: Turn[]): SessionInfo {
   const meta = readMeta(f.mf.dir, f.lane, f.session);
-  const first = turns.find((t) => t.role === 'user' && t.text && !t.sidechain) ?? turns.find((t) => t.role === 'user' && t.text);
+  // The title: the least titleKey (truth.ts): a real prompt before a slash command, the main
+  // conversation's before a sub-agent's.
+  let first: Turn | undefined;
+  for (const t of turns) if (t.role === 'user' && t.text && (!first || titleKey(t) < titleKey(first))) first = t;
   return {
     session: f.session,
     agent: agentName(f.lane),

@@ -1,6 +1,6 @@
-// brain stats with its turns counted as show, search and the Sessions tree count them: from the
-// turn index (index/turncount.ts), not from the cache's messages, whose per-agent views tell a
-// turn apart in ways of their own. Tokens, sessions, models and tool calls stay the cache's.
+// brain stats with its sessions and turns counted as show, search and the Sessions tree count
+// them (truth.ts): from the turn index (index/turncount.ts). Tokens, models and tool calls are the
+// cache's (derived.usage and derived.calls), which the agreement test holds to show's.
 import type { Env } from '../home';
 import { parseSince } from '../since';
 import { agentByLane, registry } from '../agents';
@@ -29,15 +29,25 @@ export async function statsReport(home: string, by: StatsBy, opts: ReportOptions
     timeZone: r.time_zone,
   };
   const per = bucketTurns(rows, by, agentOf, f);
+  // Sessions and turns are counted as show and the Sessions tree count them (truth.ts): a key's
+  // sessions are those with a main turn under it, so no key has turns without a session.
   const keyed = new Map(r.rows.map((x) => [x.key, x]));
-  for (const [key, n] of per) {
+  for (const [key, b] of per) {
     const row = keyed.get(key);
-    if (row) row.turns = n;
-    else r.rows.push({ ...statsRow({ key }), turns: n });
+    if (row) {
+      row.turns = b.turns;
+      row.sessions = b.sessions.size;
+    } else r.rows.push({ ...statsRow({ key }), turns: b.turns, sessions: b.sessions.size });
   }
-  for (const row of r.rows) if (!per.has(row.key)) row.turns = 0;
-  // Each counted turn is under one key: the total is their sum (bucketTurns).
-  r.total.turns = [...per.values()].reduce((a, n) => a + n, 0);
+  for (const row of r.rows)
+    if (!per.has(row.key)) {
+      row.turns = 0;
+      row.sessions = 0;
+    }
+  // Each counted turn is under one key: the total is their sum (bucketTurns); a session over two
+  // keys is one session of the total.
+  r.total.turns = [...per.values()].reduce((a, b) => a + b.turns, 0);
+  r.total.sessions = new Set([...per.values()].flatMap((b) => [...b.sessions])).size;
   return r;
 }
 

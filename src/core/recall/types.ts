@@ -31,6 +31,9 @@ export interface SessionInfo {
   native_session: string | null;
   parent_session: string | null;
   subagent: boolean;
+  /** The session's tokens (truth.ts: each reply once, plus usage no reply claims), when read
+   * from its file (show); absent in a listing. */
+  tokens?: Tokens;
 }
 
 /** How recall uses the turn index (turns.sqlite). 'live' (the default): open it and bring it up to
@@ -80,7 +83,7 @@ export interface Snippet {
   role: Role | null;
   field: SnippetField;
   text: string;
-  /** The generation of the session file it is in (a rewrite opens a new one; see the README). */
+  /** The generation of the session file it is in (a rewrite opens a new one; see docs/floor.md). */
   gen: number;
   /** The newest generation no longer holds it: only an older one does. */
   rewritten_away: boolean;
@@ -153,6 +156,8 @@ export interface ReadInput {
   /** One generation of the session's file as it was; default: one timeline of all of them. */
   gen?: number;
   store?: string;
+  /** Which agent's session, when the id names sessions of several (any of its names). */
+  agent?: string;
 }
 
 export interface ToolView {
@@ -266,6 +271,7 @@ export const READ_INPUT_SCHEMA: JsonSchema = {
     max_chars: { type: 'integer', minimum: 0, description: 'Cut thinking and each tool argument/output to this many characters (default 2000, 0 = never).' },
     gen: { type: 'integer', minimum: 1, description: 'Read this generation of the session file as it was (a rewrite by the agent opens a new one); default: the newest, with what only older ones held marked rewritten_away.' },
     store,
+    agent: { type: 'string', minLength: 1, description: 'Which agent\'s session, when the id names sessions of several agents.' },
   },
   required: ['session'],
   additionalProperties: false,

@@ -10,6 +10,7 @@ import { classifyFailure, muxCheck, sshBase, sshOptions, storeLabel } from '../s
 import type { Failure } from '../store/transport';
 import type { IndexUse } from '../recall/types';
 import { BrainError } from '../errors';
+import { setting } from '../settings';
 import { answer } from './host';
 import { encodeRequest, type StoreReplies, type StoreReply, type StoreRequest } from './protocol';
 
@@ -41,7 +42,14 @@ export async function askStore<K extends StoreRequest['op']>(cfg: Config, env: E
   }
   const bundle = remoteBundle();
   if (!bundle) return { kind: 'unreachable', failure: { label: 'store search missing', message: 'dist/remote.js, the search sent to the store host, is not beside brain', hint: 'build brain again (node scripts/build.mjs) or reinstall it' } };
-  const r = await runSsh(cfg, env, encodeRequest(store.path, req, index === 'off'), fs.readFileSync(bundle));
+  const timeout = setting(env, 'BRAIN_STORE_TIMEOUT');
+  // The store side stops at `timeout`; this side waits that long plus the connection's own time,
+  // then ends ssh (and, through the closed connection, the store side if it is still there).
+  const waitMs = timeout > 0 ? (timeout + (setting(env, 'BRAIN_CONNECT_TIMEOUT') ?? 20) + 10) * 1000 : 0;
+  const r = await runSsh(cfg, env, encodeRequest(store.path, req, index === 'off', timeout), fs.readFileSync(bundle), waitMs);
+  if (r.timedOut) {
+    return { kind: 'unreachable', failure: { label: 'store too slow', message: `the store ${storeLabel(cfg)} did not answer within ${Math.round(waitMs / 1000)} s, so it was left`, hint: 'see `brain doctor`; a store machine folder that costs this much is named by a search with --scan there (BRAIN_STORE_TIMEOUT sets the limit)' } };
+  }
   if (r.code === 0) {
     try {
       return fromReply(JSON.parse(r.stdout) as StoreReply<StoreReplies[K]>);
@@ -63,8 +71,9 @@ function sideFailure(cfg: Config, code: number | null, stderr: string): Failure 
 }
 
 /** ssh HOST node - ARG, the bundle on stdin. */
-function runSsh(cfg: Config, env: Env, arg: string, script: Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runSsh(cfg: Config, env: Env, arg: string, script: Buffer, waitMs: number): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
   return new Promise((resolve) => {
+    let timedOut = false;
     const base = sshBase(env);
     const out: Buffer[] = [];
     let stderr = '';
@@ -74,8 +83,21 @@ function runSsh(cfg: Config, env: Env, arg: string, script: Buffer): Promise<{ c
     c.stdin.on('error', () => {
       /* the far side closed early: its exit says why */
     });
-    c.on('error', (e) => resolve({ code: null, stdout: '', stderr: e.message }));
-    c.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr }));
+    const timer =
+      waitMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            c.kill('SIGTERM');
+          }, waitMs)
+        : null;
+    c.on('error', (e) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: null, stdout: '', stderr: e.message, timedOut });
+    });
+    c.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr, timedOut });
+    });
     c.stdin.end(script);
   });
 }

@@ -14,6 +14,7 @@ import type { ListedSession } from '../recall/floorview';
 import { DEFAULT_LIMIT } from '../recall/search';
 import { storeLabel } from '../store/rsync';
 import { askStore } from './client';
+import { plural, sourceText } from '../recall/words';
 
 /** The configured store, when there is one (a config that does not read is the sync's to report). */
 export function configuredStore(env: Env): Config | null {
@@ -33,13 +34,6 @@ export function mergeHits(a: SearchHit[], b: SearchHit[], newest: boolean): Sear
   return [...a, ...b].sort((x, y) => tier(x) - tier(y) || (newest ? t(y) - t(x) || y.matching_turns - x.matching_turns : y.matching_turns - x.matching_turns || t(y) - t(x)) || x.session.localeCompare(y.session));
 }
 
-function plural(n: number, w: string): string {
-  return `${n} ${w}${n === 1 ? '' : 's'}`;
-}
-
-function sourceText(r: SearchOutput): string {
-  return r.source === 'index' ? 'turn index' : `scan (${r.fallback})`;
-}
 
 export async function searchEverywhere(input: SearchInput, env: Env, opts: RecallOptions = {}): Promise<SearchOutput> {
   if (input.store) return search(input, env, opts);

@@ -2,6 +2,8 @@
 // machine). It runs where the data is: in this process for a local store folder, or on the ssh
 // store host inside dist/remote.js (main.ts), which needs nothing there but node.
 import { BrainError } from '../errors';
+import { setting } from '../settings';
+import { withDeadline } from '../safeopen';
 import type { Env } from '../home';
 import { storeRoot } from '../index/roots';
 import { laneRel, readTurns } from '../index/read';
@@ -27,7 +29,9 @@ function noHits(term: string): SearchOutput {
  * back as a value too, so the asking side can tell it from a connection that failed. */
 export function answer(storePath: string, req: StoreRequest, env: Env, o: HostOptions): StoreReply {
   try {
-    return { ok: true, value: run(storePath, req, env, o) };
+    // Store folders are other machines' to fill: what one of them costs is bounded (safeopen.ts).
+    const secs = setting(env, 'BRAIN_STORE_TIMEOUT');
+    return { ok: true, value: withDeadline(secs, `the store side's ${req.op}`, () => run(storePath, req, env, o)) };
   } catch (e) {
     if (e instanceof BrainError) return { ok: false, error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } };
     return { ok: false, error: { code: 'store-side-failed', message: `the store side failed: ${(e as Error).message ?? String(e)}`, hint: 'this is a bug in brain; please report it with the message' } };

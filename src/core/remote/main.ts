@@ -3,6 +3,7 @@
 // the store's turn index lives on the store host (<store>/turns.sqlite, its updates serialised by
 // SQLite's own write lock, as on this machine); elsewhere the store side reads the files and says why.
 import { answer } from './host';
+import { onPulse, stdoutPulse } from '../safeopen';
 import { decodeRequest } from './protocol';
 
 function nodeSqlite(): boolean {
@@ -21,7 +22,11 @@ let out: string;
 if (!arg) {
   out = JSON.stringify({ ok: false, error: { code: 'store-request', message: 'the store side got no request', hint: 'run it as brain does: ssh HOST node - REQUEST' } });
 } else {
-  const { store, req, scan } = decodeRequest(arg);
+  // The machine that asked may give up (a timeout, Ctrl-C, a dropped connection): the work's read
+  // loops then find stdout closed and this process ends, instead of reading on for nobody.
+  onPulse(stdoutPulse());
+  const { store, req, scan, timeout } = decodeRequest(arg);
+  if (typeof timeout === 'number' && timeout >= 0) process.env.BRAIN_STORE_TIMEOUT = String(timeout);
   const indexed = !scan && nodeSqlite();
   // Without node:sqlite nothing stands in for better-sqlite3: the scan, said as such.
   if (!indexed) process.env.BRAIN_NO_SQLITE = '1';

@@ -12,6 +12,7 @@ import { openCache } from '../cache';
 import { BrainError } from '../errors';
 import { brainHome, layout, mkdirPrivate, type Env } from '../home';
 import { machineName } from '../machine';
+import { writeFileAtomic } from '../floor/durable';
 import { sshBase, sshOptions, storeLabel } from '../store/rsync';
 import { configuredStore } from './everywhere';
 
@@ -87,6 +88,16 @@ function stampOf(home: string): string {
   }
 }
 
+/** Makes every file under `dir` 0600 and every folder 0700 (`dir` included). */
+function privateTree(dir: string): void {
+  fs.chmodSync(dir, 0o700);
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) privateTree(p);
+    else if (e.isFile()) fs.chmodSync(p, 0o600);
+  }
+}
+
 /** Writes one machine's partitions of every table into `dir`, swapping them in whole. */
 async function writeMachine(dir: string, machine: string, home: string): Promise<Record<string, number>> {
   const h = await openCache(home, { readOnly: false });
@@ -100,6 +111,10 @@ async function writeMachine(dir: string, machine: string, home: string): Promise
       const n = Number((await (await h.conn.run(`SELECT count(*) FROM ${rel}`)).getRows())[0][0]);
       rows[table] = n;
       if (n > 0) await h.conn.run(`COPY (SELECT * FROM ${rel}) TO ${sqlString(tmp)} (FORMAT parquet, PARTITION_BY (agent), OVERWRITE_OR_IGNORE)`);
+      // DuckDB writes with the process's umask: the export holds session text, private like the
+      // floor (files 0600, folders 0700) before it takes its final name. Its text is the cache's,
+      // which holds secrets masked.
+      if (n > 0) privateTree(tmp);
       const old = `${final}.old-${process.pid}`;
       if (fs.existsSync(final)) fs.renameSync(final, old);
       if (n > 0) fs.renameSync(tmp, final);
@@ -144,8 +159,8 @@ export async function exportParquet(dirArg: string, env: Env): Promise<ExportRes
     }
     const rows = await writeMachine(dir, f.machine, f.home);
     stamps[f.machine] = stamp;
-    fs.writeFileSync(`${stampFile}.tmp`, JSON.stringify(stamps));
-    fs.renameSync(`${stampFile}.tmp`, stampFile);
+    // Made here when missing: without a store nothing was fetched into the work folder before.
+    writeFileAtomic(stampFile, JSON.stringify(stamps));
     out.push({ machine: f.machine, state: 'written', rows });
   }
   return { dir, machines: out, notes };

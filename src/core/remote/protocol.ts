@@ -36,10 +36,11 @@ export type StoreReply<T = unknown> = { ok: true; value: T } | { ok: false; erro
 
 /** The argument `node -` gets: the request, the store folder and whether the caller turned the
  * turn index off (--scan), base64 (one shell word). */
-export function encodeRequest(store: string, req: StoreRequest, scan = false): string {
-  return Buffer.from(JSON.stringify({ store, req, scan }), 'utf8').toString('base64');
+export function encodeRequest(store: string, req: StoreRequest, scan = false, timeout?: number): string {
+  return Buffer.from(JSON.stringify({ store, req, scan, ...(timeout !== undefined ? { timeout } : {}) }), 'utf8').toString('base64');
 }
 
-export function decodeRequest(arg: string): { store: string; req: StoreRequest; scan?: boolean } {
-  return JSON.parse(Buffer.from(arg, 'base64').toString('utf8')) as { store: string; req: StoreRequest; scan?: boolean };
+/** `timeout`: the asking machine's BRAIN_STORE_TIMEOUT, which the store side keeps to. */
+export function decodeRequest(arg: string): { store: string; req: StoreRequest; scan?: boolean; timeout?: number } {
+  return JSON.parse(Buffer.from(arg, 'base64').toString('utf8')) as { store: string; req: StoreRequest; scan?: boolean; timeout?: number };
 }

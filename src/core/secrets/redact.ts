@@ -8,7 +8,8 @@
 // Each secret becomes the guard's own preview (mask()); the floor and citations are untouched (a
 // citation's sha256 is over the floor's bytes: the masked text is only a view of them).
 import * as fs from 'node:fs';
-import { READ_NOFOLLOW, within } from '../safepath';
+import { within } from '../safepath';
+import { openRegular } from '../safeopen';
 import { readCache, type SecretFinding } from './cache';
 import { secretValues } from './detect';
 import { mask } from './mask';
@@ -73,7 +74,7 @@ async function knownValues(home: string): Promise<{ salt: string; values: string
     const ranges = [...new Map(fs0.map((f) => [`${f.citation.byte_from}:${f.citation.byte_to}`, f.citation])).values()];
     let buf: Buffer;
     try {
-      const fd = fs.openSync(within(home, lake, { what: 'lake_path', disk: true, file: true }), READ_NOFOLLOW);
+      const fd = openRegular(within(home, lake, { what: 'lake_path', disk: true, file: true }));
       try {
         buf = Buffer.concat(
           ranges.map((c) => {
@@ -206,4 +207,23 @@ export async function maskAnswer<T>(home: string, out: T): Promise<T & { masked:
 /** The line a terminal answer ends with when something was masked. */
 export function maskedNote(n: number, reveal: string): string {
   return `(${n} secret${n === 1 ? '' : 's'} masked, as \`brain secrets\` shows them; ${reveal} prints them in clear in your own terminal)`;
+}
+
+/** The values behind the guard's findings (read again from their cited lines; never written). */
+export async function knownSecretValues(home: string): Promise<string[]> {
+  return (await knownValues(home)).values;
+}
+
+/** Every form in which `values` show in a raw line (as is, JSON-escaped, a PEM body's lines). */
+export function secretForms(values: string[]): string[] {
+  return [...forms(values).keys()].filter((x) => x.length > 0);
+}
+
+/** A function that replaces each of `values` (in each of its forms) with its preview. */
+export function maskerOf(values: string[]): (s: string) => string {
+  const map = forms(values);
+  const keys = [...map.keys()].filter((x) => x.length > 0).sort((a, b) => b.length - a.length);
+  if (keys.length === 0) return (s) => s;
+  const re = new RegExp(keys.map(escapeRe).join('|'), 'g');
+  return (s) => s.replace(re, (m) => map.get(m) ?? mask(m));
 }

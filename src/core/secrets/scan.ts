@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { READ_NOFOLLOW, within } from '../safepath';
+import { within } from '../safepath';
+import { openRegular } from '../safeopen';
 import { layout } from '../home';
 import { waitLock } from '../floor/lock';
 import { readManifest, type ManifestLine } from '../floor/manifest';
@@ -72,7 +73,7 @@ async function scanChunk(home: string, m: ManifestLine, p: Pass, firstSeen: Map<
   let fd: number;
   try {
     // The manifest names the file; a symlink planted on its way is reported, not read through.
-    fd = fs.openSync(within(home, m.lake_path, { what: 'lake_path', disk: true, file: true }), READ_NOFOLLOW);
+    fd = openRegular(within(home, m.lake_path, { what: 'lake_path', disk: true, file: true }));
   } catch (e) {
     p.report.errors++;
     p.cache.errors.push({ lake_path: m.lake_path, byte_from: m.byte_from, message: (e as Error).message });

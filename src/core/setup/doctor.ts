@@ -55,6 +55,16 @@ function ownerCheck(home: string, cfg: Config, recorded: string): DoctorCheck {
   const where = `${storeLabel(cfg)}/${cfg.machine}/`;
   if (!recorded) return { name: 'machine name', level: 'ok', detail: `${where} records no floor yet: the next sync records this one (a folder from before floor ids goes to the floor whose manifest matches)` };
   if (recorded === ours) return { name: 'machine name', level: 'ok', detail: `${where} is this floor's (${ours.slice(0, 8)}…)` };
+  // An id cut short (a first sync that the store's disk filled up on, with an older brain) claims
+  // nothing: the sync decides the folder as if it had none and finishes the id.
+  if (!/^[0-9a-f]{32}$/.test(recorded)) {
+    return {
+      name: 'machine name',
+      level: 'warn',
+      detail: `${where}.brain/floor-id is unfinished (${JSON.stringify(recorded.slice(0, 40))}, not a floor id: a first sync was cut short, e.g. by a full store disk); the next sync finishes it if the folder is this floor's (nothing sent yet, or its manifest starts like ours)`,
+      fix: 'make room at the store if it is full, then `brain sync --now`',
+    };
+  }
   const f = ownerFailure(cfg, recorded);
   return { name: 'machine name', level: 'fail', detail: `${f.label}: ${f.message.replace(/, so nothing was synced$/, '')}`, fix: f.hint };
 }

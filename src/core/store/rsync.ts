@@ -162,6 +162,7 @@ export function classifyFailure(
 ): RsyncRun['failure'] {
   const where = storeLabel(cfg);
   const host = cfg.store?.host;
+  const noSpace = /No space left on device|\(28\)|disk quota exceeded/i;
   if (storeMissing !== undefined) {
     return {
       label: 'store folder missing',
@@ -169,14 +170,21 @@ export function classifyFailure(
       hint: host ? `create it on the store host (ssh ${host} mkdir -p ${storeMissing}) or fix [store] path` : 'mount the store disk, or fix [store] path in config.toml',
     };
   }
-  if (unwritable !== undefined) {
+  if (unwritable !== undefined && !noSpace.test(stderr)) {
     return { label: 'store not writable', message: `cannot create ${unwritable}`, hint: 'check the store folder\'s owner and permissions' };
   }
   // rsync exits 11 (file I/O) or 12 (stream) when the receiver dies on a full disk, sometimes
   // before its message makes it back: the free space the store-side step reported then decides.
   const lowSpace = space?.freeKiB !== undefined && space.toSend !== undefined && (code === 11 || code === 12 || code === 23) && space.freeKiB * 1024 < space.toSend + (1 << 20);
-  if (/No space left on device|\(28\)|disk quota exceeded/i.test(stderr) || lowSpace) {
+  if (noSpace.test(stderr) || lowSpace) {
     return { label: 'store disk full', message: `the store at ${where} is out of space; what was sent so far is kept and the next sync resumes`, hint: 'free space at the store (nothing there may be deleted by brain), then run `brain sync --now`' };
+  }
+  if (/^brain-id-unwritten$/m.test(stderr)) {
+    // A shell's printf may say nothing when its write fails: the free space decides.
+    if (noSpace.test(stderr) || (space?.freeKiB !== undefined && space.freeKiB < 64)) {
+      return { label: 'store disk full', message: `the store at ${where} is out of space: this floor's id could not be recorded there, so nothing was sent`, hint: 'free space at the store (nothing there may be deleted by brain), then run `brain sync --now`' };
+    }
+    return { label: 'store not writable', message: `cannot write this floor's id at ${where}/${cfg.machine}/.brain/floor-id: ${firstLine(stderr, /./) || 'no message'}`, hint: "check the store folder's space, owner and permissions, then `brain sync --now`" };
   }
   if (timedOut || /timed out|timeout/i.test(stderr) || code === 30 || code === 35) {
     return { label: 'store timed out', message: `the connection to ${where} timed out`, hint: host ? `check that ${host} answers: ssh ${host} true` : 'check the store disk' };

@@ -80,16 +80,25 @@ function ownerLines(o: Owner): string[] {
   const head = o.head && o.head.size > 0 ? `[ -f manifest/manifest.jsonl ] && [ "$(head -c ${o.head.size} manifest/manifest.jsonl | $S | cut -c1-64)" = ${o.head.sha256} ]` : 'false';
   return [
     `I=${o.id}; F=.brain/floor-id; X=${o.adopt ? 1 : 0}`,
-    // Claimed with O_EXCL (noclobber): of two floors claiming at once, one wins and the other
-    // reads the winner's id back and stops.
-    'own() { (set -C; echo "$I" > "$F") 2>/dev/null; o=$(cat "$F" 2>/dev/null); if [ "$o" != "$I" ]; then echo "brain-owner ${o:-none}" >&2; exit 3; fi; echo "brain-owned $1" >&2; }',
-    'if [ -f "$F" ]; then o=$(cat "$F");',
+    // The id is written whole to a temporary file, read back, flushed, and only then linked into
+    // place: link(2) refuses to replace, so of two floors claiming at once one wins and the other
+    // reads the winner's id back and stops; and a disk that fills up mid-write leaves no empty or
+    // torn id in place (which read as another floor's and locked this one out), only the shell's
+    // "No space left on device", which the sync reports as a full store disk. `$1` = r replaces
+    // an unfinished id (below) instead.
+    'put() { t="$F.tmp.$$"; rm -f "$t"; if ! printf "%s\\n" "$I" > "$t" || [ "$(cat "$t" 2>/dev/null)" != "$I" ]; then rm -f "$t"; echo "brain-id-unwritten" >&2; exit 3; fi; sync "$t" 2>/dev/null || sync; if [ "$1" = r ]; then mv -f "$t" "$F"; else ln "$t" "$F" 2>/dev/null; rm -f "$t"; fi; sync .brain 2>/dev/null || true; }',
+    'own() { put "$2"; o=$(cat "$F" 2>/dev/null); if [ "$o" != "$I" ]; then echo "brain-owner ${o:-none}" >&2; exit 3; fi; echo "brain-owned $1" >&2; }',
+    // An id that is not one (empty, or cut short: a claim a full disk interrupted, ours or an
+    // older version's) claims nothing: the folder is decided as if it had none, and the claim
+    // that wins replaces it.
+    'o=""; U=""; if [ -f "$F" ]; then o=$(cat "$F" 2>/dev/null); case "$o" in *[!0-9a-f]*) U=r;; *) [ ${#o} -eq 32 ] || U=r;; esac; fi;',
+    'if [ -f "$F" ] && [ -z "$U" ]; then',
     // Another floor's folder: stop before anything here is touched, unless told to take it over
     // (its id is kept with the moved-aside copies).
     'if [ "$o" != "$I" ]; then if [ "$X" = 1 ]; then mkdir -p "$R/.brain" && mv "$F" "$R/.brain/floor-id" && own adopted; else echo "brain-owner ${o:-none}" >&2; exit 3; fi; fi;',
-    'elif [ ! -e lake ] && [ ! -e manifest ] && [ ! -e meta ]; then own new;',
-    `elif ${head}; then own matched;`,
-    'elif [ "$X" = 1 ]; then own adopted;',
+    'elif [ ! -e lake ] && [ ! -e manifest ] && [ ! -e meta ]; then own new "$U";',
+    `elif ${head}; then own matched "$U";`,
+    'elif [ "$X" = 1 ]; then own adopted "$U";',
     'else echo "brain-owner none" >&2; exit 3; fi',
   ];
 }
@@ -108,8 +117,9 @@ function scriptHead(store: StoreConfig, machine: string, stamp: string, owner?: 
   // Free space at the store (KiB), so a failure whose message was lost on the way back (rsync
   // exits 11 and the receiver's "No space left" never arrives) can still be named.
   L.push('if command -v sha256sum >/dev/null 2>&1; then S=sha256sum; else S="shasum -a 256"; fi');
-  if (owner) L.push(...ownerLines(owner));
+  // Before the claim: a claim the disk had no room for is told from other failures by it.
   L.push('d() { echo "brain-df $4" >&2; }; d $(df -Pk . 2>/dev/null | tail -n 1)');
+  if (owner) L.push(...ownerLines(owner));
   L.push(
     [
       'c() {',

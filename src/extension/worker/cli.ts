@@ -60,7 +60,12 @@ export async function sqlViaCli(params: InitParams, query: string, limit: number
   const cmd = sqlCommand(query, limit, brainHome(env), env);
   const r = await runCli(params, cmd.args, { timeoutMs: cmd.killAfterMs });
   if (r.code === 0) return JSON.parse(r.stdout) as SqlResult;
-  // The CLI's error is the core's BrainError, printed as "brain sql: message\n  hint".
-  const [msg, ...hint] = r.stderr.replace(/^brain sql:\s*/, '').trim().split('\n');
-  throw new BrainError(r.code === 2 ? 'usage' : 'sql', msg || `brain sql exited ${r.code}`, hint.join(' ').trim() || undefined);
+  // `brain sql --json` says its error as JSON on stdout ({error, message, hint}).
+  let e: { error?: string; message?: string; hint?: string } = {};
+  try {
+    e = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+  } catch {
+    /* killed before it could say anything: the exit code is all there is */
+  }
+  throw new BrainError(r.code === 2 ? 'usage' : e.error && e.error !== 'internal' ? e.error : 'sql', e.message || `brain sql exited ${r.code}${r.stderr ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`, e.hint);
 }

@@ -10,7 +10,7 @@ import { brainHome, ensureHome, layout } from '../../core/home';
 import { FloorView } from '../../core/recall/floorview';
 import { runSync } from '../../core/store/sync';
 import type { Handlers } from '../protocol';
-import { recall } from '../recall';
+import { recall } from './recall';
 import { runCli, sqlViaCli } from './cli';
 import type { WorkerCtx } from './context';
 import { DuckdbFollower } from './duckdb';
@@ -154,7 +154,7 @@ const handlers: Handlers = {
   },
   recall(p) {
     const { ctx, duck } = need();
-    return recall(p.tool, p.input, { home: ctx.home, view: ctx.view, env: ctx.params.env, sql: (q, limit) => sqlViaCli(ctx.params, q, limit, duck.idle()) });
+    return recall(p.tool, p.input, { home: ctx.home, view: ctx.view, env: ctx.params.env, sql: (q, limit) => sqlViaCli(ctx.params, q, limit, duck.idle()) }, { chat: p.chat });
   },
   async close() {
     closing = true;

@@ -84,7 +84,7 @@ test('Cline task: prompts, one reply per model call with its tokens, model, tool
 test('Roo Code and Kilo Code read as Cline does; every file of a task folder is its session', () => {
   for (const [lane, fixture, publisher, task] of [
     ['roo', 'roo', 'rooveterinaryinc.roo-cline', '1796300100000'],
-    ['kilo', 'kilo', 'kilocode.kilo-code', '1796300200000'],
+    ['kilo_ext', 'kilo', 'kilocode.kilo-code', '1796300200000'],
   ] as const) {
     const file = path.join(FIXTURES, fixture, 'globalStorage', publisher, 'tasks', task, 'ui_messages.json');
     const r = read(file, lane, `code/${task}/ui_messages.json`);
@@ -188,13 +188,13 @@ test('the folders: every editor (Cursor too) and Cline\'s own data folder, with 
   assert.ok(mac.includes('/Users/ana/Library/Application Support/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks'));
   const W = 'C:\\Users\\Ana Lima';
   const win = { HOME: W, BRAIN_PLATFORM: 'win32', APPDATA: `${W}\\AppData\\Roaming` };
-  assert.ok(dirs('kilo', win).includes(`${W}\\AppData\\Roaming\\Code\\User\\globalStorage\\kilocode.kilo-code\\tasks`));
-  assert.ok(dirs('kilo', win).includes(`${W}\\AppData\\Roaming\\Cursor\\User\\globalStorage\\kilocode.kilo-code\\tasks`));
+  assert.ok(dirs('kilo_ext', win).includes(`${W}\\AppData\\Roaming\\Code\\User\\globalStorage\\kilocode.kilo-code\\tasks`));
+  assert.ok(dirs('kilo_ext', win).includes(`${W}\\AppData\\Roaming\\Cursor\\User\\globalStorage\\kilocode.kilo-code\\tasks`));
   assert.deepEqual(dirs('cline_cli', win), [`${W}\\.cline\\data\\sessions`]);
   assert.deepEqual(dirs('cline_cli', { ...win, CLINE_SESSION_DATA_DIR: 'D:\\s' }), ['D:\\s']);
   assert.deepEqual(dirs('continue', win), [`${W}\\.continue\\sessions`]);
   assert.deepEqual(dirs('continue', { ...win, CONTINUE_GLOBAL_DIR: 'D:\\cn' }), ['D:\\cn\\sessions']);
-  for (const lane of ['cline', 'roo', 'kilo', 'cline_cli', 'continue']) for (const d of dirs(lane, win)) assert.ok(!d.includes('/'), `${lane}: ${d}`);
+  for (const lane of ['cline', 'roo', 'kilo_ext', 'cline_cli', 'continue']) for (const d of dirs(lane, win)) assert.ok(!d.includes('/'), `${lane}: ${d}`);
   // What is a session file.
   const c = agentByLane('continue')!.roots({ HOME: home })[0];
   assert.equal(c.include('5d8b47bd-9fe2-43b6-b3ee-08788149a406.json'), true);

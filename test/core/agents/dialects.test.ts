@@ -103,9 +103,12 @@ test('Claude Code: lines of one reply (one message.id) are one turn, tool result
     ['Task', 'Task', 'TodoWrite'],
   );
   assert.ok(reply.tools.every((u) => u.output.length > 0), 'every call has its result');
-  // Usage is repeated on every line of the reply: counted once.
-  const usage = JSON.parse(lines[11]).message.usage;
-  assert.equal(reply.tokens!.output, usage.output_tokens);
+  // Usage is repeated on every line of the reply, so far: counted once, the last line's.
+  const mine = lines
+    .slice(reply.span.line_from - 1, reply.span.line_to)
+    .map((l) => JSON.parse(l))
+    .filter((o) => o.type === 'assistant' && !o.isSidechain && o.message?.usage);
+  assert.equal(reply.tokens!.output, mine[mine.length - 1].message.usage.output_tokens);
   // The inline sidechain's prompt and replies are turns of their own, marked.
   const side = r.turns.filter((t) => t.sidechain);
   assert.equal(side.filter((t) => t.role === 'user').length, 2);

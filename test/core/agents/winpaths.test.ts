@@ -16,9 +16,10 @@ function isWindowsPathUnder(p: string, base: string): boolean {
   return path.win32.isAbsolute(p) && !p.includes('/') && p.toLowerCase().startsWith(base.toLowerCase() + '\\') && path.win32.normalize(p) === p;
 }
 
-test('every agent root is a Windows path under the profile folder', () => {
-  const dirs = agents().flatMap((a) => a.roots(WIN).map((r) => ({ lane: a.lane, dir: r.dir })));
-  assert.ok(dirs.length >= agents().length);
+test('every agent root and database is a Windows path under the profile folder', () => {
+  const dirs = agents().flatMap((a) => [...a.roots(WIN).map((r) => ({ lane: a.lane, dir: r.dir })), ...(a.databases?.(WIN) ?? []).map((d) => ({ lane: a.lane, dir: d.file }))]);
+  // An agent whose databases are listed in a file of its own (Crush's projects.json) may have none here.
+  for (const a of agents()) assert.ok(dirs.some((d) => d.lane === a.lane) || a.databases, `${a.lane} has a root or databases`);
   for (const { lane, dir } of dirs) assert.ok(isWindowsPathUnder(dir, HOME), `${lane}: ${dir}`);
   const byLane = Object.fromEntries(agents().map((a) => [a.lane, a.roots(WIN).map((r) => r.dir)]));
   assert.deepEqual(byLane.cc, [`${HOME}\\.claude\\projects`]);
@@ -57,4 +58,44 @@ test('on this platform nothing changes: the roots are the native join of HOME', 
   const env = { HOME: '/home/ana' };
   const cc = agents().find((a) => a.lane === 'cc');
   assert.equal(cc?.roots(env)[0].dir, process.platform === 'win32' ? path.win32.join('/home/ana', '.claude', 'projects') : '/home/ana/.claude/projects');
+});
+
+test('the SQLite agents\' databases: Windows, macOS and Linux places, and their own overrides', () => {
+  const dbs = (env: Record<string, string>) => Object.fromEntries(agents().filter((a) => a.databases).map((a) => [a.lane, a.databases!(env).map((d) => d.file)]));
+  const local = `${HOME}\\AppData\\Local`;
+  const win = dbs({ ...WIN, LOCALAPPDATA: local });
+  assert.deepEqual(win.goose, [`${HOME}\\AppData\\Roaming\\Block\\goose\\data\\sessions\\sessions.db`]);
+  assert.deepEqual(win.zed, [`${local}\\Zed\\threads\\threads.db`]);
+  assert.deepEqual(win.kiro, [`${local}\\kiro-cli\\data.sqlite3`, `${local}\\amazon-q\\data.sqlite3`]);
+  assert.deepEqual(win.warp, [`${local}\\warp\\Warp\\data\\warp.sqlite`]);
+  assert.deepEqual(win.cursor_ide, [`${HOME}\\AppData\\Roaming\\Cursor\\User\\globalStorage\\state.vscdb`]);
+  // GOOSE_PATH_ROOT moves Goose's folders (only an absolute one, as Goose reads it).
+  assert.deepEqual(dbs({ ...WIN, GOOSE_PATH_ROOT: 'D:\\goose' }).goose, ['D:\\goose\\data\\sessions\\sessions.db']);
+  assert.deepEqual(dbs({ ...WIN, GOOSE_PATH_ROOT: 'relative' }).goose, win.goose);
+
+  const mac = dbs({ HOME: '/Users/ana', BRAIN_PLATFORM: 'darwin' });
+  const sup = '/Users/ana/Library/Application Support';
+  assert.deepEqual(mac.goose, [`${sup}/Block/goose/sessions/sessions.db`, '/Users/ana/.local/share/goose/sessions/sessions.db']);
+  assert.deepEqual(mac.zed, [`${sup}/Zed/threads/threads.db`]);
+  assert.deepEqual(mac.kiro, [`${sup}/kiro-cli/data.sqlite3`, `${sup}/amazon-q/data.sqlite3`]);
+  assert.deepEqual(mac.warp, [
+    '/Users/ana/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Stable/warp.sqlite',
+    '/Users/ana/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Preview/warp.sqlite',
+    `${sup}/dev.warp.Warp-Stable/warp.sqlite`,
+  ]);
+  assert.deepEqual(mac.cursor_ide, [`${sup}/Cursor/User/globalStorage/state.vscdb`]);
+
+  const linux = dbs({ HOME: '/home/ana', BRAIN_PLATFORM: 'linux', XDG_DATA_HOME: '/data', XDG_STATE_HOME: '/state', XDG_CONFIG_HOME: 'not/absolute' });
+  assert.deepEqual(linux.goose, ['/data/goose/sessions/sessions.db']);
+  assert.deepEqual(linux.zed, ['/data/zed/threads/threads.db']);
+  assert.deepEqual(linux.kiro, ['/data/kiro-cli/data.sqlite3', '/data/amazon-q/data.sqlite3']);
+  assert.deepEqual(linux.warp, ['/state/warp-terminal/warp.sqlite', '/state/warp-terminal-preview/warp.sqlite']);
+  assert.deepEqual(linux.cursor_ide, ['/home/ana/.config/Cursor/User/globalStorage/state.vscdb']);
+  // Two databases of one agent never share a lake prefix.
+  for (const env of [{ ...WIN, LOCALAPPDATA: local }, { HOME: '/Users/ana', BRAIN_PLATFORM: 'darwin' }, { HOME: '/home/ana', BRAIN_PLATFORM: 'linux' }]) {
+    for (const a of agents()) {
+      const prefixes = (a.databases?.(env) ?? []).map((d) => d.lakePrefix);
+      assert.equal(new Set(prefixes).size, prefixes.length, `${a.lane}: ${prefixes.join(', ')}`);
+    }
+  }
 });

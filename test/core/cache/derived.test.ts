@@ -74,6 +74,8 @@ function expectCc(): Expect & { side: { messages: number; turns: number } } {
       if (side) e.side.messages++;
       else e.messages++;
       if (j.isMeta === true || j.isCompactSummary === true) return;
+      // A harness notice (an interrupt) and a command's output are no turns (src/core/truth.ts).
+      if (role === 'user' && /^\s*(\[Request interrupted by user[^\]]*\]|<local-command-caveat>|<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>)/.test(textOf(j.message.content) ?? '')) return;
       if (role === 'assistant') t.add(j.message.id ?? `line${i}`);
       else if ((textOf(j.message.content) ?? '') !== '') t.add(`line${i}`);
     });
@@ -125,16 +127,35 @@ function expectCodex(): Expect & { input: number; output: number; cached: number
     let prevTotal: string | undefined;
     const lines = jsonLines(f);
     const side = lines.some((j) => j?.type === 'session_meta' && j.payload?.source?.subagent?.thread_spawn?.parent_thread_id);
+    // A reply is the run of reasoning, assistant text and calls between user messages and tool
+    // outputs: one turn, and a row of its own when it holds no assistant message.
+    let inReply = false;
+    let replyMsgs = 0;
+    const endReply = () => {
+      if (inReply && replyMsgs === 0) {
+        if (side) e.sideMessages++;
+        else e.messages++;
+      }
+      if (inReply && !side) e.turns++;
+      inReply = false;
+      replyMsgs = 0;
+    };
     for (const j of lines) {
       if (!j) continue;
       const bare = !('payload' in j);
       const body = bare ? j : j.payload ?? {};
       const isItem = bare || j.type === 'response_item';
+      const replyItem = isItem && ((body.type === 'message' && body.role === 'assistant') || body.type === 'reasoning' || CODEX_CALLS.includes(body.type));
+      const breaks = (isItem && ((body.type === 'message' && body.role === 'user') || /_output$|^function_result$/.test(body.type ?? ''))) || (j.type === 'event_msg' && body.type === 'user_message');
+      if (replyItem) {
+        inReply = true;
+        if (body.type === 'message') replyMsgs++;
+      } else if (breaks) endReply();
       if (side && isItem && body.type === 'message' && ['user', 'assistant'].includes(body.role)) e.sideMessages++;
       else if (isItem && body.type === 'message' && ['user', 'assistant'].includes(body.role)) {
         e.messages++;
         const t = (textOf(body.content) ?? '').trimStart();
-        if (!(body.role === 'user' && /^(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)/.test(t))) e.turns++;
+        if (body.role === 'user' && !/^(<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions|<permissions instructions>|<collaboration_mode>|<personality|<skills?[\s>_]|<user_shell_command>|<turn_aborted>|<subagent_notification>|<apps_instructions>|<session_context>)/.test(t)) e.turns++;
       }
       if (isItem && CODEX_CALLS.includes(body.type)) e.calls++;
       if (j.type === 'event_msg' && body.type === 'token_count' && body.info && typeof body.info === 'object') {
@@ -150,6 +171,7 @@ function expectCodex(): Expect & { input: number; output: number; cached: number
         }
       }
     }
+    endReply();
   }
   return e;
 }

@@ -108,7 +108,7 @@ test('record\'s policy: the secret scan and the turn index, now; DuckDB only onc
         ['index', true],
       ],
     );
-    assert.match(steps[1].detail, /^\d+ turns from \d+ files$/);
+    assert.match(steps[1].detail, /^\d+ entries read from \d+ files; \d+ turns? in \d+ sessions? in all$/);
     assert.ok(fs.existsSync(layout(sb.brain).turns));
     assert.ok(fs.existsSync(path.join(sb.brain, 'secrets.json')));
     assert.equal(fs.existsSync(layout(sb.brain).duckdb), false, 'the first DuckDB build is left to a query');

@@ -18,6 +18,7 @@ function tmp(name: string): string {
 
 const PI = 'pi/agent/sessions/--fixtures-synthetic--/agentsview-session.jsonl';
 const COPILOT = 'copilot/workspaceStorage/fixtures/chatSessions/git-ai-copilot_session_simple.jsonl';
+const CC = 'claude/projects/-misc-git-ai/example-claude-code.jsonl';
 const CODEX = 'codex/sessions/2026/02/23/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl';
 
 function floor(dir: string): void {
@@ -41,6 +42,21 @@ function floor(dir: string): void {
       .map((o) => JSON.stringify(o) + '\n')
       .join(''),
   );
+  // What Claude Code 2.1.x writes of the context it injects: attachments (a memory file, a
+  // reminder), the system prompt's snapshot and a request blob.
+  const cc = fixtureLane(CC);
+  const env = { sessionId: 'example-claude-code', cwd: '/tmp/p', version: '2.1.332', isSidechain: false, timestamp: '2026-03-01T10:00:00.000Z' };
+  f.append(
+    cc.lane,
+    cc.rel,
+    [
+      { ...env, type: 'attachment', uuid: 'att-1', attachment: { type: 'nested_memory', path: '/tmp/p/CLAUDE.md', content: { type: 'text', content: 'Always run the narwhal-lattice check first.' } } },
+      { ...env, type: 'prompt_snapshot', uuid: 'ps-1', systemPrompt: [{ type: 'text', text: 'You are Claude Code. Prefer the ocelot-meridian style.' }] },
+      { ...env, type: 'api-request-blob', uuid: 'rb-1', request: { system: 'Injected: the heron-basalt rule.', messages: [] } },
+    ]
+      .map((o) => JSON.stringify(o) + '\n')
+      .join(''),
+  );
 }
 
 const CASES: { what: string; term: string; session: string; tier: 'turns' | 'tools'; kind: string }[] = [
@@ -51,6 +67,9 @@ const CASES: { what: string; term: string; session: string; tier: 'turns' | 'too
   { what: 'a Codex thread name', term: 'Marmot cache rework', session: '019c8bfe-ec25-79e0-97d7-bda6a9c575ff', tier: 'turns', kind: 'name' },
   { what: 'a Copilot Chat session name', term: 'Assistance with TypeScript project', session: 'git-ai-copilot_session_simple', tier: 'turns', kind: 'name' },
   { what: 'Codex environment context', term: 'zebra-quartz', session: '019c8bfe-ec25-79e0-97d7-bda6a9c575ff', tier: 'tools', kind: 'instructions' },
+  { what: 'a Claude Code attachment', term: 'narwhal-lattice', session: 'example-claude-code', tier: 'tools', kind: 'instructions' },
+  { what: 'a Claude Code prompt snapshot', term: 'ocelot-meridian', session: 'example-claude-code', tier: 'tools', kind: 'instructions' },
+  { what: 'a Claude Code request blob', term: 'heron-basalt', session: 'example-claude-code', tier: 'tools', kind: 'instructions' },
 ];
 
 for (const index of ['live', 'off'] as const) {

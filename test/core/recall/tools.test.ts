@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { INPUT_SCHEMAS, RECALL_TOOLS, TOOL_NAMES, lmToolName } from '../../../src/core/recall/types';
-import { TOOLS } from '../../../src/mcp/tools';
+import { TOOLS } from '../../../src/core/tools';
 import { REPO } from '../../helpers/env';
 
 it('package.json declares each LM tool under the core name with the core input schema', () => {

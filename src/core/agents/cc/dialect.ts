@@ -10,6 +10,7 @@
 // (summary, custom-title, ai-title lines) are name entries.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
+import { COMMAND_OUTPUT, NOTICE, tokens } from '../../truth';
 import { argText, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
 
 interface St {
@@ -18,8 +19,23 @@ interface St {
   titleSet: boolean;
 }
 
-const OUTPUT_TAG = /^\s*<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>/;
-const NOTICE = /^\s*(\[Request interrupted by user[^\]]*\]|<local-command-caveat>)/;
+
+/** Lines whose content the harness injected into the model's context (2.1.x). */
+const INJECTED_LINE = new Set(['attachment', 'prompt_snapshot', 'api-request-blob']);
+/** Envelope fields of a line: ids, places and versions, no text anyone wrote. */
+const ENVELOPE = new Set(['type', 'uuid', 'parentUuid', 'logicalParentUuid', 'timestamp', 'sessionId', 'session_id', 'cwd', 'version', 'gitBranch', 'userType', 'entrypoint', 'isSidechain', 'agentId', 'requestId', 'promptId', 'slug']);
+/** Fields inside an injected line that name or number things rather than say them. */
+const NOT_TEXT = /^(type|id|uuid|toolUseID|hookEvent|hookName|exitCode|durationMs|media_type|data|signature|timestamp|path|filePath|filename|displayPath|source_uuid|status|level)$/;
+
+/** Every string worth searching inside an injected line, depth-first (bounded). */
+function stringsOf(j: JsonLine, v: unknown, out: string[], depth: number): void {
+  if (depth > 12) return;
+  if (typeof v === 'string') {
+    const s = j.str(v).trim();
+    if (s) out.push(s);
+  } else if (Array.isArray(v)) for (const x of v) stringsOf(j, x, out, depth + 1);
+  else if (isObj(v)) for (const [k, x] of Object.entries(v)) if (!NOT_TEXT.test(k)) stringsOf(j, x, out, depth + 1);
+}
 
 class CcParser extends BaseParser<St> {
   /** Open replies by message id (main chain: at most one). */
@@ -46,6 +62,10 @@ class CcParser extends BaseParser<St> {
       this.title(l, j, type, o);
       return;
     }
+    if (typeof type === 'string' && INJECTED_LINE.has(type)) {
+      this.injected(l, j, o);
+      return;
+    }
     if (type !== 'user' && type !== 'assistant') {
       this.seen(tsOf(o.timestamp));
       return;
@@ -56,6 +76,22 @@ class CcParser extends BaseParser<St> {
     if (type === 'assistant') this.assistant(l, j, o, main, side, ts);
     else this.user(l, j, o, main, side, ts);
     this.envelope(o, ts);
+  }
+
+  /** A line holding what the harness put in front of the model (an attachment: a memory file,
+   * a reminder, a skill; the system prompt's snapshot; a request blob): recorded instructions,
+   * whose text show lists and the tool tier searches. Read only in full (the index never holds
+   * instructions); an attachment with no text (a mode switch) is no entry. */
+  private injected(l: RawLine, j: JsonLine, o: Obj): void {
+    const ts = tsOf(o.timestamp);
+    this.seen(ts);
+    const body: Obj = {};
+    for (const [k, v] of Object.entries(o)) if (!ENVELOPE.has(k)) body[k] = v;
+    const parts: string[] = [];
+    stringsOf(j, body, parts, 0);
+    if (parts.length === 0) return;
+    const side = o.isSidechain === true && !this.st.subFile;
+    this.single(l, 'system', 'instructions', this.opts.full ? parts.join('\n\n') : '', side, ts);
   }
 
   private envelope(o: Obj, ts: string | null): void {
@@ -96,15 +132,16 @@ class CcParser extends BaseParser<St> {
     } else this.extend(p.t, l, ts);
     const t = p.t;
     if (typeof m.model === 'string' && m.model) t.model = m.model;
-    if (!p.usage && isObj(m.usage)) {
-      // Every line of a reply repeats the reply's usage: count it once.
+    if (isObj(m.usage)) {
+      // Each line of a reply carries the reply's usage so far (output grows as it streams): the
+      // last line's is the reply's, counted once (truth.ts).
       const u = m.usage;
-      t.tokens = {
+      t.tokens = tokens({
         input: num(u.input_tokens),
         output: num(u.output_tokens),
-        cache_creation: num(u.cache_creation_input_tokens),
-        cache_read: num(u.cache_read_input_tokens),
-      };
+        cacheWrite: num(u.cache_creation_input_tokens),
+        cached: num(u.cache_read_input_tokens),
+      });
       p.usage = true;
     }
     const content = m.content;
@@ -151,7 +188,7 @@ class CcParser extends BaseParser<St> {
     if (o.isMeta === true) return this.single(l, 'system', 'instructions', text, side, ts);
     if (o.isCompactSummary === true) return this.single(l, 'system', 'summary', text, side, ts);
     if (NOTICE.test(text)) return this.single(l, 'system', 'notice', text, side, ts);
-    if (OUTPUT_TAG.test(text)) {
+    if (COMMAND_OUTPUT.test(text)) {
       const t = this.turn(l, 'tool', 'output', ts);
       t.sidechain = side;
       t.tools.push({ id: null, name: 'command', arguments: '', output: this.opts.full ? text : '', is_error: false });

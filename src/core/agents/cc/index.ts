@@ -1,8 +1,8 @@
 // Claude Code.
-import { defineAgent, firstFolder } from '../types';
+import { defineAgent } from '../types';
 import { ccDialect } from './dialect';
 import { ccHarness } from './harness';
-import { ccFiles } from './paths';
+import { ccFiles, ccProject } from './paths';
 import { ccRetention } from './retention';
 
 export const cc = defineAgent({
@@ -14,8 +14,10 @@ export const cc = defineAgent({
   ...ccFiles,
   dialect: ccDialect,
   views: 'cc/views.sql',
+  cli: { npm: '@anthropic-ai/claude-code', bin: 'claude' },
   harness: ccHarness,
   retention: ccRetention,
-  // projects/<cwd with '/' and '.' folded to '-'>/…
-  projectFromPath: firstFolder,
+  // projects/<cwd with '/' and '.' folded to '-'>/…, under @config-<hash>/ for a config folder
+  // other than the default one.
+  projectFromPath: ccProject,
 });

@@ -135,14 +135,20 @@ SELECT 'cc:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
        text, event_time, captured_at,
        file_id, witness_gen, line_no,
        machine_id,
-       CASE WHEN is_meta OR is_compact_summary THEN NULL
+       CASE WHEN cc_meta THEN NULL
             WHEN role = 'assistant' THEN 'cc:'||session_id||':'||coalesce(message_id, witness_gen||':'||line_no)
-            WHEN coalesce(text, '') = '' THEN NULL
+            WHEN coalesce(text, '') = '' OR cc_aside THEN NULL
             ELSE 'cc:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
-       is_meta OR is_compact_summary AS is_meta,
+       cc_meta AS is_meta,
        coalesce(is_sidechain, false) AS is_sidechain
-FROM derived.v_cc_lines
-WHERE ev_type IN ('user','assistant') AND role IN ('user','assistant');
+-- A user line that is a harness notice (an interrupt) is meta; one holding a command's output is
+-- not a turn either (src/core/truth.ts, the dialect's rules).
+FROM (SELECT *,
+             coalesce(is_meta, false) OR coalesce(is_compact_summary, false)
+               OR (role = 'user' AND regexp_matches(coalesce(text, ''), {{truth notice}})) AS cc_meta,
+             role = 'user' AND regexp_matches(coalesce(text, ''), {{truth command_output}}) AS cc_aside
+      FROM derived.v_cc_lines
+      WHERE ev_type IN ('user','assistant') AND role IN ('user','assistant'));
 
 -- Tool calls: tool_use blocks of assistant lines, each joined to the tool_result naming it.
 CREATE OR REPLACE VIEW derived.v_tool_calls_cc AS

@@ -14,6 +14,7 @@
 // events (a file without any, as old builds write, has no other way to tell, so it is a prompt).
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser, addText, addThinking, joinText } from '../kit/parser';
+import { INJECTED_CONTEXT, addTokens, tokens } from '../../truth';
 import { argText, arr, contentText, isObj, num, strOrNull, tsOf, type JsonLine, type Obj } from '../kit/jsonl';
 
 interface St {
@@ -25,7 +26,6 @@ interface St {
   metaSeen: boolean;
 }
 
-const CONTEXT = /^\s*(<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions|<permissions instructions>|<collaboration_mode>|<personality|<skills?[\s>_]|<user_shell_command>|<turn_aborted>|<subagent_notification>|<apps_instructions>)/;
 
 const CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'tool_search_call', 'image_generation_call']);
 const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output', 'function_result']);
@@ -115,7 +115,7 @@ class CodexParser extends BaseParser<St> {
       // Instructions are only read in full (the index never holds them).
       const text = role === 'user' || role === 'assistant' || this.opts.full ? this.messageText(j, p.content) : '';
       if (role === 'user') {
-        if (CONTEXT.test(text)) return this.sys(l, 'instructions', text, ts);
+        if (INJECTED_CONTEXT.test(text)) return this.sys(l, 'instructions', text, ts);
         return this.userItem(l, 'cand', text, ts);
       }
       if (role === 'assistant') {
@@ -187,15 +187,18 @@ class CodexParser extends BaseParser<St> {
       if (total === this.st.lastTotal) return; // the same count written twice
       this.st.lastTotal = total;
       const last = isObj(p.info.last_token_usage) ? p.info.last_token_usage : null;
-      if (!last || !this.reply) return;
-      const t = this.reply.t;
-      const prev = t.tokens ?? { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
-      t.tokens = {
-        input: prev.input + num(last.input_tokens),
-        output: prev.output + num(last.output_tokens),
-        cache_creation: prev.cache_creation,
-        cache_read: prev.cache_read + num(last.cached_input_tokens),
-      };
+      if (!last) return;
+      // input_tokens includes the cached part; stats and derived.usage count it apart (truth.ts).
+      const step = tokens({
+        input: num(last.input_tokens),
+        inputIncludesCached: true,
+        cached: num(last.cached_input_tokens),
+        cacheWrite: num(last.cache_write_input_tokens),
+        output: num(last.output_tokens),
+      });
+      // A count with no reply open is the session's still (stats counts it): kept on the file.
+      if (!this.reply) this.facts.unclaimed_tokens = addTokens(this.facts.unclaimed_tokens ?? null, step);
+      else this.reply.t.tokens = addTokens(this.reply.t.tokens, step);
     }
   }
 

@@ -13,5 +13,6 @@ export const codex = defineAgent({
   ...codexFiles,
   dialect: codexDialect,
   views: 'codex/views.sql',
+  cli: { npm: '@openai/codex', bin: 'codex' },
   harness: codexHarness,
 });

@@ -119,21 +119,51 @@ SELECT file_id,
 FROM derived.v_codex_lines GROUP BY file_id;
 
 -- Messages: user and assistant message items; the user items a harness injects (environment,
--- instructions) are meta and not turns.
+-- instructions: the pattern is src/core/truth.ts's, as the dialect's) are meta and not turns.
+-- A turn is one reply as the dialect reads it (truth.ts): the run of reasoning, assistant text and
+-- tool calls between two user messages or tool outputs. Its assistant messages share its turn_id
+-- (the line it starts at); a reply that is only tool calls (or reasoning) has a row of its own,
+-- without text, so it counts as the turn show lists.
 CREATE OR REPLACE VIEW derived.v_messages_codex AS
+WITH
+  k AS (
+    SELECT *,
+           CASE WHEN (envelope_type = 'response_item' OR is_bare) THEN
+                  CASE WHEN body_type = 'message' AND role = 'assistant' THEN 'a'
+                       WHEN body_type = 'message' AND role = 'user' THEN 'u'
+                       WHEN body_type = 'reasoning' OR body_type IN ('function_call', 'custom_tool_call', 'local_shell_call',
+                            'web_search_call', 'tool_search_call', 'image_generation_call') THEN 'a'
+                       WHEN body_type IN ('function_call_output', 'custom_tool_call_output', 'local_shell_call_output',
+                            'tool_search_output', 'function_result') THEN 'o' END
+                WHEN envelope_type = 'event_msg' AND body_type = 'user_message' THEN 'u' END AS k
+    FROM derived.v_codex_lines),
+  s AS (
+    SELECT *, CASE WHEN k = 'a' AND lag(k) OVER w IS DISTINCT FROM 'a' THEN 1 ELSE 0 END AS starts
+    FROM k WHERE k IS NOT NULL
+    WINDOW w AS (PARTITION BY file_id, witness_gen ORDER BY line_no)),
+  r AS (
+    SELECT *, sum(starts) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS UNBOUNDED PRECEDING) AS reply_no
+    FROM s),
+  a AS (
+    SELECT *, min(line_no) OVER (PARTITION BY file_id, witness_gen, reply_no) AS reply_line,
+           count(*) FILTER (WHERE body_type = 'message') OVER (PARTITION BY file_id, witness_gen, reply_no) AS reply_msgs
+    FROM r WHERE k = 'a'),
+  m AS (
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, role, model, text, event_time, captured_at,
+           CASE WHEN role = 'user' AND regexp_matches(coalesce(text, ''), {{truth injected_context}}) THEN NULL
+                ELSE 'codex:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
+           role = 'user' AND regexp_matches(coalesce(text, ''), {{truth injected_context}}) AS is_meta
+    FROM k WHERE k = 'u' AND envelope_type <> 'event_msg'
+    UNION ALL
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, 'assistant' AS role, model,
+           CASE WHEN body_type = 'message' THEN text END AS text, event_time, captured_at,
+           'codex:'||session_id||':'||witness_gen||':'||reply_line AS turn_id, false AS is_meta
+    FROM a WHERE body_type = 'message' OR (reply_msgs = 0 AND line_no = reply_line))
 SELECT 'codex:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
        'codex' AS agent, session_id, role, model,
        text, event_time, captured_at, file_id, witness_gen, line_no,
-       machine_id,
-       CASE WHEN codex_meta THEN NULL ELSE 'codex:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
-       codex_meta AS is_meta
-FROM (SELECT *,
-             role = 'user' AND regexp_matches(ltrim(coalesce(text, '')),
-               '^(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)')
-               AS codex_meta
-      FROM derived.v_codex_lines
-      WHERE (envelope_type = 'response_item' OR is_bare) AND body_type = 'message'
-        AND role IN ('user','assistant'));
+       machine_id, turn_id, is_meta
+FROM m;
 
 -- Tool calls: every kind of call item, with its output item and the event that ended it (an
 -- exec's exit code, a patch's success, an MCP call's error).
@@ -182,7 +212,8 @@ WITH
     LEFT JOIN cx_ev e ON e.file_id = c.file_id AND e.witness_gen = c.witness_gen AND e.call_id = c.call_id)
 SELECT * FROM cx;
 
--- Usage: event_msg token_count; last_token_usage is the delta (input includes cached input); a
+-- Usage: event_msg token_count; last_token_usage is the delta (input includes cached input;
+-- cache_write_input_tokens, written by newer builds, is the cache write); a
 -- token_count repeating the previous cumulative total is the duplicate Codex writes.
 CREATE OR REPLACE VIEW derived.v_usage_lines_codex AS
 WITH
@@ -203,6 +234,9 @@ WITH
            coalesce(TRY_CAST((last_u->>'$.cached_input_tokens') AS BIGINT),
                     TRY_CAST((total_u->>'$.cached_input_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.cached_input_tokens') AS BIGINT), 0), 0)
              AS cached,
+           coalesce(TRY_CAST((last_u->>'$.cache_write_input_tokens') AS BIGINT),
+                    TRY_CAST((total_u->>'$.cache_write_input_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.cache_write_input_tokens') AS BIGINT), 0), 0)
+             AS cache_write,
            coalesce(TRY_CAST((last_u->>'$.output_tokens') AS BIGINT),
                     TRY_CAST((total_u->>'$.output_tokens') AS BIGINT) - coalesce(TRY_CAST((prev_total_u->>'$.output_tokens') AS BIGINT), 0))
              AS out_all,
@@ -213,7 +247,7 @@ SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, e
        message_id, request_id,
        coalesce(in_all, 0) - coalesce(cached, 0) AS input_tokens,
        coalesce(out_all, 0) AS output_tokens,
-       0::BIGINT AS cache_creation_tokens,
+       coalesce(cache_write, 0) AS cache_creation_tokens,
        coalesce(cached, 0) AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, counted
 FROM cx2;

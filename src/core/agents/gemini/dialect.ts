@@ -11,6 +11,7 @@
 // one message inside a pretty-printed document are not a unit anyone can check on their own.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
+import { INJECTED_CONTEXT, tokens } from '../../truth';
 import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 
 interface St {
@@ -29,6 +30,12 @@ export function geminiText(v: unknown): string {
     .map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : ''))
     .filter((s) => s.trim())
     .join('\n\n');
+}
+
+/** Content made only of functionResponse parts (no text): tool results sent back to the model. */
+function isToolResults(v: unknown): boolean {
+  const parts = arr(v);
+  return parts.length > 0 && parts.every((p) => isObj(p) && isObj(p.functionResponse) && !(typeof p.text === 'string' && p.text.trim()));
 }
 
 function toolOutput(c: Obj): string {
@@ -155,9 +162,22 @@ class GeminiParser extends BaseParser<St> {
     this.seen(ts);
     const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
     let t: Turn;
-    if (o.type === 'user') {
-      t = this.turn(at, 'user', 'prompt', ts);
+    if (o.type === 'user' && isToolResults(o.content)) {
+      // 0.61 writes the tool results it sends back as a user message of functionResponse parts:
+      // the output of the reply's calls, not something the user said.
+      t = this.turn(at, 'tool', 'output', ts);
+      for (const p of arr(o.content)) {
+        const fr = isObj(p) && isObj(p.functionResponse) ? p.functionResponse : null;
+        if (!fr) continue;
+        const resp = isObj(fr.response) ? fr.response : null;
+        const out = resp && typeof resp.output === 'string' ? resp.output : resp && typeof resp.error === 'string' ? resp.error : resp ? JSON.stringify(resp) : '';
+        t.tools.push({ id: strOrNull(fr.id), name: strOrNull(fr.name) ?? '?', arguments: '', output: this.opts.full ? out : '', is_error: !!resp && typeof resp.error === 'string' });
+      }
+    } else if (o.type === 'user') {
       const shown = typeof o.displayContent === 'string' && o.displayContent.trim() ? o.displayContent : geminiText(o.content);
+      // Context the CLI injects as a user message (0.61's <session_context>): instructions, not a
+      // prompt, a title or a turn (truth.ts).
+      t = INJECTED_CONTEXT.test(shown) ? this.turn(at, 'system', 'instructions', ts) : this.turn(at, 'user', 'prompt', ts);
       addText(t, shown);
     } else if (o.type === 'gemini' || o.type === 'model') {
       // 'model' with `parts`: the shape of early builds' records.
@@ -184,7 +204,8 @@ class GeminiParser extends BaseParser<St> {
       }
       if (isObj(o.tokens)) {
         const k = o.tokens;
-        t.tokens = { input: num(k.input), output: num(k.output), cache_creation: 0, cache_read: num(k.cached) };
+        // input includes the cached part and not the tool prompt; output not the thoughts.
+        t.tokens = tokens({ input: num(k.input), inputIncludesCached: true, cached: num(k.cached), tool: num(k.tool), output: num(k.output), thoughts: num(k.thoughts) });
       }
     } else {
       // info / error / warning and types a newer CLI may add: said by the harness, not a person.

@@ -77,7 +77,12 @@ SELECT
   m.file_id, m.witness_gen, m.line_no, m.abs_path, m.session_hint AS session_id,
   coalesce(m.event_time, TRY_CAST(m.j.timestamp AS TIMESTAMPTZ)) AS event_time, m.captured_at,
   m.j.type                                         AS msg_type,
-  CASE WHEN m.j.type = 'user' THEN 'user'
+  -- 0.61 sends tool results back as a user message of functionResponse parts only: tool output.
+  CASE WHEN m.j.type = 'user' AND json_type(m.j.content) = 'ARRAY' AND json_array_length(m.j.content) > 0
+            AND len(list_filter(from_json(m.j.content, '["JSON"]'),
+                                lambda p: json_exists(p, '$.functionResponse') AND trim(coalesce(p->>'$.text', '')) = ''))
+                = json_array_length(m.j.content) THEN 'tool'
+       WHEN m.j.type = 'user' THEN 'user'
        WHEN m.j.type IN ('gemini', 'model') THEN 'assistant'
        ELSE 'system' END                           AS role,
   m.j.model                                        AS model,
@@ -97,8 +102,11 @@ SELECT 'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CA
        'gemini-cli' AS agent, session_id, role, model,
        text, event_time, captured_at, file_id, witness_gen, line_no,
        machine_id,
-       'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CASE WHEN is_legacy_json THEN ':json' ELSE '' END AS turn_id,
-       false AS is_meta
+       CASE WHEN NOT gm_meta THEN 'gemini:'||session_id||':'||witness_gen||':'||line_no||':'||msg_index||CASE WHEN is_legacy_json THEN ':json' ELSE '' END END AS turn_id,
+       gm_meta AS is_meta
+-- A user message the CLI injects (0.61's <session_context>) is instructions, not a turn
+-- (src/core/truth.ts's pattern, as the dialect's).
+FROM (SELECT *, role = 'user' AND regexp_matches(coalesce(text, ''), {{truth injected_context}}) AS gm_meta
 FROM (SELECT *,
              CASE WHEN role = 'user' AND json_type(display_content) = 'VARCHAR' AND trim(display_content->>'$') <> ''
                     THEN display_content->>'$'
@@ -108,7 +116,7 @@ FROM (SELECT *,
                                                 lambda t: trim(coalesce(t, '')) <> ''), chr(10) || chr(10))
              END AS text
       FROM dialects.v_gemini
-      WHERE role IN ('user','assistant'));
+      WHERE role IN ('user','assistant')));
 
 -- Usage: a gemini message's tokens, its last write (the dialect view keeps that one). Gemini's
 -- input includes the cached part and leaves out the tool-use prompt, its output leaves out the
@@ -134,3 +142,19 @@ SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, e
        t_cached AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM g;
+
+-- Tool calls: a gemini message's toolCalls, each with its result in the same record (so its
+-- line); failed when its status says error (as the dialect reads it: src/core/truth.ts counts the
+-- calls a reply made, and brain calls and stats count these).
+CREATE OR REPLACE VIEW derived.v_tool_calls_gemini AS
+SELECT 'gemini-cli' AS agent, session_id, file_id, witness_gen, line_no, machine_id,
+       coalesce(TRY_CAST((c->>'$.timestamp') AS TIMESTAMPTZ), event_time) AS event_time,
+       (c->>'$.id') AS call_id, coalesce((c->>'$.name'), '?') AS tool_name,
+       CAST(c->'$.args' AS VARCHAR) AS arguments,
+       line_no AS result_line_no,
+       CASE WHEN (c->>'$.status') IS NOT NULL THEN (c->>'$.status') = 'error' END AS is_error,
+       false AS is_sidechain
+FROM (SELECT *, unnest(CAST(tool_calls AS JSON[])) AS c
+      FROM dialects.v_gemini
+      WHERE role = 'assistant' AND tool_calls IS NOT NULL AND json_type(tool_calls) = 'ARRAY')
+WHERE json_type(c) = 'OBJECT';

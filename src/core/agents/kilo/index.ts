@@ -1,15 +1,16 @@
-// Kilo Code's VS Code extension, a fork of Cline and Roo Code (its legacy task folders).
+// Kilo Code (its CLI and the extension's CLI backend, built on OpenCode): the same database
+// schema in its own data folder, ~/.local/share/kilo/kilo.db.
 import { defineAgent } from '../types';
-import { kiloDialect } from './dialect';
-import { kiloFiles } from './paths';
+import { openCodeDialect } from '../opencode/dialect';
+import { openCodeFamily } from '../opencode/paths';
 
 export const kilo = defineAgent({
   lane: 'kilo',
   agent: 'kilo-code',
   label: 'Kilo Code',
-  aliases: [],
-  env: [],
-  ...kiloFiles,
-  dialect: kiloDialect,
+  aliases: ['kilocode', 'kilo code'],
+  env: ['XDG_DATA_HOME'],
+  ...openCodeFamily('kilo', null),
+  dialect: openCodeDialect,
   views: 'kilo/views.sql',
 });

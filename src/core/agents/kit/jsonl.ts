@@ -3,7 +3,7 @@
 // turn index never reads: a long line has its long strings cut out before JSON.parse, and a dialect
 // decodes one of them only when it needs that text (JsonLine.str).
 import * as fs from 'node:fs';
-import { READ_NOFOLLOW } from '../../safepath';
+import { checkDeadline, openRegular } from '../../safeopen';
 import type { RawLine } from '../../turns';
 
 const BLOCK = 4 << 20;
@@ -31,7 +31,7 @@ export function forEachLine(
 ): LineEnd {
   // Floor files are never symlinks: one found here was planted, and is not followed. An fd passed
   // in (a reader that reads one file in several steps) stays open for the caller to close.
-  const fd = typeof file === 'number' ? file : fs.openSync(file, READ_NOFOLLOW);
+  const fd = typeof file === 'number' ? file : openRegular(file);
   // One block buffer is reused across files, whatever their size: a fresh one per file is garbage
   // the GC sees late, and its fresh pages fault in as the file is read into them (on this kind of
   // VM ~35 µs a page: a first index build spent a third of its parse threads' time there).
@@ -44,6 +44,7 @@ export function forEachLine(
     let len = 0;
     let line = from.line;
     for (;;) {
+      checkDeadline();
       const want = Math.min(buf.length - len, end - (bufStart + len));
       const n = want > 0 ? fs.readSync(fd, buf, len, want, bufStart + len) : 0;
       len += n;
@@ -93,11 +94,37 @@ export function isBlank(l: RawLine): boolean {
   return true;
 }
 
+/** A line's text; a line longer than MAX_DECODED_STRING bytes gives its head (see decodeSpan). */
 export function lineText(l: RawLine): string {
-  return l.buf.toString('utf8', l.s, l.e);
+  if (l.e - l.s <= MAX_DECODED_STRING) return l.buf.toString('utf8', l.s, l.e);
+  let head = l.buf.toString('utf8', l.s, l.s + MAX_DECODED_STRING);
+  if (head.endsWith('\uFFFD')) head = head.slice(0, -1);
+  return `${head} …[${Math.round((l.e - l.s - MAX_DECODED_STRING) / (1 << 20))} MB of this line not read]`;
 }
 
 const ELIDE_LINES_OVER = 8 << 10;
+/** The longest string decoded whole. A JavaScript string holds at most about 512 million
+ * characters: one line's single string past that (a 560 MB pasted blob) threw out of the whole
+ * read, and every search with it. A longer one is decoded as its head and says so. */
+export const MAX_DECODED_STRING = 32 << 20;
+
+/** The JSON string literal at [from, to) of `buf` (quotes included), decoded; past
+ * MAX_DECODED_STRING bytes only its head, ending with a note of how much was left out. */
+function decodeSpan(buf: Buffer, from: number, to: number): string {
+  if (to - from <= MAX_DECODED_STRING) return JSON.parse(buf.toString('utf8', from, to)) as string;
+  let end = from + MAX_DECODED_STRING;
+  // Step back out of an escape (\uXXXX is the longest) or a UTF-8 sequence cut in two.
+  for (let tries = 0; tries < 8; tries++, end--) {
+    try {
+      const head = JSON.parse(`${buf.toString('utf8', from, end)}"`) as string;
+      if (head.endsWith('\uFFFD')) continue;
+      return `${head} …[${Math.round((to - end) / (1 << 20))} MB of this text not read]`;
+    } catch {
+      /* inside an escape: one byte less */
+    }
+  }
+  return `…[a text of ${Math.round((to - from) / (1 << 20))} MB not read]`;
+}
 const ELIDE_STRINGS_OVER = 512;
 
 /**
@@ -115,7 +142,8 @@ export class JsonLine {
     lean: boolean,
   ) {
     try {
-      if (lean && l.e - l.s > ELIDE_LINES_OVER) this.value = this.parseLean();
+      // A line too long to be one string is read lean whoever asks: its long strings stay bytes.
+      if ((lean && l.e - l.s > ELIDE_LINES_OVER) || l.e - l.s > MAX_DECODED_STRING) this.value = this.parseLean();
       else this.value = JSON.parse(l.buf.toString('utf8', l.s, l.e));
       this.ok = true;
     } catch {
@@ -128,9 +156,7 @@ export class JsonLine {
     if (typeof v !== 'string') return '';
     if (this.spans && v.length > 1 && v.charCodeAt(0) === 1) {
       const i = Number(v.slice(1)) * 2;
-      if (Number.isInteger(i) && i < this.spans.length) {
-        return JSON.parse(this.l.buf.toString('utf8', this.spans[i], this.spans[i + 1])) as string;
-      }
+      if (Number.isInteger(i) && i < this.spans.length) return decodeSpan(this.l.buf, this.spans[i], this.spans[i + 1]);
     }
     return v;
   }

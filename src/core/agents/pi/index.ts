@@ -13,6 +13,7 @@ export const pi = defineAgent({
   ...piFiles,
   dialect: piDialect,
   views: 'pi/views.sql',
+  cli: { npm: '@mariozechner/pi-coding-agent', bin: 'pi' },
   harness: piHarness,
   // sessions/--<cwd with '/' folded to '-'>--/…
   projectFromPath(rel) {

@@ -29,7 +29,10 @@ export class IndexQueries extends IndexBase {
     const key = `manifest:${mf.machine}`;
     const mfile = path.join(mf.dir, 'manifest', 'manifest.jsonl');
     try {
-      return { key, from: Number(this.st.getMeta.get(key) ?? 0), size: fs.statSync(mfile).size, mfile };
+      // At the store a manifest is not followed when it is a symlink: its own size says it changed,
+      // and reading it (which refuses it) names it.
+      const st = this.root.kind === 'store' ? fs.lstatSync(mfile) : fs.statSync(mfile);
+      return { key, from: Number(this.st.getMeta.get(key) ?? 0), size: st.size, mfile };
     } catch {
       return null;
     }

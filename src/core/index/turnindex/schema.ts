@@ -36,7 +36,9 @@ export type DB = SqliteDatabase;
 // turns a resume may cut; the pages are 16 KB (a 4 KB page held one or two 2 KB turn packs); a
 // packed turn that follows the one before in its file keeps its n and start in one byte; only a
 // session with a rewritten file keeps its turns' keys (6 bytes a turn).
-export const SCHEMA_VERSION = '12';
+// 13: a reply's key (turnKey) leaves its text out when it has a time; a session's facts come from
+// all its generations (sessionFacts).
+export const SCHEMA_VERSION = '13';
 /** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
 export const PAGE_SIZE = 16384;
 
@@ -315,7 +317,7 @@ export class IndexBase {
       insChunk: d.prepare(`INSERT INTO raw_chunks (file_id, byte_from, byte_to) VALUES (?, ?, ?)`),
       insMark: d.prepare(`INSERT OR REPLACE INTO raw_marks (file_id, byte, ck) VALUES (?, ?, ?)`),
       setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
-      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 31} > ?`),
+      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 30} > ?`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 
       lastBlock: d.prepare(`SELECT max(id) FROM blocks WHERE sess_id = ?`).pluck(),

@@ -5,9 +5,11 @@
 // add the same turns twice. A new generation is a file of its own, read fresh; the older ones stay
 // in the index, so what only they hold is found too (turncount.ts counts a turn they share once).
 import * as path from 'node:path';
-import { readManifest } from '../../floor/manifest';
+import { OverBudgetError, readManifest, readStoreManifest } from '../../floor/manifest';
+import { DeadlineError, NotRegularError } from '../../safeopen';
 import type { Checkpoint, FileFacts } from '../../turns';
 import { titleOf } from '../../turns';
+import { sessionFacts } from '../../truth';
 import { laneRel } from '../read';
 import { runParseJob, type ParseJob, type ParseResult } from '../parse-job';
 import { ParsePool } from '../pool';
@@ -204,7 +206,16 @@ export class TurnIndex extends IndexQueries {
         return this.update();
       }
       if (size === from) continue;
-      const r = readManifest(mfile, from);
+      let r: ReturnType<typeof readManifest>;
+      try {
+        // At the store each machine's manifest is read under its own budget: a folder over it is
+        // left out of this update and named (its claims would fill the index), the others go on.
+        r = this.root.kind === 'store' ? readStoreManifest(mf.machine, mfile, from) : readManifest(mfile, from);
+      } catch (e) {
+        if (this.root.kind !== 'store' || !(e instanceof NotRegularError || e instanceof DeadlineError || e instanceof OverBudgetError)) throw e;
+        rep.refused.push({ machine: mf.machine, lake_path: 'manifest/manifest.jsonl', problem: e.message });
+        continue;
+      }
       for (const m of r.lines) {
         const k = `${mf.machine}\0${m.lake_path}`;
         const c = claims.get(k);
@@ -494,9 +505,10 @@ export class TurnIndex extends IndexQueries {
     }
     // Lines read again (a resume) give the same checkpoints: a mark is replaced, never wrong.
     for (const [b, ck] of r.marks) this.st.insMark.run(row.id, b, ck);
-    // The title is the first prompt (the main conversation's before a sub-agent's).
+    // The title is the least titleKey (truth.ts): a real prompt before a slash command, the main
+    // conversation's before a sub-agent's.
     if (r.title) {
-      const key = r.title.side * 2 ** 31 + r.title.n;
+      const key = r.title.key;
       this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
     }
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
@@ -523,17 +535,27 @@ export class TurnIndex extends IndexQueries {
     // The parse thread read it already (for this session: its job named it), or it is read here.
     const meta = known !== undefined ? known : mf ? readMeta(mf.dir, s.lane, s.session, this.seen) : null;
     const { rel } = f ? laneRel(f.base) : { rel: '' };
-    const project = ff?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
+    // What a rewrite may have cut from the newest generation (its first line: the session's id,
+    // working folder and start) is an older one's (truth.ts: sessionFacts).
+    const merged =
+      sessionFacts(
+        live
+          .filter((x) => !f || x.base === f.base)
+          .sort((a, b) => a.gen - b.gen)
+          .map((x) => (x.id === file?.id ? facts : undefined) ?? (x.facts ? (JSON.parse(x.facts) as FileFacts) : null))
+          .filter((x): x is FileFacts => !!x),
+      ) ?? ff;
+    const project = merged?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
     const turns = fileTurns !== undefined && live.length === 1 && live[0].id === file?.id ? fileTurns : this.countTurns(sid);
     this.st.updSess.run(
-      ff?.native_session ?? null,
-      ff?.parent_session ?? null,
+      merged?.native_session ?? null,
+      merged?.parent_session ?? null,
       ff?.subagent ? 1 : 0,
       project,
       repo,
       ff?.title_hint ? titleOf(ff.title_hint) : null,
-      ff?.started ?? f?.first_seen ?? null,
+      merged?.started ?? f?.first_seen ?? null,
       ff?.ended ?? f?.last_seen ?? null,
       turns,
       sid,

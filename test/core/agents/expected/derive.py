@@ -242,7 +242,9 @@ def cursor(path):
 DIALECTS = {'claude': cc, 'codex': codex, 'pi': pi, 'cursor': cursor}
 
 # ---------------------------------------------------------------- Gemini CLI (`derive.py more`)
-# user turn       a `user` message (displayContent when given, else its content text)
+# user turn       a `user` message (displayContent when given, else its content text); not one
+#                 that holds only tool results (functionResponse parts, no text), nor the context
+#                 Gemini CLI injects as a user message (text that is one <session_context> block)
 # assistant turn  a `gemini` message (early builds: `model` with `parts`)
 # .jsonl          messages in order; a repeated id replaces the earlier write in place; $set with
 #                 `messages` replaces the list; $rewindTo drops that message and all after it.
@@ -278,6 +280,8 @@ def gemini(path):
         if m.get('type') == 'user':
             d = m.get('displayContent')
             text = d if isinstance(d, str) and d.strip() else gemini_text(m.get('content'))
+            if not text.strip() or re.fullmatch(r'\s*<session_context>.*</session_context>\s*', text, re.S):
+                continue
             turns.append({'line': i, 'role': 'user', 'side': False, 'parts': [text]})
         elif m.get('type') in ('gemini', 'model'):
             c = m.get('content') if 'content' in m else m.get('parts')

@@ -1,9 +1,11 @@
-// The MCP tools: the recall core's functions under the names an agent sees, with the core's own
-// declared input schemas handed over unchanged (STYLE.md 2), and results cut to what fits in a
-// model's context, each fact still carrying its citation. Everything here reads.
+// The recall front door: every way an agent or the editor calls a recall tool (brain mcp, the
+// editor's language-model tools and views) comes through callTool, which does, once: validate the
+// input against the core's declared schema, leave the caller's own session out of search, send
+// another machine's request to the store, run, mask secrets in what goes out, and fit the answer to
+// the caller's budget, each fact still carrying its citation. Everything here reads.
 import * as fs from 'node:fs';
-import { layout, type Env } from '../core/home';
-import { BrainError } from '../core/errors';
+import { layout, type Env } from '../home';
+import { BrainError } from '../errors';
 import {
   CITE_INPUT_SCHEMA,
   READ_INPUT_SCHEMA,
@@ -20,14 +22,17 @@ import {
   type ToolName,
   type TurnView,
   type VerifyInput,
-} from '../core/recall';
-import { SQL_INPUT_SCHEMA, rowsByColumn, type IndexUse } from '../core/recall/types';
-import { callerSession } from '../core/harness/caller';
-import { citeEverywhere, readEverywhere, searchEverywhere, verifyEverywhere } from '../core/remote/everywhere';
-import type * as CacheModule from '../core/cache';
-import type * as ReadonlyModule from '../core/cache/readonly';
-import { sqlLimits } from '../core/sqllimits';
-import { registry } from '../core/agents';
+} from '../recall';
+import { SQL_INPUT_SCHEMA, rowsByColumn, type IndexUse } from '../recall/types';
+import { callerSession } from '../harness/caller';
+import { citeEverywhere, readEverywhere, searchEverywhere, verifyEverywhere } from '../remote/everywhere';
+import type * as CacheModule from '../cache';
+import type * as ReadonlyModule from '../cache/readonly';
+import { sqlLimits } from '../sqllimits';
+import type { Caller } from '../harness/caller';
+import type { SqlResult } from '../cache';
+import { TEXT_TOOLS, maskAnswer } from '../secrets/redact';
+import { registry } from '../agents';
 
 /** About 10k tokens of JSON: well under what harnesses accept from one tool (25k tokens at the strictest). */
 export const DEFAULT_BUDGET = 40_000;
@@ -38,7 +43,19 @@ export interface ToolContext {
   /** How search and read_session use the turn index ('snapshot' in brain mcp, so nothing is written). */
   index: IndexUse;
   /** The environment the server was started with (where the harness names its session). */
-  callerEnv: Env;
+  callerEnv?: Env;
+  /** Who is calling, when the front end knows it itself (the editor's chat session); null: nobody
+   * to leave out (the editor's own views). Unset: from meta and callerEnv. */
+  caller?: Caller | null;
+  /** Keep the turn index open between calls (a long-lived worker). */
+  keepOpen?: boolean;
+  /** Runs the SQL tool elsewhere (the editor runs `brain sql` in a child process, so DuckDB never
+   * loads in its own); by default the cache is opened here, read-only. */
+  sql?: (query: string, limit: number) => Promise<SqlResult>;
+  /** This machine's name and the store folder a request for another machine is read from (the
+   * editor: what its Sessions view lists can always be read and verified). */
+  localMachine?: string;
+  storeDir?: () => string | null | undefined;
   /** --store: the default store folder for every call that names none. */
   store?: string;
   /** BRAIN_HOME, for the SQL cache. */
@@ -70,7 +87,19 @@ function core(name: ToolName): { title: string; description: string } {
   return { title: t.title, description: t.description };
 }
 
-const withStore = <T extends { store?: string }>(i: T, ctx: ToolContext): T => (i.store === undefined && ctx.store ? { ...i, store: ctx.store } : i);
+/** The store a call reads: its own, else the server's --store, else (for another machine's session
+ * or citation) the store the editor knows. */
+function withStore<T extends { store?: string }>(i: T, ctx: ToolContext): T {
+  if (i.store !== undefined) return i;
+  if (ctx.store) return { ...i, store: ctx.store };
+  const o = i as { machine?: string; citation?: { machine?: string } };
+  const other = o.machine ?? o.citation?.machine;
+  if (other && ctx.localMachine && other !== ctx.localMachine) {
+    const store = ctx.storeDir?.();
+    if (store) return { ...i, store };
+  }
+  return i;
+}
 
 const size = (v: unknown) => JSON.stringify(v).length;
 
@@ -92,13 +121,13 @@ async function runSearch(input: unknown, ctx: ToolContext): Promise<McpSearchOut
     if (i.skip.trim()) skipped = { session: i.skip.trim(), source: 'argument skip' };
     else delete q.skip;
   } else {
-    const c = callerSession(ctx.callerEnv, ctx.meta);
+    const c = ctx.caller !== undefined ? ctx.caller : callerSession(ctx.callerEnv ?? {}, ctx.meta);
     if (c) {
       q.skip = c.session;
       skipped = c;
     }
   }
-  const r: McpSearchOutput = { ...(await searchEverywhere(q, ctx.env, { index: ctx.index })), skipped };
+  const r: McpSearchOutput = { ...(await searchEverywhere(q, ctx.env, { index: ctx.index, keepOpen: ctx.keepOpen })), skipped };
   if (size(r) > ctx.budget) {
     // Keep the best hits whole; a model asks again with filters or a narrower term.
     const all = r.hits.length;
@@ -125,7 +154,7 @@ function cutText(t: TurnView, keep: number): TurnView {
 
 async function runRead(input: unknown, ctx: ToolContext): Promise<McpReadOutput> {
   const i = validateInput<ReadInput>(input, READ_INPUT_SCHEMA);
-  const r = await readEverywhere(withStore(i, ctx), ctx.env, { index: ctx.index });
+  const r = await readEverywhere(withStore(i, ctx), ctx.env, { index: ctx.index, keepOpen: ctx.keepOpen });
   const asked = r.turns;
   const out: McpReadOutput = { ...r, turns: [], range: null, next: null };
   // Whole turns, in order, while they fit; the first one always goes in (cut if it alone is too big).
@@ -178,11 +207,15 @@ const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
 async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
   const q = validateInput<{ query: string; limit?: number }>(input, SQL_INPUT_SCHEMA);
+  if (ctx.sql) {
+    const r = await ctx.sql(q.query, q.limit ?? 100);
+    return fitRows({ ...rowsByColumn(r), cache: 'brain sql', ...(r.note ? { note: r.note } : {}) }, Math.min(ctx.budget, r.max_bytes || ctx.budget));
+  }
   // Loaded on first use: DuckDB is a native module, and only this tool needs it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const cache = require('../core/cache') as typeof CacheModule;
+  const cache = require('../cache') as typeof CacheModule;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { precheck } = require('../core/cache/readonly') as typeof ReadonlyModule;
+  const { precheck } = require('../cache/readonly') as typeof ReadonlyModule;
   precheck(q.query);
   const lim = sqlLimits(ctx.home, ctx.env);
   // ensure: false — bringing the cache up to date would write it; a recall tool writes nothing.
@@ -202,11 +235,15 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
   if (mtime(layout(ctx.home).manifest) > mtime(h.path) + 1000) notes.push('the floor has grown since the cache was last updated, so the newest sessions may be missing: `brain sql` or `brain rebuild` updates it');
   if (ctx.store) notes.push('SQL reads this machine\'s cache; search and read_session read the store');
   if (notes.length) out.note = notes.join('; ');
-  // The reader left room for these fields; should they still overflow, the last rows go (each
-  // measured once).
+  return fitRows(out, lim.maxBytes);
+}
+
+/** The reader left room for the answer's own fields; should they still overflow, the last rows go
+ * (each measured once). */
+function fitRows(out: McpSqlOutput, max: number): McpSqlOutput {
   let total = bytes(out);
   const all = out.rows.length;
-  while (out.rows.length > 1 && total > lim.maxBytes) total -= bytes(out.rows.pop()) + 1;
+  while (out.rows.length > 1 && total > max) total -= bytes(out.rows.pop()) + 1;
   if (out.rows.length < all) {
     out.truncated = true;
     out.note = `${out.note ? `${out.note}; ` : ''}showing ${out.rows.length} of ${all} rows to fit the answer; select fewer columns, aggregate, or lower limit`;
@@ -255,6 +292,15 @@ export const TOOLS: ToolDef[] = [
 
 export function toolByName(name: string): ToolDef | undefined {
   return TOOLS.find((t) => t.name === name);
+}
+
+/** The one way in: the tool by its core name, its input checked by the tool, the answer masked
+ * (it goes on to a model provider or a view; nothing here reveals) and fitted to ctx.budget. */
+export async function callTool(name: string, input: unknown, ctx: ToolContext): Promise<unknown> {
+  const tool = toolByName(name);
+  if (!tool) throw new BrainError('usage', `unknown tool "${name}"`, `the tools are ${TOOLS.map((t) => t.name).join(', ')}`);
+  const out = await tool.run(input ?? {}, ctx);
+  return TEXT_TOOLS.has(tool.name) ? maskAnswer(ctx.home, out) : out;
 }
 
 /** A BrainError of the 'usage' kind is the caller's mistake (a bad argument), not the tool's. */

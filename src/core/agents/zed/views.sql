@@ -1,0 +1,115 @@
+-- Zed's views (assembled into the cache's schema after sql/10_dialects.sql, before
+-- sql/20_derived.sql). A Zed lake file is one thread's row records: one line per saved version of
+-- its `threads` row (src/core/agents/kit/sqlite.ts), the whole thread in `data`, zstd-compressed
+-- when data_type is 'zstd' (read with brain_unzstd_b64, src/core/cache/udf.ts), plain JSON when
+-- 'json'. The thread shown is the row's latest version (a deleted thread's last one).
+
+CREATE OR REPLACE MACRO dialects.rowrec_cell(cols, name) AS list_filter(cols, lambda c: (c->>'$[0]') = name)[1];
+CREATE OR REPLACE MACRO dialects.rowrec_text(cols, name) AS
+  CASE (dialects.rowrec_cell(cols, name)->>'$[1]')
+    WHEN 'blob' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
+    WHEN 'text-b64' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
+    WHEN 'null' THEN NULL
+    ELSE dialects.rowrec_cell(cols, name)->>'$[2]' END;
+
+-- One row per row-record line; `thread` is the thread document (JSON) when the line holds one.
+CREATE OR REPLACE VIEW dialects.v_zed AS
+WITH
+  l AS (
+    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, f.abs_path, f.session_hint, f.machine_id,
+           unnest([TRY(from_json(r.raw_line, '{"op":"VARCHAR","table":"VARCHAR","key":"JSON","cols":"JSON[]"}'))]) AS j
+    FROM dialects.v_live r JOIN floor.files f USING (file_id)
+    WHERE r.lane = 'zed'),
+  v AS (
+    SELECT l.* EXCLUDE (j), j.op AS op, j."table" AS table_name, CAST(j.key AS VARCHAR) AS row_key, j.cols AS cols
+    FROM l WHERE j IS NOT NULL AND j.op IN ('row', 'del'))
+SELECT
+  file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
+  TRY_CAST(dialects.rowrec_text(cols, 'updated_at') AS TIMESTAMPTZ) AS event_time,
+  captured_at, op, table_name, row_key, cols,
+  -- additions
+  machine_id, byte_offset,
+  dialects.rowrec_text(cols, 'summary') AS title,
+  TRY_CAST(CASE dialects.rowrec_text(cols, 'data_type')
+             WHEN 'zstd' THEN brain_unzstd_b64(dialects.rowrec_cell(cols, 'data')->>'$[2]')
+             ELSE dialects.rowrec_text(cols, 'data') END AS JSON) AS thread,
+  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER w_zed AS is_current,
+  arg_max(op, line_no) OVER w_zed = 'del' AS is_deleted
+FROM v
+WINDOW w_zed AS (PARTITION BY file_id, witness_gen, table_name, row_key);
+
+CREATE OR REPLACE VIEW derived.v_sessions_zed AS
+SELECT file_id,
+       any_value(thread->>'$.initial_project_snapshot.worktree_snapshots[0].worktree_path') AS project,
+       any_value(thread->>'$.subagent_context.parent_thread_id') AS parent_session
+FROM dialects.v_zed
+WHERE table_name = 'threads' AND is_current
+GROUP BY file_id;
+
+-- Messages: the current thread's messages in order; Zed keeps no time per message, so each has
+-- the thread's updated_at. A "User" message is a prompt, an "Agent" message a reply (the first
+-- agent's threads: role and segments).
+CREATE OR REPLACE VIEW derived.v_messages_zed AS
+WITH
+  t AS (
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, captured_at, thread,
+           thread->>'$.model.model' AS model
+    FROM dialects.v_zed WHERE table_name = 'threads' AND is_current AND thread IS NOT NULL),
+  m AS (
+    SELECT t.* EXCLUDE (thread), unnest(range(0, CAST(json_array_length(thread->'$.messages') AS BIGINT))) AS idx, thread
+    FROM t),
+  one AS (
+    SELECT m.* EXCLUDE (thread), thread->'$.messages'->(CAST(idx AS INTEGER)) AS msg FROM m),
+  shaped AS (
+    SELECT *,
+           CASE WHEN (msg->'$.User') IS NOT NULL THEN 'user'
+                WHEN (msg->'$.Agent') IS NOT NULL THEN 'assistant'
+                WHEN (msg->>'$.role') IN ('user', 'assistant') THEN msg->>'$.role' END AS role,
+           coalesce(msg->'$.User.content', msg->'$.Agent.content') AS parts
+    FROM one)
+SELECT 'zed:'||session_id||':'||witness_gen||':'||line_no||':'||idx AS msg_id,
+       'zed' AS agent, session_id, role,
+       CASE WHEN role = 'assistant' THEN model END AS model,
+       CASE WHEN parts IS NOT NULL THEN
+              array_to_string(list_filter(list_transform(json_extract(parts, '$[*]'), lambda p: trim(coalesce(p->>'$.Text', ''))), lambda s: s <> ''), chr(10) || chr(10))
+            ELSE array_to_string(list_filter(list_transform(json_extract(msg, '$.segments[*]'), lambda s: CASE WHEN (s->>'$.type') = 'text' THEN trim(coalesce(s->>'$.text', '')) ELSE '' END), lambda s: s <> ''), chr(10) || chr(10))
+       END AS text,
+       event_time, captured_at, file_id, witness_gen, line_no, machine_id,
+       'zed:'||session_id||':'||witness_gen||':'||line_no||':'||idx AS turn_id,
+       false AS is_meta
+FROM shaped
+WHERE role IS NOT NULL;
+
+-- Tool calls: the ToolUse items of the current thread's Agent messages, with the result the same
+-- message keeps under the call's id.
+CREATE OR REPLACE VIEW derived.v_tool_calls_zed AS
+WITH
+  t AS (
+    SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time,
+           unnest(json_extract(thread, '$.messages[*]')) AS msg
+    FROM dialects.v_zed WHERE table_name = 'threads' AND is_current AND thread IS NOT NULL),
+  a AS (
+    SELECT t.* EXCLUDE (msg), msg->'$.Agent.tool_results' AS results, unnest(json_extract(msg, '$.Agent.content[*]')) AS c
+    FROM t WHERE (msg->'$.Agent') IS NOT NULL)
+SELECT 'zed' AS agent, session_id, file_id, witness_gen, line_no, machine_id, event_time,
+       c->>'$.ToolUse.id' AS call_id, c->>'$.ToolUse.name' AS tool_name,
+       coalesce(c->>'$.ToolUse.raw_input', CAST(c->'$.ToolUse.input' AS VARCHAR)) AS arguments,
+       CASE WHEN json_exists(results, '$."' || (c->>'$.ToolUse.id') || '"') THEN line_no END AS result_line_no,
+       TRY_CAST(json_extract_string(results, '$."' || (c->>'$.ToolUse.id') || '".is_error') AS BOOLEAN) AS is_error,
+       false AS is_sidechain
+FROM a
+WHERE (c->'$.ToolUse') IS NOT NULL;
+
+-- Usage: the thread's cumulative_token_usage (Zed adds each request's usage to it), one line per
+-- thread: its current version.
+CREATE OR REPLACE VIEW derived.v_usage_lines_zed AS
+SELECT 'zed' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time,
+       thread->>'$.model.model' AS model,
+       NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
+       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.input_tokens') AS BIGINT), 0) AS input_tokens,
+       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.output_tokens') AS BIGINT), 0) AS output_tokens,
+       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_creation_input_tokens') AS BIGINT), 0) AS cache_creation_tokens,
+       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_read_input_tokens') AS BIGINT), 0) AS cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
+FROM dialects.v_zed
+WHERE table_name = 'threads' AND is_current AND thread IS NOT NULL;

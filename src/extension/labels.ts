@@ -1,0 +1,38 @@
+// How the Sessions view and the search box word a session: local days and times, project names,
+// which sessions are listed. No vscode here, so the words are checked without an editor.
+import type { ListedSession } from './protocol';
+
+/** The local calendar day of a time (the tree's dates are the reader's, not UTC's). */
+export function day(iso: string | null): string {
+  const t = iso ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(t)) return iso ?? '';
+  const d = new Date(t);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** A time as a reader takes it in: local, to the minute, and how long ago ("2026-01-02 11:04, 3
+ * days ago"). */
+export function localTime(iso: string | null | undefined, now = Date.now()): string | undefined {
+  const t = iso ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(t)) return iso ?? undefined;
+  const d = new Date(t);
+  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  const s = Math.round((now - t) / 1000);
+  const ago = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'} ago`;
+  const rel =
+    s < 0 ? 'in the future' : s < 60 ? 'just now' : s < 3600 ? ago(Math.floor(s / 60), 'minute') : s < 86400 ? ago(Math.floor(s / 3600), 'hour') : s < 86400 * 60 ? ago(Math.floor(s / 86400), 'day') : ago(Math.floor(s / (86400 * 30)), 'month');
+  return `${day(iso ?? null)} ${hm}, ${rel}`;
+}
+
+/** A project by its folder's own name (the full working folder is its tooltip); a name that is
+ * not a path (a lake folder) as it is. */
+export function projectLabel(p: string): string {
+  if (!p.includes('/') && !p.includes('\\')) return p;
+  return p.split(/[\\/]/).filter(Boolean).pop() || p;
+}
+
+/** What the tree lists: sessions with a turn (truth.ts; a file holding only injected context, or
+ * nothing yet, is no conversation). */
+export function listable(list: ListedSession[]): ListedSession[] {
+  return list.filter((s) => s.turns > 0);
+}

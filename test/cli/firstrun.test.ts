@@ -1,0 +1,160 @@
+// A first run on any machine: every entry point says an old Node is too old (instead of crashing);
+// init will not pin a Node that cannot run brain, and doctor runs each pinned command; a mistyped
+// verb is answered with the verb meant; piped tables keep every character; cite takes the forms
+// citations print.
+import { test, after } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { REPO, brain, sandbox, type Sandbox } from '../helpers/env';
+
+const made: Sandbox[] = [];
+after(() => {
+  for (const s of made) s.cleanup();
+});
+function box(name: string, fixtures = false): Sandbox {
+  const sb = sandbox({ name, fixtures });
+  made.push(sb);
+  return sb;
+}
+
+/** A Node that reports itself as 20.11.1: this Node with a preload, as a program of its own (what
+ * init and doctor would find pinned). */
+function oldNode(sb: Sandbox): { preload: string; exe: string } {
+  const preload = path.join(sb.dir, 'old-node.js');
+  fs.writeFileSync(preload, `Object.defineProperty(process.versions, 'node', { value: '20.11.1' });\n`);
+  const exe = path.join(sb.dir, 'bin', 'node');
+  fs.mkdirSync(path.dirname(exe), { recursive: true });
+  fs.writeFileSync(exe, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -r ${JSON.stringify(preload)} "$@"\n`, { mode: 0o755 });
+  return { preload, exe };
+}
+
+/** Nodes older than 22 on PATH (the system's, on a machine that has one). */
+function realOldNodes(): string[] {
+  const out: string[] = [];
+  for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
+    const p = path.join(d, 'node');
+    if (!d || !fs.existsSync(p)) continue;
+    const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+    if (/^\d+\./.test(v) && Number(v.split('.')[0]) < 22 && !out.includes(fs.realpathSync(p))) out.push(fs.realpathSync(p));
+  }
+  return out;
+}
+
+const ENTRIES = ['dist/cli.js', 'dist/hook.js', 'dist/search.js', 'dist/cli-mcp.js', 'bin/brain'];
+
+test('every entry point says Node is too old, with exit 3, instead of crashing', () => {
+  const sb = box('oldnode');
+  const { preload } = oldNode(sb);
+  for (const e of ENTRIES) {
+    for (const args of [['stats'], ['search', 'x'], ['hook', 'cc'], ['mcp']]) {
+      const r = spawnSync(process.execPath, ['-r', preload, path.join(REPO, e), ...args], { env: sb.env, encoding: 'utf8', input: '' });
+      assert.equal(r.status, 3, `${e} ${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /Node 20\.11\.1 is too old; Agent Brain needs Node 22 or newer/, e);
+    }
+  }
+  // A real older Node, where the machine has one (the system's Node 20 here).
+  for (const node of realOldNodes()) {
+    for (const e of ENTRIES) {
+      const r = spawnSync(node, [path.join(REPO, e), 'stats'], { env: sb.env, encoding: 'utf8' });
+      assert.equal(r.status, 3, `${node} ${e}: status ${r.status} signal ${r.signal} ${r.stderr}`);
+      assert.match(r.stderr, /is too old; Agent Brain needs Node 22/);
+    }
+  }
+});
+
+test('npm start prints next steps that run, under the Node on the user\'s PATH', () => {
+  const sb = box('start');
+  // A PATH whose node is old, as on a machine with the system's Node 20: start.mjs runs itself
+  // again under the devDependency's Node 22.
+  const { exe } = oldNode(sb);
+  const PATH = [path.dirname(exe), ...(process.env.PATH ?? '').split(path.delimiter).filter((d) => !d.includes(`${path.sep}node_modules${path.sep}`))].join(path.delimiter);
+  const r = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'start.mjs')], { cwd: REPO, env: { ...sb.env, PATH }, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const next = r.stdout.split('\n').filter((l) => /^\s+\S.*dist\/cli\.js verify/.test(l));
+  assert.equal(next.length, 1, r.stdout);
+  const cmd = next[0].trim().split(/\s+/).slice(0, 3);
+  assert.notEqual(cmd[0], 'node', 'the node on PATH is too old: the step names the Node 22 that ran');
+  const v = spawnSync(cmd[0], [path.join(REPO, cmd[1]), 'verify'], { cwd: REPO, env: { ...sb.env, PATH }, encoding: 'utf8' });
+  assert.equal(v.status, 0, `${next[0]}: ${v.stderr}`);
+});
+
+test('init refuses to pin a Node that cannot run brain, and changes nothing', () => {
+  const sb = box('init-old');
+  const { exe } = oldNode(sb);
+  fs.mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
+  const r = brain(sb, ['init', '--no-timer'], { env: { BRAIN_BIN: `${exe} ${path.join(REPO, 'bin', 'brain')}` } });
+  assert.equal(r.status, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /init would pin .*Node 20\.11\.1; brain needs Node 22 or newer/);
+  assert.equal(fs.existsSync(path.join(sb.home, '.claude', 'settings.json')), false, 'no hook was written');
+  assert.equal(fs.existsSync(path.join(sb.brain, 'config.toml')), false, 'no config was written');
+});
+
+test('doctor runs each pinned command and fails naming one that does not start', () => {
+  const sb = box('doctor-pinned');
+  fs.mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
+  const ok = brain(sb, ['init', '--no-timer']);
+  assert.ok(ok.status === 0 || ok.status === 1, ok.stdout + ok.stderr);
+  const settings = path.join(sb.home, '.claude', 'settings.json');
+  const text = fs.readFileSync(settings, 'utf8');
+  assert.ok(text.includes(process.execPath), 'the hook pins this Node');
+  const good = JSON.parse(brain(sb, ['doctor', '--offline', '--json']).stdout);
+  assert.ok(good.checks.some((c: any) => c.name === 'pinned settings.json' && c.level === 'ok'), JSON.stringify(good.checks));
+  // As init run by an old Node left it: that Node pinned.
+  const { exe } = oldNode(sb);
+  fs.writeFileSync(settings, text.split(JSON.stringify(process.execPath).slice(1, -1)).join(exe));
+  const r = brain(sb, ['doctor', '--offline', '--json']);
+  assert.equal(r.status, 1);
+  const bad = JSON.parse(r.stdout).checks.find((c: any) => c.name === 'pinned settings.json');
+  assert.equal(bad?.level, 'fail', r.stdout);
+  assert.match(bad.detail, new RegExp(`${settings.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} runs .* which does not start .*too old`));
+});
+
+test('a mistyped verb says which one was meant, without the whole help', () => {
+  const sb = box('typo');
+  for (const [typed, meant] of [['serch', 'search'], ['stast', 'stats'], ['recrod', 'record'], ['doctr', 'doctor']]) {
+    const r = brain(sb, [typed]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, new RegExp(`unknown command "${typed}": did you mean "brain ${meant}"\\?`));
+    assert.ok(r.stderr.split('\n').length <= 3, r.stderr);
+  }
+  assert.doesNotMatch(brain(sb, ['xyzzyplugh']).stderr, /did you mean/);
+});
+
+test('a table piped to a program keeps its headers and values whole', () => {
+  const sb = box('piped', true);
+  assert.equal(brain(sb, ['record', '--no-caches'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+  const long = 'a value longer than any terminal would show in one column of a table of many columns, '.repeat(3).trim();
+  const r = brain(sb, ['sql', `SELECT '${long}' AS a_rather_long_column_name, '${long}' AS another_long_column_name, 42 AS tokens_cache_creation_input`]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout.split('\n')[0], /^a_rather_long_column_name\s+another_long_column_name\s+tokens_cache_creation_input$/);
+  assert.ok(r.stdout.split('\n')[2].includes(long), r.stdout);
+  assert.doesNotMatch(r.stdout, /…/);
+});
+
+test('cite takes the range as citations print it (46-48) and an absolute path inside the floor', () => {
+  const sb = box('cite', true);
+  assert.equal(brain(sb, ['record', '--no-caches'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+  const lake = path.join(sb.brain, 'lake');
+  const rel = (function find(d: string): string {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        const f = find(p);
+        if (f) return f;
+      } else if (p.endsWith('.jsonl') && fs.readFileSync(p, 'utf8').split('\n').length > 50) return path.relative(sb.brain, p);
+    }
+    return '';
+  })(lake);
+  assert.ok(rel, 'a lake file of more than 50 lines');
+  const want = JSON.parse(brain(sb, ['cite', rel, '46..48', '--json']).stdout);
+  for (const [p, range] of [[rel, '46-48'], [rel, '46–48'], [path.join(sb.brain, rel), '46..48'], [path.join(sb.brain, rel), '46-48']]) {
+    const r = brain(sb, ['cite', p, range, '--json']);
+    assert.equal(r.status, 0, `${p} ${range}: ${r.stderr}`);
+    assert.deepEqual(JSON.parse(r.stdout), want, `${p} ${range}`);
+  }
+  const outside = brain(sb, ['cite', '/etc/passwd', '1-2']);
+  assert.equal(outside.status, 2);
+  assert.match(outside.stderr, /is not a file of the floor/);
+});
