@@ -22,7 +22,7 @@ const json = (args: string[]) => {
 test('stats --by agent: one row per agent, totals add up', () => {
   const j = json(['stats', '--json']);
   assert.equal(j.by, 'agent');
-  assert.deepEqual(j.rows.map((r: { key: string }) => r.key).sort(), ['claude-code', 'codex', 'copilot-chat', 'cursor-agent', 'gemini-cli', 'pi']);
+  assert.deepEqual(j.rows.map((r: { key: string }) => r.key).sort(), ['claude-code', 'cline', 'cline-cli', 'codex', 'continue-dev', 'copilot-chat', 'cursor-agent', 'gemini-cli', 'kilo-code-ext', 'pi', 'roo-code']);
   const sum = (f: (r: any) => number) => j.rows.reduce((a: number, r: any) => a + f(r), 0);
   assert.equal(j.total.key, 'total');
   assert.equal(j.total.sessions, sum((r) => r.sessions));

@@ -33,6 +33,11 @@ export function sandbox(opts: { fixtures?: boolean; name?: string } = {}): Sandb
     fs.cpSync(path.join(FIXTURES, 'cursor'), path.join(home, '.cursor'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'gemini'), path.join(home, '.gemini'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'copilot'), path.join(home, '.config', 'Code', 'User'), { recursive: true });
+    // Cline, Roo Code and Kilo Code's task folders in the same editor (not their generation-1 copies),
+    // Cline CLI's ~/.cline and Continue's ~/.continue.
+    for (const ext of ['cline', 'roo', 'kilo']) fs.cpSync(path.join(FIXTURES, ext, 'globalStorage'), path.join(home, '.config', 'Code', 'User', 'globalStorage'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'cline-cli'), path.join(home, '.cline'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'continue', 'sessions'), path.join(home, '.continue', 'sessions'), { recursive: true });
   }
   const brain = path.join(home, '.brain');
   const env: NodeJS.ProcessEnv = {
