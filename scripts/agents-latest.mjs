@@ -29,6 +29,8 @@ const AGENTS = {
   qwen: { pkg: '@qwen-code/qwen-code', bin: 'qwen', env: 'BRAIN_TEST_QWEN', label: 'Qwen Code' },
   droid: { pkg: 'droid', bin: 'droid', env: 'BRAIN_TEST_DROID', label: 'Factory Droid' },
   gemini: { pkg: '@google/gemini-cli', bin: 'gemini', env: 'BRAIN_TEST_GEMINI', label: 'Gemini CLI' },
+  cline_cli: { pkg: 'cline', bin: 'cline', env: 'BRAIN_TEST_CLINE', label: 'Cline CLI' },
+  continue: { pkg: '@continuedev/cli', bin: 'cn', env: 'BRAIN_TEST_CN', label: 'Continue CLI' },
 };
 
 /** Which part of brain a failing case exercises (by the case's name in test/agents/suite.ts etc.). */
@@ -172,7 +174,18 @@ function shapes(lane, dir) {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.jsonl')) {
+      else if (p.endsWith('.json')) {
+        // A document rewritten whole (Cline CLI, Continue): its fields, as one kind per file name.
+        let j;
+        try {
+          j = JSON.parse(fs.readFileSync(p, 'utf8'));
+        } catch {
+          continue;
+        }
+        const k = `document ${e.name.replace(/^[^.]*/, '*')}`;
+        if (!kinds.has(k)) kinds.set(k, new Set());
+        for (const f of fieldPaths(j)) kinds.get(k).add(f);
+      } else if (p.endsWith('.jsonl')) {
         for (const line of fs.readFileSync(p, 'utf8').split('\n')) {
           if (!line.trim()) continue;
           let j;

@@ -1,4 +1,4 @@
-// System packages the tests use for real: rsync, an sshd, Chromium, ripgrep, strace, and libkrb5-dev for
+// System packages the tests use for real: rsync, an sshd, Chromium, ripgrep, strace, tmux, and libkrb5-dev for
 // code-server's native modules. Installed with apt when running as root; otherwise the command is
 // printed and the run fails (no test is ever skipped for a missing tool).
 import { spawnSync } from 'node:child_process';
@@ -13,6 +13,8 @@ const need = [
   { bin: 'strace', pkg: 'strace' },
   { bin: 'git', pkg: 'git' },
   { bin: 'sha256sum', pkg: 'coreutils' },
+  // The live Cline CLI test types its second turn into Cline's terminal UI.
+  { bin: 'tmux', pkg: 'tmux' },
   { pkg: 'libkrb5-dev', file: '/usr/include/gssapi/gssapi.h' },
 ];
 

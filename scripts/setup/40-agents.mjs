@@ -14,6 +14,8 @@ export const AGENT_CLIS = {
   '@anthropic-ai/claude-code': '2.1.197',
   '@openai/codex': '0.171.0',
   '@mariozechner/pi-coding-agent': '0.73.1',
+  cline: '3.0.65',
+  '@continuedev/cli': '1.5.47',
   '@google/gemini-cli': '0.61.0',
   '@github/copilot': '1.0.102',
   '@qwen-code/qwen-code': '0.24.4',
@@ -36,7 +38,7 @@ export function agentsDir(env = process.env) {
 }
 
 /** A pinned CLI's executable (`claude`, `codex`, `pi`, `gemini`, `copilot`, `qwen`, `droid`, `ccusage`,
- * `opencode`), whether installed or not. */
+ * `opencode`, `cline`, `cn`), whether installed or not. */
 export function agentBin(name, env = process.env) {
   return path.join(agentsDir(env), 'node_modules', '.bin', name);
 }
@@ -56,7 +58,7 @@ export function install({ log = console.log } = {}) {
   const specs = Object.entries(AGENT_CLIS).map(([p, v]) => `${p}@${v}`);
   const r = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...specs], { cwd: dir, stdio: 'inherit', env });
   if (r.status !== 0) throw new Error(`npm install ${specs.join(' ')} into ${dir} failed (exit ${r.status})`);
-  for (const b of ['claude', 'codex', 'pi', 'gemini', 'copilot', 'qwen', 'droid', 'ccusage', 'opencode']) {
+  for (const b of ['claude', 'codex', 'pi', 'gemini', 'copilot', 'qwen', 'droid', 'ccusage', 'opencode', 'cline', 'cn']) {
     if (!fs.existsSync(agentBin(b))) throw new Error(`${agentBin(b)} is missing after the install`);
   }
   fs.writeFileSync(stamp, `${JSON.stringify(AGENT_CLIS)}\n`);

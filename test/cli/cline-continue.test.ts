@@ -78,6 +78,15 @@ test('the floor holds every file byte for byte, the rewritten ones as two genera
   assert.ok(!gens.has(path.join(sb.home, '.continue', 'sessions', 'sessions.json')), 'the list of sessions is no session');
   assert.ok(gens.has(path.join(sb.home, '.cline', 'data', 'sessions', CLI_SESSION, `${CLI_SESSION}.json`)));
   // Byte for byte: the newest generation's lake file equals the origin.
+  // Every file of a folder has the session's project.
+  const proj = sql(`SELECT lane, list(DISTINCT project) FROM derived.sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue') GROUP BY lane ORDER BY lane`);
+  assert.deepEqual(proj.rows, [
+    ['cline', ['/home/ana/repo']],
+    ['cline_cli', ['/tmp/fb-home1/repo']],
+    ['continue', ['/tmp/fb-home3/repo']],
+    ['kilo_ext', ['/home/ana/kilo-repo']],
+    ['roo', ['/home/ana/roo-repo']],
+  ]);
   const lake = sql(`SELECT abs_path, lake_path FROM derived.sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue')`);
   assert.equal(lake.rows.length, gens.size);
   for (const [abs, lp] of lake.rows as [string, string][]) assert.ok(fs.readFileSync(path.join(sb.brain, lp)).equals(fs.readFileSync(abs)), `${lp} = ${abs}`);

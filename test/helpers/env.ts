@@ -37,6 +37,11 @@ export function sandbox(opts: { fixtures?: boolean | 'all'; name?: string } = {}
     fs.cpSync(path.join(FIXTURES, 'copilot-cli'), path.join(home, '.copilot'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'qwen'), path.join(home, '.qwen'), { recursive: true });
     fs.cpSync(path.join(FIXTURES, 'factory'), path.join(home, '.factory'), { recursive: true });
+    // Cline, Roo Code and Kilo Code's task folders in the same editor (not their generation-1 copies),
+    // Cline CLI's ~/.cline and Continue's ~/.continue.
+    for (const ext of ['cline', 'roo', 'kilo']) fs.cpSync(path.join(FIXTURES, ext, 'globalStorage'), path.join(home, '.config', 'Code', 'User', 'globalStorage'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'cline-cli'), path.join(home, '.cline'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'continue', 'sessions'), path.join(home, '.continue', 'sessions'), { recursive: true });
   }
   const extra: NodeJS.ProcessEnv = opts.fixtures === 'all' ? layOutEveryAgent(home) : {};
   const brain = path.join(home, '.brain');
@@ -94,15 +99,12 @@ export function listFiles(dir: string): string[] {
  * out), and the databases of the agents that keep sessions in SQLite, built by their fixture
  * builders where their own paths say. Returns the environment the layout needs. */
 function layOutEveryAgent(home: string): NodeJS.ProcessEnv {
+  // (Cline, Roo Code, Kilo Code's extension, Cline CLI and Continue are in every fixtures sandbox.)
   const skipOld = (p: string) => !/[\\/](generation-1|earlier)([\\/]|$)/.test(p);
   const copy = (from: string, to: string) => {
     const src = path.join(FIXTURES, from);
     if (fs.existsSync(src)) fs.cpSync(src, path.join(home, to), { recursive: true, filter: skipOld });
   };
-  const user = path.join('.config', 'Code', 'User');
-  for (const f of ['cline', 'roo', 'kilo']) copy(path.join(f, 'globalStorage'), path.join(user, 'globalStorage'));
-  copy('cline-cli', '.cline');
-  copy(path.join('continue', 'sessions'), path.join('.continue', 'sessions'));
   copy(path.join('amp', 'threads'), path.join('.local', 'share', 'amp', 'threads'));
   copy(path.join('auggie', 'sessions'), path.join('.augment', 'sessions'));
   copy(path.join('openhands', 'conversations'), path.join('.openhands', 'conversations'));

@@ -194,7 +194,9 @@ function clineTask(file: string): Tokens {
     } catch {
       continue;
     }
-    addFour(t, n(j.tokensIn), n(j.tokensOut), n(j.cacheWrites), n(j.cacheReads));
+    // Roo Code's tokensIn (its messages name the apiProtocol) is the whole input, cached part included.
+    const inTotal = typeof j.apiProtocol === 'string';
+    addFour(t, inTotal ? Math.max(0, n(j.tokensIn) - n(j.cacheWrites) - n(j.cacheReads)) : n(j.tokensIn), n(j.tokensOut), n(j.cacheWrites), n(j.cacheReads));
   }
   return t;
 }

@@ -18,6 +18,11 @@ const COMPANION: Record<string, RegExp> = {
   droid: /\.settings\.json$/,
   // A VS Code workspace's workspace.json names the project of the Copilot Chat sessions beside it.
   copilot: /^workspaceStorage\/[^/]+\/workspace\.json$/,
+  // A task folder is one session: what went to the model and the task's metadata are kept beside
+  // the chat the turns come from.
+  cline: /(^|\/)(api_conversation_history|task_metadata)\.json$/,
+  roo: /(^|\/)(api_conversation_history|task_metadata)\.json$/,
+  kilo_ext: /(^|\/)(api_conversation_history|task_metadata)\.json$/,
 };
 
 test('every file an agent includes is a session its dialect reads (or a declared companion)', () => {

@@ -60,7 +60,7 @@ test('derived.usage per session equals the usage summed from each raw file', asy
   assert.deepEqual([...ours.keys()].sort(), [...raw.keys()].sort(), 'the files with usage');
   for (const [file, t] of raw) assert.deepEqual(ours.get(file), t, file);
   // Every agent whose files carry usage is there, sub-agents' files included.
-  assert.deepEqual([...new Set([...raw.values()].map((t) => t.agent))].sort(), ['claude-code', 'codex', 'copilot-chat', 'copilot-cli', 'factory-droid', 'gemini-cli', 'pi', 'qwen-code']);
+  assert.deepEqual([...new Set([...raw.values()].map((t) => t.agent))].sort(), ['claude-code', 'cline', 'cline-cli', 'codex', 'continue-dev', 'copilot-chat', 'copilot-cli', 'factory-droid', 'gemini-cli', 'kilo-code-ext', 'pi', 'qwen-code', 'roo-code']);
   assert.ok([...raw.keys()].some((f) => f.includes('/subagents/')));
 });
 

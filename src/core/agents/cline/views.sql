@@ -7,3 +7,5 @@ CREATE OR REPLACE VIEW derived.v_messages_cline AS SELECT * FROM derived.cline_t
 CREATE OR REPLACE VIEW derived.v_tool_calls_cline AS SELECT * FROM derived.cline_task_tool_calls('cline', 'cline');
 
 CREATE OR REPLACE VIEW derived.v_usage_lines_cline AS SELECT * FROM derived.cline_task_usage_lines('cline', 'cline');
+
+CREATE OR REPLACE VIEW derived.v_sessions_cline AS SELECT * FROM derived.cline_task_sessions('cline');

@@ -41,7 +41,8 @@ class ClineCliParser extends DocumentParser {
       return;
     }
     if (isObj(doc)) this.facts.native_session ??= strOrNull(doc.sessionId);
-    this.facts.subagent = this.side;
+    // Not facts.subagent: the facts of any file of the folder may become the session's, and the
+    // session is the main conversation's; its sub-agents' turns are marked sidechain instead.
     const out: Turn[] = [];
     let reply: Turn | null = null;
     for (const m of list) {

@@ -12,4 +12,5 @@ export const clineCli = defineAgent({
   ...clineCliFiles,
   dialect: clineCliDialect,
   views: 'cline_cli/views.sql',
+  cli: { npm: 'cline', bin: 'cline' },
 });

@@ -12,4 +12,5 @@ export const continueAgent = defineAgent({
   ...continueFiles,
   dialect: continueDialect,
   views: 'continue/views.sql',
+  cli: { npm: '@continuedev/cli', bin: 'cn' },
 });

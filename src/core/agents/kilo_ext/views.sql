@@ -7,3 +7,5 @@ CREATE OR REPLACE VIEW derived.v_messages_kilo_ext AS SELECT * FROM derived.clin
 CREATE OR REPLACE VIEW derived.v_tool_calls_kilo_ext AS SELECT * FROM derived.cline_task_tool_calls('kilo_ext', 'kilo-code-ext');
 
 CREATE OR REPLACE VIEW derived.v_usage_lines_kilo_ext AS SELECT * FROM derived.cline_task_usage_lines('kilo_ext', 'kilo-code-ext');
+
+CREATE OR REPLACE VIEW derived.v_sessions_kilo_ext AS SELECT * FROM derived.cline_task_sessions('kilo_ext');

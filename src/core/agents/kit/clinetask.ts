@@ -1,7 +1,8 @@
 // Cline's task folders, which its forks Roo Code and Kilo Code kept: tasks/<id>/ holds
 // ui_messages.json (what the chat showed, ClineMessage[]), api_conversation_history.json (what
-// was sent to the model) and task_metadata.json (files in context, model use), each rewritten
-// whole with JSON.stringify. The task folder is the session: all three files are captured (as
+// was sent to the model), task_metadata.json (files in context, model use) and, in Roo Code,
+// history_item.json (the task's entry in the history: workspace, totals), each rewritten whole
+// with JSON.stringify. The task folder is the session: all three files are captured (as
 // generations), and the turns come from ui_messages.json alone, which holds every prompt, reply,
 // tool call and the token counts of each model call (say "api_req_started").
 import type { Checkpoint, Dialect, ParseOptions, Turn } from '../../turns';
@@ -29,7 +30,7 @@ export function extensionUserDirs(env: Env): { prefix: string; dir: string }[] {
   return out;
 }
 
-const TASK_FILE = /^[^/]+\/(ui_messages|api_conversation_history|task_metadata)\.json$/;
+const TASK_FILE = /^[^/]+\/(ui_messages|api_conversation_history|task_metadata|history_item)\.json$/;
 
 /** The files of the task folders under globalStorage/<publisher>/tasks/ in every editor (lake
  * prefix: the editor), plus `more` roots holding task folders of the same shape. The session is
@@ -91,12 +92,25 @@ class ClineTaskParser extends DocumentParser {
   }
 
   protected document(doc: unknown): void {
+    if (/(^|\/)history_item\.json$/.test(withoutGeneration(this.opts.rel))) return this.historyItem(doc);
     if (!Array.isArray(doc)) {
       this.counts.bad++;
       return;
     }
     for (const m of doc) if (isObj(m)) this.message(m);
     this.close();
+  }
+
+  /** Roo Code's history_item.json: no turns; the task's folder, and the task that started it. */
+  private historyItem(doc: unknown): void {
+    if (!isObj(doc)) {
+      this.counts.bad++;
+      return;
+    }
+    this.facts.native_session = strOrNull(doc.id);
+    this.facts.cwd = strOrNull(doc.workspace);
+    this.facts.parent_session = strOrNull(doc.parentTaskId);
+    this.seen(tsOf(doc.ts));
   }
 
   private close(): void {
@@ -135,7 +149,11 @@ class ClineTaskParser extends DocumentParser {
       const t = this.replyAt(ts, model);
       if (typeof j.request === 'string') this.facts.cwd ??= CWD.exec(j.request)?.[1]?.trim() ?? null;
       if (['tokensIn', 'tokensOut', 'cacheWrites', 'cacheReads'].some((k) => typeof j[k] === 'number')) {
-        t.tokens = { input: num(j.tokensIn), output: num(j.tokensOut), cache_creation: num(j.cacheWrites), cache_read: num(j.cacheReads) };
+        // Roo Code and Kilo Code (which name the apiProtocol) count the cached part in tokensIn;
+        // Cline does not.
+        const cached = num(j.cacheWrites) + num(j.cacheReads);
+        const input = typeof j.apiProtocol === 'string' ? Math.max(0, num(j.tokensIn) - cached) : num(j.tokensIn);
+        t.tokens = { input, output: num(j.tokensOut), cache_creation: num(j.cacheWrites), cache_read: num(j.cacheReads) };
       }
       return;
     }
@@ -177,9 +195,10 @@ class ClineTaskParser extends DocumentParser {
   }
 }
 
-/** Turns from ui_messages.json; the other task files are captured but hold no turns of their own. */
+/** Turns from ui_messages.json, facts from history_item.json; the other task files are captured
+ * but hold nothing read here. */
 export const clineTaskDialect: Dialect = {
-  reads: (rel) => /(^|\/)ui_messages\.json$/.test(withoutGeneration(rel)),
+  reads: (rel) => /(^|\/)(ui_messages|history_item)\.json$/.test(withoutGeneration(rel)),
   open: (opts, emit, resume) => new ClineTaskParser(opts, emit, resume),
   sharedSpans: () => true,
 };

@@ -72,7 +72,11 @@ WITH u AS (
   WHERE kind = 'api_req_started' AND msg_type = 'say')
 SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
        lane_name||':'||session_id||':'||ts AS message_id, NULL::VARCHAR AS request_id,
-       coalesce(TRY_CAST(j->>'$.tokensIn' AS BIGINT), 0) AS input_tokens,
+       -- Roo Code and Kilo Code (which name the apiProtocol) count the cached part in tokensIn.
+       CASE WHEN (j->>'$.apiProtocol') IS NOT NULL
+              THEN greatest(coalesce(TRY_CAST(j->>'$.tokensIn' AS BIGINT), 0) - coalesce(TRY_CAST(j->>'$.cacheWrites' AS BIGINT), 0)
+                            - coalesce(TRY_CAST(j->>'$.cacheReads' AS BIGINT), 0), 0)
+            ELSE coalesce(TRY_CAST(j->>'$.tokensIn' AS BIGINT), 0) END AS input_tokens,
        coalesce(TRY_CAST(j->>'$.tokensOut' AS BIGINT), 0) AS output_tokens,
        coalesce(TRY_CAST(j->>'$.cacheWrites' AS BIGINT), 0) AS cache_creation_tokens,
        coalesce(TRY_CAST(j->>'$.cacheReads' AS BIGINT), 0) AS cache_read_tokens,
@@ -80,3 +84,24 @@ SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_i
 FROM u
 WHERE j IS NOT NULL AND ((j->'$.tokensIn') IS NOT NULL OR (j->'$.tokensOut') IS NOT NULL
                          OR (j->'$.cacheWrites') IS NOT NULL OR (j->'$.cacheReads') IS NOT NULL);
+
+-- Sessions: the task's working folder for every file of its folder: Roo Code's history_item.json
+-- names it (workspace), else the first request Cline sends names it in its environment block. Read
+-- from floor.raw_lines, not the files being refreshed: the folder's other files say nothing of it.
+CREATE OR REPLACE MACRO derived.cline_task_sessions(lane_name) AS TABLE
+WITH
+  said AS (
+    SELECT f.session_hint, r.witness_gen,
+           CASE WHEN regexp_matches(f.abs_path, '[/\\]history_item\.json$') THEN TRY(json_extract_string(r.raw_line, '$.workspace')) END AS workspace,
+           CASE WHEN regexp_matches(f.abs_path, '[/\\]ui_messages\.json$')
+                THEN nullif(regexp_extract(r.raw_line, '# Current Working Directory \(([^)\\]+)\) Files', 1), '') END AS named
+    FROM floor.raw_lines r JOIN floor.files f USING (file_id)
+    WHERE r.lane = lane_name AND f.lane = lane_name
+      AND regexp_matches(f.abs_path, '[/\\](history_item|ui_messages)\.json$')),
+  per AS (
+    SELECT session_hint, coalesce(arg_max(workspace, witness_gen) FILTER (WHERE workspace IS NOT NULL),
+                                  arg_min(named, witness_gen) FILTER (WHERE named IS NOT NULL)) AS project
+    FROM said GROUP BY session_hint)
+SELECT f.file_id, per.project, NULL::VARCHAR AS parent_session
+FROM floor.files f JOIN per USING (session_hint)
+WHERE f.lane = lane_name;

@@ -7,3 +7,5 @@ CREATE OR REPLACE VIEW derived.v_messages_roo AS SELECT * FROM derived.cline_tas
 CREATE OR REPLACE VIEW derived.v_tool_calls_roo AS SELECT * FROM derived.cline_task_tool_calls('roo', 'roo-code');
 
 CREATE OR REPLACE VIEW derived.v_usage_lines_roo AS SELECT * FROM derived.cline_task_usage_lines('roo', 'roo-code');
+
+CREATE OR REPLACE VIEW derived.v_sessions_roo AS SELECT * FROM derived.cline_task_sessions('roo');

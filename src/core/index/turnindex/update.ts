@@ -537,14 +537,17 @@ export class TurnIndex extends IndexQueries {
     const { rel } = f ? laneRel(f.base) : { rel: '' };
     // What a rewrite may have cut from the newest generation (its first line: the session's id,
     // working folder and start) is an older one's (truth.ts: sessionFacts).
-    const merged =
+    // Then what the session's other files say (mergeFacts).
+    const merged = mergeFacts(
       sessionFacts(
         live
           .filter((x) => !f || x.base === f.base)
           .sort((a, b) => a.gen - b.gen)
           .map((x) => (x.id === file?.id ? facts : undefined) ?? (x.facts ? (JSON.parse(x.facts) as FileFacts) : null))
           .filter((x): x is FileFacts => !!x),
-      ) ?? ff;
+      ) ?? own,
+      others,
+    );
     const project = merged?.cwd ?? meta?.cwd ?? projectFromPath(s.lane, rel);
     const repo = meta?.git?.remote ?? meta?.git?.common_dir ?? null;
     const turns = fileTurns !== undefined && live.length === 1 && live[0].id === file?.id ? fileTurns : this.countTurns(sid);
