@@ -13,5 +13,4 @@ export const clineCli = defineAgent({
   dialect: clineCliDialect,
   views: 'cline_cli/views.sql',
   cli: { npm: 'cline', bin: 'cline' },
-  cli: { npm: 'cline', bin: 'cline' },
 });

@@ -13,5 +13,4 @@ export const continueAgent = defineAgent({
   dialect: continueDialect,
   views: 'continue/views.sql',
   cli: { npm: '@continuedev/cli', bin: 'cn' },
-  cli: { npm: '@continuedev/cli', bin: 'cn' },
 });
