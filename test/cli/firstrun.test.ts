@@ -158,3 +158,27 @@ test('cite takes the range as citations print it (46-48) and an absolute path in
   assert.equal(outside.status, 2);
   assert.match(outside.stderr, /is not a file of the floor/);
 });
+
+test('show of a long session goes through the pager on a terminal, not through a pipe', () => {
+  const sb = box('pager', true);
+  assert.equal(brain(sb, ['record', '--no-caches'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+  const marker = path.join(sb.dir, 'paged.txt');
+  const env = { ...sb.env, PAGER: `tee ${marker} >/dev/null` };
+  const cli = path.join(REPO, 'dist', 'cli.js');
+  // script(1) gives the command a terminal of 40 rows.
+  const onTty = (args: string) =>
+    spawnSync('script', ['-qec', `stty rows 40 cols 120; ${JSON.stringify(process.execPath)} ${cli} ${args}`, '/dev/null'], { env, encoding: 'utf8', timeout: 60_000 });
+  const long = onTty('show large-session');
+  assert.equal(long.status, 0, long.stdout + long.stderr);
+  assert.ok(fs.existsSync(marker), 'the pager ran');
+  assert.match(fs.readFileSync(marker, 'utf8'), /^# /);
+  fs.rmSync(marker);
+  // Short enough for the screen: printed as is.
+  assert.equal(onTty('show large-session --turns 1').status, 0);
+  assert.equal(fs.existsSync(marker), false, 'no pager for a page that fits');
+  // Through a pipe: never.
+  const piped = brain(sb, ['show', 'large-session'], { env: { PAGER: `tee ${marker} >/dev/null` } });
+  assert.equal(piped.status, 0);
+  assert.equal(fs.existsSync(marker), false, 'no pager into a pipe');
+  assert.match(piped.stdout, /^# /);
+});
