@@ -182,3 +182,42 @@ test('show of a long session goes through the pager on a terminal, not through a
   assert.equal(fs.existsSync(marker), false, 'no pager into a pipe');
   assert.match(piped.stdout, /^# /);
 });
+
+test('init --dry-run names every file init would change, and changes none', () => {
+  const sb = box('dry-run');
+  fs.mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
+  fs.mkdirSync(path.join(sb.home, '.codex'), { recursive: true });
+  const snapshot = () => {
+    const out = new Map<string, string>();
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isSymbolicLink()) out.set(p, `link to ${fs.readlinkSync(p)}`);
+        else if (e.isDirectory()) walk(p);
+        else out.set(p, fs.readFileSync(p, 'utf8'));
+      }
+    };
+    walk(sb.dir);
+    return out;
+  };
+  const before = snapshot();
+  const store = path.join(sb.dir, 'store');
+  const dry = brain(sb, ['init', '--store', store, '--dry-run']);
+  assert.equal(dry.status, 0, dry.stdout + dry.stderr);
+  assert.deepEqual([...snapshot().entries()], [...before.entries()], 'nothing written');
+  assert.equal(fs.existsSync(store), false, 'no store folder made');
+  assert.match(dry.stdout, /dry run: nothing was changed/);
+  assert.match(dry.stdout, /timer: would write .*brain-tick/);
+  // The real run (without the timer, which would start systemd units) changes only files the
+  // dry run named.
+  const real = brain(sb, ['init', '--store', store, '--no-timer']);
+  assert.ok(real.status === 0 || real.status === 1, real.stdout + real.stderr);
+  const after = snapshot();
+  const changed = [...after.keys()].filter((f) => before.get(f) !== after.get(f) && !f.startsWith(path.join(sb.brain, 'state')) && !f.includes(`${path.sep}.brain${path.sep}.`));
+  assert.ok(changed.length >= 2, `init changed: ${changed.join(', ')}`);
+  for (const f of changed) {
+    const named = dry.stdout.includes(f) || (f.startsWith(sb.brain) && dry.stdout.includes(path.join(sb.brain, 'config.toml')) && f.endsWith('config.toml'));
+    assert.ok(named, `${f} changed by init but not named by --dry-run:\n${dry.stdout}`);
+  }
+  assert.ok(dry.stdout.includes(store), 'the store folder it would create');
+});
