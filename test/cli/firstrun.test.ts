@@ -221,3 +221,29 @@ test('init --dry-run names every file init would change, and changes none', () =
   }
   assert.ok(dry.stdout.includes(store), 'the store folder it would create');
 });
+
+test('several words find the sessions holding all of them; quotes find a phrase; the total does not depend on --limit', () => {
+  const sb = box('words', true);
+  assert.equal(brain(sb, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+  const json = (args: string[]) => {
+    const r = brain(sb, ['search', ...args, '--json']);
+    return { status: r.status, j: r.stdout ? JSON.parse(r.stdout) : null, err: r.stderr };
+  };
+  // "add another hello bob console log": the words, not the phrase "add bob".
+  const words = json(['add', 'bob']);
+  assert.equal(words.status, 0, words.err);
+  assert.ok(words.j.hits.some((h: any) => h.session === 'git-ai-gemini-session-simple'), words.j.header);
+  assert.match(words.j.header, /with all of "add", "bob"/);
+  assert.equal(json(['add bob']).status, 1, 'as one phrase: not said');
+  assert.equal(json(['"add bob"']).status, 1, 'quotes the shell kept: a phrase');
+  // Every hit holds each word.
+  const many = json(['test', 'file']);
+  for (const h of many.j.hits) {
+    const shown = JSON.parse(brain(sb, ['show', h.session, '--machine', h.machine, '--agent', h.agent, '--json', '--full']).stdout);
+    const text = JSON.stringify(shown.turns).toLowerCase();
+    assert.ok(text.includes('test') && text.includes('file'), `${h.session} holds both words`);
+  }
+  // The total is the same whatever --limit lists.
+  const totals = new Set([1, 3, 50].map((n) => json(['test', 'file', '--limit', String(n)]).j.total));
+  assert.equal(totals.size, 1, `totals: ${[...totals].join(', ')}`);
+});
