@@ -178,3 +178,28 @@ test("a rewrite that cut the file's first line and a reply in half: one project,
     rb.cleanup();
   }
 });
+
+test('show --gen 1 is titled by generation 1\'s own prompt', async () => {
+  const rb = sandbox({ name: 'truth-gen-title' });
+  try {
+    const file = path.join(rb.home, '.claude', 'projects', '-tmp-g', 'cc-gens.jsonl');
+    const b = { sessionId: 'cc-gens', cwd: '/tmp/g', isSidechain: false };
+    const line = (uuid: string, ts: string, text: string) => ({ ...b, type: 'user', timestamp: ts, uuid, message: { role: 'user', content: text } });
+    writeJsonl(file, [line('g1', '2026-01-05T10:00:00Z', 'how do I rotate the keys')]);
+    const cap = () => capture({ home: rb.brain, env: rb.env, quietMs: 0, lockWaitMs: 10_000 });
+    await cap();
+    // The prompt edited in place: the file rewritten.
+    writeJsonl(file, [line('g1', '2026-01-05T10:00:00Z', 'how do I rotate the signing keys safely'), line('g2', '2026-01-05T10:01:00Z', 'and the old ones?')]);
+    await cap();
+    const newest = readSession({ session: 'cc-gens' }, rb.env);
+    assert.deepEqual(newest.generations, [1, 2]);
+    assert.equal(newest.session.title, 'how do I rotate the signing keys safely');
+    for (const index of ['live', 'off'] as const) {
+      const g1 = readSession({ session: 'cc-gens', gen: 1 }, rb.env, { index });
+      assert.equal(g1.session.title, 'how do I rotate the keys', index);
+      assert.equal(g1.session.turns, 1, index);
+    }
+  } finally {
+    rb.cleanup();
+  }
+});
