@@ -22,22 +22,26 @@ export const INIT_STEPS: InitStep[] = [...STORE_INIT_STEPS, ...HARNESS_INIT_STEP
 export const init: Verb = {
   name: 'init',
   summary: 'Set up this machine: config.toml, the store, harness hooks and the tick timer (idempotent).',
-  usage: 'init [--store PATH|HOST:PATH] [--machine NAME] [--ssh-mux-only] [--no-hooks] [--no-timer] [--json]',
+  usage: 'init [--store PATH|HOST:PATH] [--machine NAME] [--ssh-mux-only] [--no-hooks] [--no-timer] [--dry-run] [--json]',
   details: `Writes config.toml from its commented template (never over a file it cannot parse), creates a local
 store folder the first time it is named, installs the SessionStart hooks that run \`brain hook <agent>\`
 (${hookPlaces()}; only brain's own entries are touched) and the
-timer. Running it again changes nothing that is already right. Exit 0, or 1 if a step failed.`,
+timer, registers brain mcp with each harness found and links the skill. --dry-run names every file
+it would change and changes none. Running it again changes nothing that is already right. Exit 0,
+or 1 if a step failed.`,
   options: [
     { name: 'store', type: 'string', help: 'PATH (a mounted folder) or HOST:PATH (ssh)' },
     { name: 'machine', type: 'string', help: "this machine's folder name at the store (default: hostname)" },
     { name: 'ssh-mux-only', type: 'bool', help: 'sync only over an open ssh ControlMaster' },
     { name: 'no-hooks', type: 'bool', help: 'do not install harness hooks' },
     { name: 'no-timer', type: 'bool', help: 'do not install the timer' },
+    { name: 'dry-run', type: 'bool', help: 'say every file init would change, and change nothing' },
     { name: 'json', type: 'bool', help: 'machine-readable' },
   ],
   async run(args, ctx) {
     // Every step records into or configures BRAIN_HOME: one that cannot be written is said once.
-    const ro = homeNotWritable(brainHome(ctx.env));
+    const dryRun = !!args.opts['dry-run'];
+    const ro = dryRun ? null : homeNotWritable(brainHome(ctx.env));
     if (ro) throw ro;
     // Hooks, MCP entries and the timer run this Node at every use: one that cannot run brain
     // would fail there silently.
@@ -49,6 +53,7 @@ timer. Running it again changes nothing that is already right. Exit 0, or 1 if a
         home: brainHome(ctx.env),
         env: ctx.env,
         brainCmd: cmd,
+        dryRun,
         opts: {
           store: args.opts.store as string | undefined,
           machine: args.opts.machine as string | undefined,
@@ -66,7 +71,9 @@ timer. Running it again changes nothing that is already right. Exit 0, or 1 if a
         if (r.fix) write(ctx.stdout, `          ${r.fix}`);
       }
       const changed = results.filter((r) => r.status === 'changed').length;
-      write(ctx.stdout, changed ? `${changed} change(s)` : 'nothing to change');
+      const would = results.filter((r) => r.status === 'would change').length;
+      if (dryRun) write(ctx.stdout, would ? `${would} change(s) to make (dry run: nothing was changed)` : 'nothing to change');
+      else write(ctx.stdout, changed ? `${changed} change(s)` : 'nothing to change');
     }
     return results.some((r) => r.status === 'failed') ? 1 : 0;
   },

@@ -2,11 +2,27 @@ import { DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall'
 import { searchEverywhere } from '../core/remote/everywhere';
 import { columns, snippetText } from '../core/recall/snippet';
 import { matchedText } from '../core/recall/words';
+import { searchAllWords } from '../core/recall/words-search';
 import { BrainError } from '../core/errors';
 import { callerSession, SESSION_ENV } from '../core/harness/caller';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';
 import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
+
+/** The words of the command line: each argument a word, unless it holds spaces (a phrase the
+ * user quoted), or quotes the shell left in ('"a b" c' as one argument). */
+export function splitWords(args: string[]): string[] {
+  if (args.length === 1 && !/["“”]/.test(args[0])) return args[0].trim() ? [args[0]] : [];
+  const out: string[] = [];
+  for (const a of args) {
+    if (!/["“”]/.test(a)) {
+      if (a.trim()) out.push(a);
+      continue;
+    }
+    for (const m of a.matchAll(/["“]([^"”]+)["”]|([^\s"“”]+)/g)) out.push(m[1] ?? m[2]);
+  }
+  return out;
+}
 
 function width(stream: NodeJS.WritableStream): number {
   const c = (stream as NodeJS.WriteStream).columns;
@@ -49,7 +65,8 @@ export const search: Verb = {
   name: 'search',
   summary: 'Find sessions that mention a text: what was said first, then tool output.',
   usage: 'search TERM [--agent A] [--project GLOB] [--machine M] [--since WHEN] [--limit N] [--skip SESSION] [--newest] [--scan] [--store DIR] [--json] [--reveal]',
-  details: `TERM is literal text, matched case-insensitively as a substring (several words are one phrase).
+  details: `TERM is literal text, matched case-insensitively as a substring. Several words find the sessions
+that hold all of them (each anywhere in the session); quote them ("a b") to find them as one phrase.
 Sessions whose user or assistant turns say it come first, most such turns first (the turn index,
 turns.sqlite, kept current from the floor on every search); then, while the list has room, sessions
 where only tool output, thinking or tool arguments hold it (read from the files). Sessions where only
@@ -80,7 +97,10 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     REVEAL_OPTION,
   ],
   async run(args, ctx) {
-    const term = args.positionals.join(' ');
+    // Several words (as the shell splits them) are searched as all words; a quoted phrase is one
+    // term. A phrase inside quotes the shell kept ('"a b" c') is a term of its own too.
+    const words = splitWords(args.positionals);
+    const term = words.join(' ');
     if (!term) throw new BrainError('usage', 'search needs a TERM', 'brain search "what to find"');
     const o = args.opts;
     const input: SearchInput = { term };
@@ -95,7 +115,9 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     if (skip) input.skip = skip;
     if (o.newest) input.newest = true;
     if (o.store !== undefined) input.store = o.store as string;
-    const { value: r, masked } = await maskedAnswer('search', args, ctx, await searchEverywhere(input, ctx.env, { index: o.scan ? 'off' : 'live' }));
+    const opts = { index: o.scan ? ('off' as const) : ('live' as const) };
+    const answer = words.length > 1 ? await searchAllWords(words, input, (i) => searchEverywhere(i, ctx.env, opts)) : await searchEverywhere(input, ctx.env, opts);
+    const { value: r, masked } = await maskedAnswer('search', args, ctx, answer);
     for (const x of r.refused) write(ctx.stderr, `brain search: refused ${x.machine}:${x.lake_path} — it ${x.problem}; not read (remove or fix that entry)`);
     if (o.json) {
       write(ctx.stdout, JSON.stringify({ ...r, masked }));

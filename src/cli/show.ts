@@ -4,6 +4,7 @@ import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
+import { paged } from './pager';
 
 function fence(s: string): string {
   const longest = Math.max(2, ...(s.match(/`+/g) ?? []).map((m) => m.length));
@@ -78,6 +79,8 @@ A.., ..B or A (the newest generation's turns; an entry only an older generation 
 the turn it follows). A session whose file the agent rewrote (a compaction, a whole-file rewrite,
 an edit) shows one timeline: the newest generation, and in place what only older ones hold, marked
 "only in generation N (rewritten away)"; --gen N shows generation N alone, as it was. Thinking and each tool's arguments and output are cut at 2000 characters unless --full.
+To a terminal, a session taller than the screen goes through $PAGER (default less; PAGER= or
+PAGER=cat writes it as is).
 Secrets the guard knows or finds are masked as \`brain secrets\` shows them (--json: "masked": N);
 --reveal prints them in clear, only to a terminal.
 With a store configured, another machine's session (--machine M, or an id not on this machine) is
@@ -107,7 +110,8 @@ ${COMMON_EXIT_CODES}`,
     if (o.full) input.max_chars = 0;
     const m = await maskedAnswer('show', args, ctx, await readEverywhere(input, ctx.env, { index: args.opts.scan ? 'off' : 'live' }));
     if (o.json) write(ctx.stdout, JSON.stringify({ ...m.value, masked: m.masked }));
-    else write(ctx.stdout, toMarkdown(m.value) + (m.masked ? `\n${revealNote('show', m.masked)}\n` : ''));
+    // A long session to a terminal goes through the pager (pager.ts).
+    else paged(ctx.stdout, toMarkdown(m.value) + (m.masked ? `\n${revealNote('show', m.masked)}\n` : ''), ctx.env);
     return 0;
   },
 };

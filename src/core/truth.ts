@@ -76,16 +76,16 @@ export function titleKey(t: { n: number; sidechain: boolean; text: string }): nu
 export interface RawUsage {
   /** Input tokens as written. */
   input?: number;
-  /** Whether `input` includes the cached part (Codex, Gemini CLI) or not (Claude Code, Pi). */
+  /** Whether `input` includes the cached part (some agents write it so) or not. */
   inputIncludesCached?: boolean;
   /** Input served from cache. */
   cached?: number;
   /** Input written to the cache. */
   cacheWrite?: number;
   output?: number;
-  /** Thinking tokens written apart from output (Gemini CLI's thoughts). */
+  /** Thinking tokens written apart from output. */
   thoughts?: number;
-  /** Tool-prompt tokens written apart from input (Gemini CLI's tool). */
+  /** Tool-prompt tokens written apart from input. */
   tool?: number;
 }
 
@@ -102,7 +102,7 @@ export function tokens(u: RawUsage): Tokens {
   };
 }
 
-/** The sum of two replies' tokens (a reply whose usage comes in steps, Codex's token counts). */
+/** The sum of two usages (a reply whose usage is written in steps). */
 export function addTokens(a: Tokens | null, b: Tokens): Tokens {
   if (!a) return { ...b };
   return { input: a.input + b.input, output: a.output + b.output, cache_creation: a.cache_creation + b.cache_creation, cache_read: a.cache_read + b.cache_read };

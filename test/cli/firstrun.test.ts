@@ -158,3 +158,92 @@ test('cite takes the range as citations print it (46-48) and an absolute path in
   assert.equal(outside.status, 2);
   assert.match(outside.stderr, /is not a file of the floor/);
 });
+
+test('show of a long session goes through the pager on a terminal, not through a pipe', () => {
+  const sb = box('pager', true);
+  assert.equal(brain(sb, ['record', '--no-caches'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+  const marker = path.join(sb.dir, 'paged.txt');
+  const env = { ...sb.env, PAGER: `tee ${marker} >/dev/null` };
+  const cli = path.join(REPO, 'dist', 'cli.js');
+  // script(1) gives the command a terminal of 40 rows.
+  const onTty = (args: string) =>
+    spawnSync('script', ['-qec', `stty rows 40 cols 120; ${JSON.stringify(process.execPath)} ${cli} ${args}`, '/dev/null'], { env, encoding: 'utf8', timeout: 60_000 });
+  const long = onTty('show large-session');
+  assert.equal(long.status, 0, long.stdout + long.stderr);
+  assert.ok(fs.existsSync(marker), 'the pager ran');
+  assert.match(fs.readFileSync(marker, 'utf8'), /^# /);
+  fs.rmSync(marker);
+  // Short enough for the screen: printed as is.
+  assert.equal(onTty('show large-session --turns 1').status, 0);
+  assert.equal(fs.existsSync(marker), false, 'no pager for a page that fits');
+  // Through a pipe: never.
+  const piped = brain(sb, ['show', 'large-session'], { env: { PAGER: `tee ${marker} >/dev/null` } });
+  assert.equal(piped.status, 0);
+  assert.equal(fs.existsSync(marker), false, 'no pager into a pipe');
+  assert.match(piped.stdout, /^# /);
+});
+
+test('init --dry-run names every file init would change, and changes none', () => {
+  const sb = box('dry-run');
+  fs.mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
+  fs.mkdirSync(path.join(sb.home, '.codex'), { recursive: true });
+  const snapshot = () => {
+    const out = new Map<string, string>();
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isSymbolicLink()) out.set(p, `link to ${fs.readlinkSync(p)}`);
+        else if (e.isDirectory()) walk(p);
+        else out.set(p, fs.readFileSync(p, 'utf8'));
+      }
+    };
+    walk(sb.dir);
+    return out;
+  };
+  const before = snapshot();
+  const store = path.join(sb.dir, 'store');
+  const dry = brain(sb, ['init', '--store', store, '--dry-run']);
+  assert.equal(dry.status, 0, dry.stdout + dry.stderr);
+  assert.deepEqual([...snapshot().entries()], [...before.entries()], 'nothing written');
+  assert.equal(fs.existsSync(store), false, 'no store folder made');
+  assert.match(dry.stdout, /dry run: nothing was changed/);
+  assert.match(dry.stdout, /timer: would write .*brain-tick/);
+  // The real run (without the timer, which would start systemd units) changes only files the
+  // dry run named.
+  const real = brain(sb, ['init', '--store', store, '--no-timer']);
+  assert.ok(real.status === 0 || real.status === 1, real.stdout + real.stderr);
+  const after = snapshot();
+  const changed = [...after.keys()].filter((f) => before.get(f) !== after.get(f) && !f.startsWith(path.join(sb.brain, 'state')) && !f.includes(`${path.sep}.brain${path.sep}.`));
+  assert.ok(changed.length >= 2, `init changed: ${changed.join(', ')}`);
+  for (const f of changed) {
+    const named = dry.stdout.includes(f) || (f.startsWith(sb.brain) && dry.stdout.includes(path.join(sb.brain, 'config.toml')) && f.endsWith('config.toml'));
+    assert.ok(named, `${f} changed by init but not named by --dry-run:\n${dry.stdout}`);
+  }
+  assert.ok(dry.stdout.includes(store), 'the store folder it would create');
+});
+
+test('several words find the sessions holding all of them; quotes find a phrase; the total does not depend on --limit', () => {
+  const sb = box('words', true);
+  assert.equal(brain(sb, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+  const json = (args: string[]) => {
+    const r = brain(sb, ['search', ...args, '--json']);
+    return { status: r.status, j: r.stdout ? JSON.parse(r.stdout) : null, err: r.stderr };
+  };
+  // "add another hello bob console log": the words, not the phrase "add bob".
+  const words = json(['add', 'bob']);
+  assert.equal(words.status, 0, words.err);
+  assert.ok(words.j.hits.some((h: any) => h.session === 'git-ai-gemini-session-simple'), words.j.header);
+  assert.match(words.j.header, /with all of "add", "bob"/);
+  assert.equal(json(['add bob']).status, 1, 'as one phrase: not said');
+  assert.equal(json(['"add bob"']).status, 1, 'quotes the shell kept: a phrase');
+  // Every hit holds each word.
+  const many = json(['test', 'file']);
+  for (const h of many.j.hits) {
+    const shown = JSON.parse(brain(sb, ['show', h.session, '--machine', h.machine, '--agent', h.agent, '--json', '--full']).stdout);
+    const text = JSON.stringify(shown.turns).toLowerCase();
+    assert.ok(text.includes('test') && text.includes('file'), `${h.session} holds both words`);
+  }
+  // The total is the same whatever --limit lists.
+  const totals = new Set([1, 3, 50].map((n) => json(['test', 'file', '--limit', String(n)]).j.total));
+  assert.equal(totals.size, 1, `totals: ${[...totals].join(', ')}`);
+});

@@ -33,7 +33,7 @@ test('brain rebuild and rebuild --update', () => {
     const cur = brain(sb, ['rebuild', '--update']);
     assert.equal(cur.status, 0, cur.stderr);
     assert.match(cur.stdout, /is current with the manifest/);
-    assert.match(cur.stdout, /Updated .*turns\.sqlite in [\d.]+ s: 0 new turns/);
+    assert.match(cur.stdout, /Updated .*turns\.sqlite in [\d.]+ s: 0 new entries/);
 
     const f = path.join(sb.home, '.pi', 'agent', 'sessions', '--tmp-new--', '2026-01-01T00-00-00-000Z_77777777-7777-4777-8777-777777777777.jsonl');
     fs.mkdirSync(path.dirname(f), { recursive: true });

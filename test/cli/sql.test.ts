@@ -35,7 +35,7 @@ test('brain sql --json gives columns, rows and truncated', () => {
   assert.equal(j.truncated, true);
 });
 
-test('long cells are cut to the terminal width', () => {
+test('long cells are cut to the width COLUMNS asks for', () => {
   const r = brain(sb, ['sql', 'SELECT raw_line FROM floor.raw_lines WHERE length(raw_line) > 500 LIMIT 3'], { env: { COLUMNS: '60' } });
   assert.equal(r.status, 0, r.stderr);
   for (const l of r.stdout.trimEnd().split('\n')) assert.ok(l.length <= 120, `${l.length}: ${l.slice(0, 40)}`);

@@ -33,10 +33,15 @@ export function formatTable(headers: string[], rows: unknown[][], width = 100, r
 }
 
 /** The width a table may take: a terminal's; no limit when the output goes to a pipe or a file
- * (a program or a file reads every character; cutting there lost headers and values). */
+ * (a program or a file reads every character; cutting there lost headers and values), unless
+ * COLUMNS asks for one. */
 export function terminalWidth(stream: NodeJS.WritableStream): number {
   const s = stream as NodeJS.WriteStream;
-  if (!s.isTTY) return Number.POSITIVE_INFINITY;
+  if (!s.isTTY) {
+    // A width asked for (COLUMNS exported) is kept, as ls and friends do.
+    const c = Number(process.env.COLUMNS);
+    return Number.isInteger(c) && c > 20 ? c : Number.POSITIVE_INFINITY;
+  }
   return typeof s.columns === 'number' && s.columns > 20 ? s.columns : 120;
 }
 

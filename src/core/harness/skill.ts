@@ -56,7 +56,8 @@ function isOurSkill(dir: string): boolean {
   }
 }
 
-export function planSkill(source: string | null, env: Env): SkillPlan[] {
+/** `alsoPresent`: a harness a step before this one will set up (a dry run, where it has not yet). */
+export function planSkill(source: string | null, env: Env, alsoPresent?: (h: Harness) => boolean): SkillPlan[] {
   const dirs = skillDirs(env);
   return (Object.keys(dirs) as Harness[]).map((h) => {
     const link = path.join(dirs[h], SKILL_NAME);
@@ -68,7 +69,7 @@ export function planSkill(source: string | null, env: Env): SkillPlan[] {
       /* nothing there */
     }
     if (!st) {
-      if (!harnessPresent(h, env)) return { ...base, action: 'absent', detail: 'harness not found' };
+      if (!harnessPresent(h, env) && !alsoPresent?.(h)) return { ...base, action: 'absent', detail: 'harness not found' };
       if (!source) return { ...base, action: 'foreign', detail: 'this install of brain has no skills/brain-recall folder to link', target: null };
       return { ...base, action: 'create', detail: `links ${source}` };
     }

@@ -6,6 +6,7 @@ import type { Env } from '../home';
 import { harnessLabel, harnessOf } from './detect';
 import { applyMcp, mcpSpec, planMcp, shQuote, type RegPlan } from './mcp-register';
 import { applySkill, planSkill, skillSource, type SkillPlan } from './skill';
+import { planHooks } from '../setup/hooks';
 
 function regStep(p: RegPlan, applied: { outcome: string; message?: string } | null): StepResult {
   const step = `mcp ${p.harness}`;
@@ -27,10 +28,16 @@ function regStep(p: RegPlan, applied: { outcome: string; message?: string } | nu
   }
 }
 
+/** A planned change said as one (--dry-run). */
+function wouldChange(r: StepResult): StepResult {
+  return r.status === 'changed' ? { ...r, status: 'would change', detail: `would change ${r.detail}` } : r;
+}
+
 export const mcpStep: InitStep = {
   name: 'mcp',
   async run(ctx) {
     const spec = mcpSpec(ctx.brainCmd, ctx.env);
+    if (ctx.dryRun) return planMcp(spec, ctx.env).map((p) => wouldChange(regStep(p, null)));
     return planMcp(spec, ctx.env).map((p) => regStep(p, applyMcp(p, ctx.env, spec)));
   },
 };
@@ -47,7 +54,14 @@ function skillStepResult(p: SkillPlan): StepResult {
 export const skillStep: InitStep = {
   name: 'skill',
   async run(ctx) {
-    return applySkill(planSkill(skillSource(ctx.brainCmd), ctx.env)).map(skillStepResult);
+    if (ctx.dryRun) {
+      // The hooks step (before this one) makes a harness's folder where it writes a hook: the real
+      // run then finds that harness here.
+      const hooked = new Set(ctx.opts.hooks === false ? [] : planHooks(ctx.brainCmd, ctx.env).filter((p) => p.action === 'create' || p.action === 'add').map((p) => p.agent));
+      return planSkill(skillSource(ctx.brainCmd), ctx.env, (h) => hooked.has(h)).map((p) => wouldChange(skillStepResult(p)));
+    }
+    const plan = planSkill(skillSource(ctx.brainCmd), ctx.env);
+    return applySkill(plan).map(skillStepResult);
   },
 };
 

@@ -315,8 +315,9 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
   }
   rank(tier1, newest);
   if (all) fullInfo(idx, tier1.slice(0, limit));
-  if (tier1.length >= limit) return out(term, 'index', null, false, tier1, [], limit, refused);
-  // Room left: the tool tier, over the files of sessions tier 1 did not list. The raw index names
+  // The tool tier, over the files of sessions tier 1 did not list: searched whether or not the
+  // list has room for its sessions, so the total a search reports is the same whatever --limit.
+  // (Only the sessions listed get their snippets and full details.) The raw index names
   // the files whose complete lines may hold the term; lines it does not hold yet (one still being
   // written, a file it could not read) are read here. Only those files are parsed, as rg's are.
   const forms = rawPatterns(term);

@@ -11,7 +11,7 @@ import { BrainError, describe, notWritable } from '../errors';
 import { ensureHome, layout, mkdirPrivate, type Env } from '../home';
 import { writeFileAtomic } from '../floor/durable';
 import { applyHooks, planHooks } from './hooks';
-import { installTimer, type Platform } from './timer';
+import { installTimer, timerPlan, type Platform } from './timer';
 
 export interface InitOptions {
   /** --store PATH | HOST:PATH */
@@ -29,11 +29,13 @@ export interface InitContext {
   brainCmd: string[];
   platform?: Platform;
   opts: InitOptions;
+  /** --dry-run: each step says what it would change (status 'would change'), and nothing is written. */
+  dryRun?: boolean;
 }
 
 export interface StepResult {
   step: string;
-  status: 'changed' | 'unchanged' | 'skipped' | 'failed' | 'note';
+  status: 'changed' | 'unchanged' | 'skipped' | 'failed' | 'note' | 'would change';
   detail: string;
   fix?: string;
 }
@@ -54,7 +56,7 @@ export const configStep: InitStep = {
   name: 'config',
   async run(ctx) {
     const l = layout(ctx.home);
-    ensureHome(ctx.home);
+    if (!ctx.dryRun) ensureHome(ctx.home);
     const file = l.config;
     let existing: Record<string, unknown> | null = null;
     if (fs.existsSync(file)) {
@@ -100,7 +102,8 @@ export const configStep: InitStep = {
     // config that has gone missing (an unmounted disk) must fail, not be recreated empty.
     const named = newStore && !newStore.host && newStore.path !== cur.store?.path;
     if (named && newStore && path.isAbsolute(newStore.path) && !fs.existsSync(newStore.path)) {
-      try {
+      if (ctx.dryRun) results.push({ step: 'store folder', status: 'would change', detail: `would create ${newStore.path}` });
+      else try {
         mkdirPrivate(newStore.path);
         results.push({ step: 'store folder', status: 'changed', detail: `created ${newStore.path}` });
       } catch (e) {
@@ -108,11 +111,16 @@ export const configStep: InitStep = {
       }
     }
     const text = renderConfig(want);
-    try {
+    // A dry run did not make the store folder it names: the check that it exists is the real run's.
+    if (!(ctx.dryRun && named)) try {
       validateConfig(parse(text) as Record<string, unknown>, file, { ...ctx.env, BRAIN_MACHINE: undefined });
     } catch (e) {
       if (e instanceof BrainError) return [...results, { step: 'config', status: 'failed', detail: e.message, fix: e.hint }];
       throw e;
+    }
+    if (ctx.dryRun) {
+      results.push({ step: 'config', status: 'would change', detail: `would ${existing ? 'update' : 'write'} ${file}` });
+      return results;
     }
     writeFileAtomic(file, text);
     results.push({ step: 'config', status: 'changed', detail: `${existing ? 'updated' : 'wrote'} ${file}${want.store ? ` (store ${want.store.host ? `${want.store.host}:` : ''}${want.store.path})` : ''}` });
@@ -126,10 +134,12 @@ export const hooksStep: InitStep = {
   name: 'hooks',
   async run(ctx) {
     if (ctx.opts.hooks === false) return [{ step: 'hooks', status: 'skipped', detail: '--no-hooks' }];
-    const plan = applyHooks(planHooks(ctx.brainCmd, ctx.env));
+    const planned = planHooks(ctx.brainCmd, ctx.env);
+    const plan = ctx.dryRun ? planned : applyHooks(planned);
+    const done = ctx.dryRun ? 'would change' : 'changed';
     return plan.map((p) => ({
       step: `hook ${p.agent}`,
-      status: p.action === 'ok' ? 'unchanged' : p.action === 'unparsable' || p.action === 'foreign' ? 'failed' : 'changed',
+      status: p.action === 'ok' ? 'unchanged' : p.action === 'unparsable' || p.action === 'foreign' ? 'failed' : done,
       detail: `${p.file}: ${p.detail}${p.note && p.action !== 'ok' ? ` (${p.note})` : ''}`,
       fix: p.action === 'unparsable' ? `fix ${p.file}, then brain init` : p.action === 'foreign' ? `move ${p.file} away, then brain init` : undefined,
     }));
@@ -140,6 +150,20 @@ export const timerStep: InitStep = {
   name: 'timer',
   async run(ctx) {
     if (ctx.opts.timer === false) return [{ step: 'timer', status: 'skipped', detail: '--no-timer' }];
+    if (ctx.dryRun) {
+      const plan = timerPlan(ctx.brainCmd, ctx.env, ctx.platform);
+      const out: StepResult[] = [];
+      for (const f of plan.files) {
+        let old: string | null = null;
+        try {
+          old = fs.readFileSync(f.path, 'utf8');
+        } catch {
+          /* new */
+        }
+        out.push(old === f.content ? { step: 'timer', status: 'unchanged', detail: `${f.path} up to date` } : { step: 'timer', status: 'would change', detail: `would write ${f.path} and enable the timer` });
+      }
+      return out;
+    }
     const r = installTimer(ctx.brainCmd, ctx.env, ctx.platform);
     const out: StepResult[] = [];
     for (const f of r.written) out.push({ step: 'timer', status: 'changed', detail: `wrote ${f}` });

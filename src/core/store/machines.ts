@@ -45,6 +45,9 @@ export function summarize(entries: StoreEntry[]): MachineInfo[] {
   for (const e of entries) {
     const parts = e.rel.split('/');
     if (parts.length === 0 || parts[0].startsWith('.') || parts[0] === '') continue;
+    // A machine is a folder at the store's root; a file there (a turn index, turns.sqlite, built
+    // over the store) is none.
+    if (parts.length === 1 && !e.isDir) continue;
     const m = get(parts[0]);
     if (parts.length === 1 || e.isDir) continue;
     if (parts[1] === '.brain') {

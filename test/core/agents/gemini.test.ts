@@ -89,7 +89,8 @@ test('.jsonl: metadata line, tool calls with their output, model and tokens', ()
   assert.equal(JSON.parse(call.arguments).command, 'ls -F');
   assert.match(call.output, /AgentSessions\//);
   assert.equal(r.turns[1].model, 'gemini-3-flash-preview');
-  assert.deepEqual(r.turns[2].tokens, { input: 12069, output: 147, cache_creation: 0, cache_read: 11502 });
+  // In the one unit (src/core/truth.ts): the file's input 12069 includes the 11502 read from cache.
+  assert.deepEqual(r.turns[2].tokens, { input: 12069 - 11502, output: 147, cache_creation: 0, cache_read: 11502 });
   // Lean (the index): no arguments or output read.
   const lean = read(path.join(FIXTURES, f), relOf(f), false);
   assert.equal(lean.turns[1].tools[0].output, '');

@@ -29,10 +29,9 @@ const KNOWN: Record<string, string> = {
   // Redacted fixture lines share one message id ("[trimmed for fixture]"): the SQL view joins a
   // reply's lines by id, the dialect by adjacency.
   'claude-code: derived.messages turns': 'fixture ids redacted to one value',
-  // Codex: the dialect tells typed prompts from injected context by pairing each user item with
-  // its user_message event (redacted rollouts have nothing else); the SQL view only by the text.
-  'codex: derived.messages turns': 'SQL does not pair user items with user_message events',
-  "codex: export's sessions with turns": 'as derived.messages turns',
+  // Codex: the early bare format (a user line with "message" instead of "content") and a
+  // fixture holding every item kind in one stretch are read apart by the SQL view.
+  'codex: derived.messages turns': 'bare early lines and mixed-kind stretches read apart in SQL',
   // Calls the dialect reads that derived.tool_calls has no view for (bare early Codex
   // function_call items, Copilot Chat tool invocations).
   'codex: stats tool calls': 'bare early function_call items are not in derived.tool_calls',

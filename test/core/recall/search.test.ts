@@ -112,16 +112,17 @@ test('--newest orders each tier by start date', () => {
   }
 });
 
-test('a full list leaves the tool tier unsearched and says so', () => {
+test('the total is every session whatever --limit lists (the tool tier is searched even when the list is full)', () => {
   const dir = tmp('room');
   try {
     constructed(dir);
     const r = search({ term: TERM, limit: 2 }, envOf(dir));
     assert.deepEqual(ids(r), ['s-many', 's-one-new']);
-    assert.equal(r.tool_output_searched, false);
-    assert.equal(r.total, 3);
-    assert.match(r.header, /showing 2/);
-    assert.match(r.header, /tool output not searched/);
+    assert.equal(r.tool_output_searched, true);
+    assert.equal(r.total, 7);
+    assert.equal(search({ term: TERM, limit: 50 }, envOf(dir)).total, 7);
+    assert.equal(search({ term: TERM, limit: 2 }, envOf(dir), { index: 'off' }).total, 7);
+    assert.match(r.header, /^7 sessions .*showing 2/);
     // One slot left after tier 1 (3 sessions, limit 4): the tool tier fills it.
     const r4 = search({ term: TERM, limit: 4 }, envOf(dir));
     assert.equal(r4.tool_output_searched, true);

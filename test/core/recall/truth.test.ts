@@ -10,6 +10,8 @@ import { capture } from '../../../src/core/floor/capture';
 import { updateCache } from '../../../src/core/cache';
 import { readSession } from '../../../src/core/recall';
 import { statsReport } from '../../../src/core/recall/stats';
+import { FloorView } from '../../../src/core/recall/floorview';
+import { listable } from '../../../src/extension/labels';
 
 let sb: Sandbox;
 const GEM = 'a1b2c3d4-0000-4000-8000-000000000061';
@@ -47,6 +49,19 @@ before(async () => {
     { id: 'm0', timestamp: '2026-01-02T10:00:00Z', type: 'user', content: [{ text: '<session_context>\nThis is the Gemini CLI. Today is Friday.\n</session_context>' }] },
     { id: 'm1', timestamp: '2026-01-02T10:00:01Z', type: 'user', content: [{ text: 'rename the function' }] },
     { id: 'm2', timestamp: '2026-01-02T10:00:02Z', type: 'gemini', content: 'renamed', model: 'gemini-3', tokens: { input: 500, output: 20, cached: 200, thoughts: 5, tool: 3 } },
+  ]);
+  // What --resume writes first: a file with the same sessionId holding only the injected context.
+  writeJsonl(path.join(sb.home, '.gemini', 'tmp', 'proj', 'chats', `session-2026-01-02T10-05-${GEM.slice(0, 8)}.jsonl`), [
+    { sessionId: GEM, projectHash: 'h', startTime: '2026-01-02T10:05:00Z', lastUpdated: '2026-01-02T10:05:00Z', kind: 'main' },
+    { id: 'r0', timestamp: '2026-01-02T10:05:00Z', type: 'user', content: [{ text: '<session_context>\nThis is the Gemini CLI. Today is Friday.\n</session_context>' }] },
+  ]);
+  // A session begun with a slash command: titled by the prompt that follows.
+  const slash = path.join(sb.home, '.claude', 'projects', '-tmp-p', 'cc-slash.jsonl');
+  const sl = { sessionId: 'cc-slash', cwd: '/tmp/p', isSidechain: false };
+  writeJsonl(slash, [
+    { ...sl, type: 'user', timestamp: '2026-01-04T10:00:00Z', uuid: 's1', message: { role: 'user', content: '<command-name>/mode</command-name>\n<command-message>mode</command-message>\n<command-args>plan</command-args>' } },
+    { ...sl, type: 'user', timestamp: '2026-01-04T10:00:01Z', uuid: 's2', message: { role: 'user', content: 'plan the migration of the cache' } },
+    { ...sl, type: 'assistant', timestamp: '2026-01-04T10:00:02Z', uuid: 's3', message: { id: 'msg_s', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'Here is a plan.' }] } },
   ]);
   const r = await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
   assert.ok(r.applied > 0);
@@ -88,13 +103,39 @@ test("Codex: cached input apart and cache_write_input_tokens read, alike in show
   assert.deepEqual(rows[0].map(Number), [3, 2]);
 });
 
+test('a session begun with a slash command is titled by the prompt that follows, in the index and the scan', () => {
+  for (const index of ['live', 'off'] as const) assert.equal(readSession({ session: 'cc-slash' }, sb.env, { index }).session.title, 'plan the migration of the cache', index);
+  const v = new FloorView(sb.brain, sb.env, { index: 'live' });
+  try {
+    v.refresh();
+    assert.equal(v.sessions().find((x) => x.session === 'cc-slash')?.title, 'plan the migration of the cache');
+  } finally {
+    v.close();
+  }
+});
+
+test('Gemini CLI --resume: a file holding only the injected context is no session of its own', async () => {
+  const st = await statsReport(sb.brain, 'agent', { env: sb.env, agent: 'gemini-cli' });
+  assert.equal(st.total.sessions, 1);
+  const v = new FloorView(sb.brain, sb.env, { index: 'live' });
+  try {
+    v.refresh();
+    const gem = v.sessions().filter((x) => x.lane === 'gemini');
+    assert.equal(gem.length, 2, 'both files are on the floor');
+    assert.deepEqual(listable(gem).map((x) => x.turns), [2], 'the Sessions view lists the conversation only');
+  } finally {
+    v.close();
+  }
+});
+
 test('Gemini CLI 0.61: an injected <session_context> is no title and no turn', async () => {
-  const s = readSession({ session: GEM }, sb.env);
+  // The conversation's file (the --resume file holds the same sessionId).
+  const s = readSession({ session: `session-2026-01-02T10-00-${GEM.slice(0, 8)}` }, sb.env);
   assert.equal(s.session.title, 'rename the function');
   assert.equal(s.session.turns, 2);
   assert.equal(s.turns[0].kind, 'instructions');
   const rows = await all(sb.brain, `SELECT count(DISTINCT turn_id), count(*) FILTER (WHERE is_meta) FROM derived.messages WHERE agent = 'gemini-cli'`);
-  assert.deepEqual(rows[0].map(Number), [2, 1]);
+  assert.deepEqual(rows[0].map(Number), [2, 2]);
   assert.deepEqual(s.session.tokens, { input: 303, output: 25, cache_creation: 0, cache_read: 200 });
 });
 
@@ -133,6 +174,31 @@ test("a rewrite that cut the file's first line and a reply in half: one project,
     );
     const first = await all(rb.brain, `SELECT project, first_event FROM derived.sessions`);
     assert.deepEqual(first.map((r) => [r[0], new Date(String(r[1])).toISOString()]), [['/tmp/kept-project', '2026-01-03T09:00:00.000Z']]);
+  } finally {
+    rb.cleanup();
+  }
+});
+
+test('show --gen 1 is titled by generation 1\'s own prompt', async () => {
+  const rb = sandbox({ name: 'truth-gen-title' });
+  try {
+    const file = path.join(rb.home, '.claude', 'projects', '-tmp-g', 'cc-gens.jsonl');
+    const b = { sessionId: 'cc-gens', cwd: '/tmp/g', isSidechain: false };
+    const line = (uuid: string, ts: string, text: string) => ({ ...b, type: 'user', timestamp: ts, uuid, message: { role: 'user', content: text } });
+    writeJsonl(file, [line('g1', '2026-01-05T10:00:00Z', 'how do I rotate the keys')]);
+    const cap = () => capture({ home: rb.brain, env: rb.env, quietMs: 0, lockWaitMs: 10_000 });
+    await cap();
+    // The prompt edited in place: the file rewritten.
+    writeJsonl(file, [line('g1', '2026-01-05T10:00:00Z', 'how do I rotate the signing keys safely'), line('g2', '2026-01-05T10:01:00Z', 'and the old ones?')]);
+    await cap();
+    const newest = readSession({ session: 'cc-gens' }, rb.env);
+    assert.deepEqual(newest.generations, [1, 2]);
+    assert.equal(newest.session.title, 'how do I rotate the signing keys safely');
+    for (const index of ['live', 'off'] as const) {
+      const g1 = readSession({ session: 'cc-gens', gen: 1 }, rb.env, { index });
+      assert.equal(g1.session.title, 'how do I rotate the keys', index);
+      assert.equal(g1.session.turns, 1, index);
+    }
   } finally {
     rb.cleanup();
   }

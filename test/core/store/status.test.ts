@@ -92,4 +92,35 @@ describe('store listing parser', () => {
     assert.equal(m[0].replaced, 1);
     assert.equal(m[0].newest, Date.UTC(2026, 0, 3, 11, 30, 0));
   });
+
+  it('a file at the store root (a turn index built over the store) is no machine', () => {
+    const out = [
+      'drwx------               4096 2026/01/02 10:00:00 .',
+      '-rw-------             65,536 2026/01/02 10:00:00 turns.sqlite',
+      '-rw-------              4,096 2026/01/02 10:00:00 turns.sqlite-wal',
+      'drwx------               4096 2026/01/02 10:00:00 box',
+      '-rw-------                 50 2026/01/01 09:00:00 box/manifest/manifest.jsonl',
+    ].join('\n');
+    assert.deepEqual(summarize(parseListing(out)).map((m) => m.machine), ['box']);
+  });
+});
+
+describe('brain machines over a local store folder', () => {
+  it('lists the machine folders, not the files beside them', () => {
+    const sb = sandbox({ name: 'machines-root-file' });
+    try {
+      const store = path.join(sb.dir, 'store');
+      assert.equal(brain(sb, ['init', '--store', store, '--no-hooks', '--no-timer']).status, 0);
+      fs.mkdirSync(path.join(store, 'other-box', 'manifest'), { recursive: true });
+      fs.writeFileSync(path.join(store, 'other-box', 'manifest', 'manifest.jsonl'), '');
+      fs.writeFileSync(path.join(store, 'turns.sqlite'), 'SQLite format 3\0');
+      const j = JSON.parse(brain(sb, ['machines', '--json']).stdout);
+      assert.ok(j.ok, JSON.stringify(j));
+      assert.deepEqual(j.machines.map((m: { machine: string }) => m.machine), ['other-box']);
+      const st = brain(sb, ['status']);
+      assert.doesNotMatch(st.stdout, /turns\.sqlite/);
+    } finally {
+      sb.cleanup();
+    }
+  });
 });

@@ -114,7 +114,9 @@ SELECT * FROM query_table(coalesce(getvariable('brain_codex_lines'), 'derived.v_
 CREATE OR REPLACE VIEW derived.v_sessions_codex AS
 SELECT file_id,
        arg_min(session_cwd, line_no) FILTER (WHERE session_cwd IS NOT NULL) AS project,
-       arg_min(session_source->>'$.subagent.thread_spawn.parent_thread_id', line_no)
+       -- The first session_meta's (as the dialect reads it): a later one (a sub-agent's, copied
+       -- into the file) does not make the file a sub-agent's; arg_min_null keeps its NULL.
+       arg_min_null(session_source->>'$.subagent.thread_spawn.parent_thread_id', line_no)
          FILTER (WHERE envelope_type = 'session_meta') AS parent_session
 FROM derived.v_codex_lines GROUP BY file_id;
 
@@ -148,12 +150,36 @@ WITH
     SELECT *, min(line_no) OVER (PARTITION BY file_id, witness_gen, reply_no) AS reply_line,
            count(*) FILTER (WHERE body_type = 'message') OVER (PARTITION BY file_id, witness_gen, reply_no) AS reply_msgs
     FROM r WHERE k = 'a'),
+  -- Which user items a person typed (as the dialect tells them): where a file has user_message
+  -- events, the item written nearest each event (within three lines, in the same stretch between
+  -- replies; the one before it on a tie) is the prompt, and an item no event claims is context
+  -- the harness wrote (redacted files have no other sign). A file without such events: every
+  -- item that is not context by its text.
+  ev AS (
+    SELECT file_id, witness_gen, line_no, reply_no FROM r WHERE k = 'u' AND envelope_type = 'event_msg'),
+  cand AS (
+    SELECT file_id, witness_gen, line_no, reply_no FROM r
+    WHERE k = 'u' AND envelope_type <> 'event_msg' AND NOT regexp_matches(coalesce(text, ''), {{truth injected_context}})),
+  claimed AS (
+    SELECT DISTINCT e.file_id, e.witness_gen,
+           arg_min(c.line_no, abs(c.line_no - e.line_no) * 2 + CASE WHEN c.line_no < e.line_no THEN 0 ELSE 1 END) AS line_no
+    FROM ev e JOIN cand c ON c.file_id = e.file_id AND c.witness_gen = e.witness_gen AND c.reply_no = e.reply_no
+                         AND abs(c.line_no - e.line_no) <= 3
+    GROUP BY e.file_id, e.witness_gen, e.line_no),
+  evfiles AS (SELECT DISTINCT file_id, witness_gen FROM ev),
+  u AS (
+    SELECT r.*,
+           regexp_matches(coalesce(r.text, ''), {{truth injected_context}})
+             OR (f.file_id IS NOT NULL AND c.line_no IS NULL) AS ctx
+    FROM r
+    LEFT JOIN evfiles f ON f.file_id = r.file_id AND f.witness_gen = r.witness_gen
+    LEFT JOIN claimed c ON c.file_id = r.file_id AND c.witness_gen = r.witness_gen AND c.line_no = r.line_no
+    WHERE r.k = 'u' AND r.envelope_type <> 'event_msg'),
   m AS (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, role, model, text, event_time, captured_at,
-           CASE WHEN role = 'user' AND regexp_matches(coalesce(text, ''), {{truth injected_context}}) THEN NULL
-                ELSE 'codex:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
-           role = 'user' AND regexp_matches(coalesce(text, ''), {{truth injected_context}}) AS is_meta
-    FROM k WHERE k = 'u' AND envelope_type <> 'event_msg'
+           CASE WHEN ctx THEN NULL ELSE 'codex:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
+           ctx AS is_meta
+    FROM u
     UNION ALL
     SELECT file_id, witness_gen, line_no, session_id, machine_id, 'assistant' AS role, model,
            CASE WHEN body_type = 'message' THEN text END AS text, event_time, captured_at,
