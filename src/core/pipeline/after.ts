@@ -112,7 +112,7 @@ async function updateIndex(home: string, env: Env): Promise<string> {
   if (!o.ok) return `not updated: ${o.reason} (search falls back to a scan)`;
   try {
     const r = o.index.update();
-    return `${r.turns} turns from ${r.files} files`;
+    return `${r.turns} turns from ${r.files} files${r.thread_failed ? ` (${r.thread_failed}; parsed in this thread instead)` : ''}`;
   } finally {
     o.index.close();
   }

@@ -28,6 +28,14 @@ function progressKey(r: FileRow): string {
   return `${r.ck ?? ''}|${r.done}|${r.claimed}|${r.unterminated}|${r.raw_done}`;
 }
 
+/** The most new bytes of one file parsed in one job (BRAIN_INDEX_PIECE_BYTES, 32 MiB). A session
+ * of gigabytes is read in pieces, each resumed from the last one's checkpoint as if the file had
+ * grown by that much since, so parsing it (here, or in a parse thread's small heap) takes memory
+ * bounded by this, not by the file. */
+export function pieceBytes(): number {
+  return setting(process.env, 'BRAIN_INDEX_PIECE_BYTES');
+}
+
 interface Claim {
   mf: MachineFloor;
   lake_path: string;
@@ -56,6 +64,11 @@ export class TurnIndex extends IndexQueries {
   /** Folders found real (no symlink) during this update: a thousand files share a few, and each
    * path's walk cost more than its parse on a store of short sessions. */
   private seen = new Set<string>();
+  /** Files this round read a piece of and that have more to read (read again in the next round). */
+  private cut = new Set<number>();
+  /** Files whose piece moved their checkpoint nowhere (a format read as one document): read
+   * whole from then on, in this update. */
+  private whole = new Set<number>();
 
   private writeFts(): void {
     for (const [id, text] of this.ftsGone) this.st.delFts.run(id, text);
@@ -183,6 +196,7 @@ export class TurnIndex extends IndexQueries {
     // What a failed update gathered was rolled back with it.
     this.raw?.clear();
     this.seen = new Set();
+    this.whole = new Set();
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     if (this.root.kind === 'home') {
@@ -237,8 +251,38 @@ export class TurnIndex extends IndexQueries {
     this.tx(() => {
       for (const c of todo) this.claim(c);
     });
-    const behind = this.st.behind.all() as FileRow[];
-    const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
+    let behind = this.st.behind.all() as FileRow[];
+    // Rounds: each reads every file behind by at most a piece; a file with more is read on in the
+    // next round (only those), until none has.
+    for (;;) {
+      this.cut = new Set();
+      this.round(behind, rep);
+      if (this.cut.size === 0) break;
+      rep.pieces = (rep.pieces ?? 0) + this.cut.size;
+      behind = [...this.cut].map((id) => this.st.fileById.get(id) as FileRow);
+    }
+    if (offsets.length) {
+      this.tx(() => {
+        for (const o of offsets) {
+          const cur = Number(this.st.getMeta.get(o.key) ?? 0);
+          if (o.to > cur) this.st.setMeta.run(o.key, String(o.to));
+        }
+      });
+    }
+    if (this.whole.size) rep.whole = this.whole.size;
+    const wasFresh = this.fresh;
+    this.finishFresh();
+    // After a change, or when an earlier merge found a reader in the way.
+    if (!wasFresh && (offsets.length > 0 || fileBytes(`${this.root.index}-wal`) > 0)) this.mergeWal();
+    rep.ms = Date.now() - t0;
+    return rep;
+  }
+
+  /** Reads the new bytes of `behind` (a piece of each at most), with parse threads when there is
+   * enough to read. */
+  private round(behind: FileRow[], rep: UpdateReport): void {
+    const piece = pieceBytes();
+    const pending = behind.reduce((a, r) => a + Math.min(piece, Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0))), 0);
     // Parse threads pay off on a first build or a big catch-up, not on a few appended lines.
     let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
@@ -287,6 +331,8 @@ export class TurnIndex extends IndexQueries {
               const m = pool.next(60_000 + s.bytes / 1000);
               inFlight -= s.bytes;
               if (!m) {
+                // Noticed within seconds (pool.ts): this thread parses the rest, and says so.
+                rep.thread_failed = pool.failed ?? 'a parse thread stopped answering';
                 pool.close();
                 pool = null;
               } else if (m.ok && m.result) ahead = { key: s.key, result: m.result };
@@ -314,20 +360,6 @@ export class TurnIndex extends IndexQueries {
     } finally {
       pool?.close();
     }
-    if (offsets.length) {
-      this.tx(() => {
-        for (const o of offsets) {
-          const cur = Number(this.st.getMeta.get(o.key) ?? 0);
-          if (o.to > cur) this.st.setMeta.run(o.key, String(o.to));
-        }
-      });
-    }
-    const wasFresh = this.fresh;
-    this.finishFresh();
-    // After a change, or when an earlier merge found a reader in the way.
-    if (!wasFresh && (offsets.length > 0 || fileBytes(`${this.root.index}-wal`) > 0)) this.mergeWal();
-    rep.ms = Date.now() - t0;
-    return rep;
   }
 
   /** After a change, the WAL is merged into the file and emptied when no reader is in the way, so
@@ -386,13 +418,19 @@ export class TurnIndex extends IndexQueries {
       refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
       return null;
     }
+    const resume = row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined;
+    const from = resume?.byte ?? 0;
+    // A piece ends where the next one starts reading: its last line, cut there, is not read (nor
+    // is an unterminated tail, which only the last piece reaches).
+    const piece = pieceBytes();
+    const cut = row.claimed - from > piece && !this.whole.has(row.id);
     return {
       file: path.join(mf.dir, row.lake_path),
       lane: row.lane,
       rel: laneRel(row.lake_path).rel,
-      resume: row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined,
-      to: row.claimed,
-      tail: !!row.unterminated,
+      resume,
+      to: cut ? from + piece : row.claimed,
+      tail: cut ? false : !!row.unterminated,
       raw_from: row.raw_done,
     };
   }
@@ -500,8 +538,14 @@ export class TurnIndex extends IndexQueries {
       this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
     }
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
-    const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
+    const done = r.end.byte + (job.tail ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
+    if (job.to < row.claimed) {
+      // A piece: read on in the next round; from its start again, whole, if the checkpoint did
+      // not move (a format whose turns are only known at the end).
+      if (r.checkpoint.byte <= readFrom || done <= row.done) this.whole.add(row.id);
+      this.cut.add(row.id);
+    }
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
     const turns = r.turns.filter((t) => t[1] !== 's').length;
     // A file read from its start holds just the turns this read found.
