@@ -85,6 +85,7 @@ test('a file read in pieces (here 2 KiB, in this thread and in parse threads) gi
       assert.ok(threads.rep.parsed_ahead > 10, `parse threads read pieces (${threads.rep.parsed_ahead})`);
       for (const b of [pieces, threads]) assert.ok((b.rep.pieces ?? 0) > 50 && (b.rep.whole ?? 0) < (b.rep.pieces ?? 0) / 2, `read in pieces: ${JSON.stringify(b.rep)}`);
       assert.equal(whole.rep.pieces, undefined);
+      for (const b of [pieces, threads]) assert.deepEqual([b.rep.files, b.rep.turns], [whole.rep.files, whole.rep.turns], 'reported once each');
       assert.equal(threads.rep.thread_failed, undefined);
       const want = snapshot(whole.idx);
       assert.ok(want.turns.length > 500);
@@ -149,11 +150,11 @@ test('brain watch keeps capturing while a large session is indexed', async () =>
   };
   try {
     await until('catch-up', () => out.includes('watching'), 60_000);
-    // A large session: the fixture's lines many times over (about 96 MB), written at once.
+    // A large session: the fixture's lines many times over (about 200 MB), written at once.
     const src = fs.readFileSync(path.join(FIXTURES, 'claude', 'projects', '-misc-git-ai', 'claude-code-with-plan.jsonl'));
     const big = path.join(proj, 'big.jsonl');
     const fd = fs.openSync(big, 'w');
-    for (let n = 0; n < (96 << 20) / src.length; n++) fs.writeSync(fd, src);
+    for (let n = 0; n < (200 << 20) / src.length; n++) fs.writeSync(fd, src);
     fs.closeSync(fd);
     const bigLake = path.join(sb.brain, 'lake', 'cc', '-big', 'big.jsonl');
     await until('the large session captured', () => fs.existsSync(bigLake) && fs.statSync(bigLake).size === fs.statSync(big).size, 120_000);
@@ -162,7 +163,7 @@ test('brain watch keeps capturing while a large session is indexed', async () =>
     fs.appendFileSync(small, line);
     const t0 = Date.now();
     const smallLake = path.join(sb.brain, 'lake', 'cc', '-big', 'small.jsonl');
-    await until('the append captured', () => fs.readFileSync(smallLake).equals(fs.readFileSync(small)), 20_000);
+    await until('the append captured', () => fs.readFileSync(smallLake).equals(fs.readFileSync(small)), 60_000);
     const ms = Date.now() - t0;
     // The index comes up too, in time.
     await until('the large session indexed', () => {
@@ -176,7 +177,8 @@ test('brain watch keeps capturing while a large session is indexed', async () =>
         o.index.close();
       }
     }, 300_000);
-    assert.ok(ms < 20_000, `captured in ${ms} ms`);
+    // Behind the secret scan of the large session's chunk and one slice of its index at most.
+    assert.ok(ms < 30_000, `captured in ${ms} ms`);
   } finally {
     w.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));

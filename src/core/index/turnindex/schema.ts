@@ -184,6 +184,8 @@ export interface UpdateReport {
    * after all (their checkpoint did not move). */
   pieces?: number;
   whole?: number;
+  /** A budgeted update stopped with files still behind: the next update reads on. */
+  more?: boolean;
 }
 
 

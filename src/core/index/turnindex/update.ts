@@ -69,6 +69,10 @@ export class TurnIndex extends IndexQueries {
   /** Files whose piece moved their checkpoint nowhere (a format read as one document): read
    * whole from then on, in this update. */
   private whole = new Set<number>();
+  /** When a budgeted update stops (update's budgetMs); Infinity: it does not. */
+  private until = Infinity;
+  /** Files this update counted in its report. */
+  private counted = new Set<number>();
 
   private writeFts(): void {
     for (const [id, text] of this.ftsGone) this.st.delFts.run(id, text);
@@ -190,13 +194,18 @@ export class TurnIndex extends IndexQueries {
   }
 
   /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
-  update(): UpdateReport {
+  update(o: { budgetMs?: number } = {}): UpdateReport {
     const t0 = Date.now();
+    // A budget (brain watch: capture goes on between two slices) stops the update between two
+    // batches, each committed; what is left is read by the next update. A first build is one
+    // transaction, so it is never cut.
+    this.until = o.budgetMs && !this.fresh ? t0 + o.budgetMs : Infinity;
     const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
     // What a failed update gathered was rolled back with it.
     this.raw?.clear();
     this.seen = new Set();
     this.whole = new Set();
+    this.counted = new Set();
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     if (this.root.kind === 'home') {
@@ -215,7 +224,7 @@ export class TurnIndex extends IndexQueries {
       if (size < from) {
         // A manifest is append-only; a shorter one is another floor: read it all again.
         this.reset();
-        return this.update();
+        return this.update(o);
       }
       if (size === from) continue;
       const r = readManifest(mfile, from);
@@ -258,6 +267,10 @@ export class TurnIndex extends IndexQueries {
       this.cut = new Set();
       this.round(behind, rep);
       if (this.cut.size === 0) break;
+      if (Date.now() > this.until) {
+        rep.more = true;
+        break;
+      }
       rep.pieces = (rep.pieces ?? 0) + this.cut.size;
       behind = [...this.cut].map((id) => this.st.fileById.get(id) as FileRow);
     }
@@ -284,7 +297,8 @@ export class TurnIndex extends IndexQueries {
     const piece = pieceBytes();
     const pending = behind.reduce((a, r) => a + Math.min(piece, Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0))), 0);
     // Parse threads pay off on a first build or a big catch-up, not on a few appended lines.
-    let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
+    // Nor in a budgeted slice: what the threads parsed ahead of where it stops would be dropped.
+    let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') && this.until === Infinity ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
     let next = 0;
     let inFlight = 0;
@@ -313,6 +327,10 @@ export class TurnIndex extends IndexQueries {
     let i = 0;
     const run = () => {
       while (i < behind.length) {
+        if (Date.now() > this.until) {
+          rep.more = true;
+          return;
+        }
         const started = Date.now();
         let bytes = 0;
         batch(() => {
@@ -322,7 +340,7 @@ export class TurnIndex extends IndexQueries {
           this.fileKeys.clear();
           this.packs.clear();
           this.dirty.clear();
-          while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
+          while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000 && Date.now() <= this.until) {
             fill(i);
             let ahead: { key: string; result: ParseResult } | undefined;
             const s = sent[i];
@@ -338,13 +356,18 @@ export class TurnIndex extends IndexQueries {
               } else if (m.ok && m.result) ahead = { key: s.key, result: m.result };
               // A job that failed there is parsed again here, where its error is reported.
             }
-            const r = this.indexFile(behind[i++], ahead, rep.refused);
+            const row = behind[i++];
+            const r = this.indexFile(row, ahead, rep.refused);
             if (r.ahead) rep.parsed_ahead++;
             rep.text_bytes += r.text;
             bytes += r.bytes;
             rep.bytes += r.bytes;
             rep.turns += r.turns;
-            if (r.bytes > 0 || r.turns > 0) rep.files++;
+            // A file read in pieces is one file.
+            if ((r.bytes > 0 || r.turns > 0) && !this.counted.has(row.id)) {
+              this.counted.add(row.id);
+              rep.files++;
+            }
           }
           this.writePacks();
           this.writeFts();
@@ -455,6 +478,8 @@ export class TurnIndex extends IndexQueries {
       return { bytes: 0, turns: 0, text: 0 };
     }
     const resume = job.resume;
+    // Turns read again from the checkpoint on: in the report once.
+    let again = 0;
     if (resume) {
       if (row.turn_from !== null) {
         // The file's turns from the resumed line on (none lies below its last read's first
@@ -463,7 +488,11 @@ export class TurnIndex extends IndexQueries {
           const p = this.pack(b);
           const keep = p.filter((t) => !(t.id >= (row.turn_from as number) && t.file_id === row.id && t.line_from >= resume.line));
           if (keep.length === p.length) continue;
-          for (const t of p) if (t.said && !keep.includes(t)) this.unsay(t.id);
+          for (const t of p) {
+            if (keep.includes(t)) continue;
+            if (t.said) this.unsay(t.id);
+            if (t.role !== 's') again++;
+          }
           this.touch(b, keep);
         }
       }
@@ -548,9 +577,10 @@ export class TurnIndex extends IndexQueries {
     }
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
     const turns = r.turns.filter((t) => t[1] !== 's').length;
+    const fresh = turns - again;
     // A file read from its start holds just the turns this read found.
     this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns, r.meta);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns, text: r.text_bytes, ahead: used };
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: fresh, text: r.text_bytes, ahead: used };
   }
 
   /** `fileTurns`: the turns `file` holds, when known (it is then counted without a query if it
