@@ -36,6 +36,9 @@ export function pieceBytes(): number {
   return setting(process.env, 'BRAIN_INDEX_PIECE_BYTES');
 }
 
+/** A budgeted update's piece: small enough that one is read well within a slice. */
+const SLICE_PIECE = 4 << 20;
+
 interface Claim {
   mf: MachineFloor;
   lake_path: string;
@@ -71,6 +74,8 @@ export class TurnIndex extends IndexQueries {
   private whole = new Set<number>();
   /** When a budgeted update stops (update's budgetMs); Infinity: it does not. */
   private until = Infinity;
+  /** This update's piece (pieceBytes, smaller in a budgeted slice). */
+  private piece = pieceBytes();
   /** Files this update counted in its report. */
   private counted = new Set<number>();
 
@@ -200,6 +205,7 @@ export class TurnIndex extends IndexQueries {
     // batches, each committed; what is left is read by the next update. A first build is one
     // transaction, so it is never cut.
     this.until = o.budgetMs && !this.fresh ? t0 + o.budgetMs : Infinity;
+    this.piece = this.until === Infinity ? pieceBytes() : Math.min(pieceBytes(), SLICE_PIECE);
     const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
     // What a failed update gathered was rolled back with it.
     this.raw?.clear();
@@ -294,7 +300,7 @@ export class TurnIndex extends IndexQueries {
   /** Reads the new bytes of `behind` (a piece of each at most), with parse threads when there is
    * enough to read. */
   private round(behind: FileRow[], rep: UpdateReport): void {
-    const piece = pieceBytes();
+    const piece = this.piece;
     const pending = behind.reduce((a, r) => a + Math.min(piece, Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0))), 0);
     // Parse threads pay off on a first build or a big catch-up, not on a few appended lines.
     // Nor in a budgeted slice: what the threads parsed ahead of where it stops would be dropped.
@@ -445,7 +451,7 @@ export class TurnIndex extends IndexQueries {
     const from = resume?.byte ?? 0;
     // A piece ends where the next one starts reading: its last line, cut there, is not read (nor
     // is an unterminated tail, which only the last piece reaches).
-    const piece = pieceBytes();
+    const piece = this.piece;
     const cut = row.claimed - from > piece && !this.whole.has(row.id);
     return {
       file: path.join(mf.dir, row.lake_path),
@@ -491,7 +497,7 @@ export class TurnIndex extends IndexQueries {
           for (const t of p) {
             if (keep.includes(t)) continue;
             if (t.said) this.unsay(t.id);
-            if (t.role !== 's') again++;
+            if (TURN_ROLES_OF.has(t.role)) again++;
           }
           this.touch(b, keep);
         }
@@ -578,8 +584,11 @@ export class TurnIndex extends IndexQueries {
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
     const turns = r.turns.filter((t) => t[1] !== 's').length;
     const fresh = turns - again;
-    // A file read from its start holds just the turns this read found.
-    this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns, r.meta);
+    // A file read from its start holds just the turns this read found; one read on from a
+    // checkpoint, the turns it held less those read again plus these (counting them over every
+    // pack of the session instead made a file read in pieces cost the square of its size).
+    const before = resume ? (this.st.sessById.get(row.sess_id) as SessionRow).turns : 0;
+    this.refreshSession(row.sess_id, r.facts, row, resume ? (typeof before === 'number' && before >= again ? before - again + turns : undefined) : turns, r.meta);
     return { bytes: Math.max(0, r.end.byte - readFrom), turns: fresh, text: r.text_bytes, ahead: used };
   }
 
