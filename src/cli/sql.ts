@@ -10,14 +10,14 @@ import { rssCap, watched } from '../core/cache/watchdog';
 import { describe } from '../core/errors';
 import { spawn } from 'node:child_process';
 
-const RUNNER_ENV = 'BRAIN_SQL_RUNNER';
 
-/** This same command in a child that answers on this process's own stdout and stderr; ended here
- * when it says it gave up, or when it outlives its timeout by far. */
+/** This same command in a child (with an IPC channel, which makes it the one that runs the query)
+ * that answers on this process's own stdout and stderr; ended here when it says it gave up, or
+ * when it outlives its timeout by far. */
 function runChild(self: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(self[0], [...self.slice(1), ...process.argv.slice(2)], {
-      env: { ...env, [RUNNER_ENV]: '1' },
+      env,
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     });
     let said: string | undefined;
@@ -63,6 +63,7 @@ ${COMMON_EXIT_CODES}`,
     { name: 'limit', type: 'number', help: 'most rows to print (default 1000)' },
     { name: 'timeout', type: 'string', help: `stop the statement after this long: ${TIMEOUT_HELP}` },
     { name: 'max-bytes', type: 'string', help: `most bytes of answer: ${MAX_BYTES_HELP} (default 8 MiB)` },
+    { name: 'as-is', type: 'bool', help: 'query the cache as it stands, without bringing it up to the floor first (what the MCP sql tool does: a recall tool writes nothing)' },
     REVEAL_OPTION,
   ],
   async run(args, ctx) {
@@ -85,8 +86,10 @@ ${COMMON_EXIT_CODES}`,
     // A statement that neither stops when interrupted nor stays within DuckDB's memory limit (a
     // scalar function building one huge value) keeps the process that runs it until it is done:
     // not even exit ends it. So the query runs in a child of this process, which this one ends.
-    if (ctx.self && ctx.stdout === process.stdout && ctx.env[RUNNER_ENV] !== '1') return runChild(ctx.self, ctx.env, timeoutMs);
-    const w = watched(runReadOnlySql(home, query, { limit, timeoutMs, maxBytes }), { timeoutMs, rssMax: rssCap(maxBytes) });
+    // A process started with an IPC channel (by `brain sql` itself, or the MCP server) is the one
+    // that runs the query, and says on that channel when it gives up.
+    if (ctx.self && ctx.stdout === process.stdout && !process.send) return runChild(ctx.self, ctx.env, timeoutMs);
+    const w = watched(runReadOnlySql(home, query, { limit, timeoutMs, maxBytes, ...(args.opts['as-is'] ? { ensure: false } : {}) }), { timeoutMs, rssMax: rssCap(maxBytes) });
     let answer: Awaited<typeof w.result>;
     try {
       answer = await w.result;

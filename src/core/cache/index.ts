@@ -384,6 +384,9 @@ async function openLocked(home: string, opts: OpenCacheOptions): Promise<Db> {
 }
 
 export interface SqlOptions extends CacheOptions {
+  /** false: query the cache as it stands, without bringing it up to the floor first (that
+   * writes; a recall tool writes nothing). */
+  ensure?: boolean;
   /** Most rows returned (default 1000). */
   limit?: number;
   /** Most bytes of the answer (default DEFAULT_CLI_MAX_BYTES). */
