@@ -231,10 +231,21 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
 /** `brain sql --json --as-is` in a child with an IPC channel (it runs the query and says there
  * when its watchdog gave up), ended when it gives up, when the call is cancelled, or long past its
  * timeout. Its error comes back as the BrainError it printed. */
+const running = new Set<ReturnType<typeof spawn>>();
+let endsWithServer = false;
+
 function sqlInChild(cli: string, query: string, o: { limit: number; maxBytes: number; timeoutMs: number }, ctx: ToolContext): Promise<Awaited<ReturnType<typeof CacheModule.readOnlyQuery>>> {
   const args = [cli, 'sql', '--json', '--as-is', '--limit', String(o.limit), '--max-bytes', String(o.maxBytes), '--timeout', `${o.timeoutMs}ms`, '--', query];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env: { ...ctx.env, BRAIN_HOME: ctx.home } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    // A query outlives nothing: when the server ends (its client went away), so do its children.
+    running.add(child);
+    if (!endsWithServer) {
+      endsWithServer = true;
+      process.once('exit', () => {
+        for (const c of running) c.kill('SIGKILL');
+      });
+    }
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';
@@ -258,6 +269,7 @@ function sqlInChild(cli: string, query: string, o: { limit: number; maxBytes: nu
     const backstop = o.timeoutMs > 0 ? setTimeout(stop, o.timeoutMs + 30_000) : undefined;
     child.on('error', (e) => reject(new BrainError('sql-error', `could not start the query process: ${e.message}`, undefined, { cause: e })));
     child.on('close', (code, signal) => {
+      running.delete(child);
       if (backstop) clearTimeout(backstop);
       ctx.signal?.removeEventListener('abort', stop);
       if (code === 0 && !said) {
