@@ -22,6 +22,13 @@ function runChild(self: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Pr
     });
     let said: string | undefined;
     const backstop = timeoutMs > 0 ? setTimeout(() => child.kill('SIGKILL'), timeoutMs + 30_000) : undefined;
+    // Stopped (the editor's time limit, kill): the query's process goes too.
+    const onSignal = (sig: NodeJS.Signals) => {
+      child.kill('SIGKILL');
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
     child.on('message', (m: { gaveUp?: string }) => {
       if (typeof m?.gaveUp !== 'string') return;
       said = m.gaveUp;
@@ -34,6 +41,8 @@ function runChild(self: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Pr
     });
     child.on('exit', (code, signal) => {
       if (backstop) clearTimeout(backstop);
+      process.removeListener('SIGTERM', onSignal);
+      process.removeListener('SIGINT', onSignal);
       if (said !== undefined) process.stderr.write(`${said}\n`);
       else if (signal) process.stderr.write(`brain sql: the query process ended by ${signal}${signal === 'SIGKILL' ? ' (its time ran out long ago, or the system ran out of memory)' : ''}\n`);
       resolve(said !== undefined || signal ? 3 : (code ?? 3));
@@ -89,16 +98,22 @@ ${COMMON_EXIT_CODES}`,
     // A process started with an IPC channel (by `brain sql` itself, or the MCP server) is the one
     // that runs the query, and says on that channel when it gives up.
     if (ctx.self && ctx.stdout === process.stdout && !process.send) return runChild(ctx.self, ctx.env, timeoutMs);
+    // A child whose parent went away (its parent's id changes) ends itself: nothing would read the
+    // answer. The timer is unref'd, so it does not keep the process open.
+    const parent = process.ppid;
+    const orphan = process.send ? setInterval(() => process.ppid !== parent && process.kill(process.pid, 'SIGKILL'), 500).unref() : undefined;
     const w = watched(runReadOnlySql(home, query, { limit, timeoutMs, maxBytes, ...(args.opts['as-is'] ? { ensure: false } : {}) }), { timeoutMs, rssMax: rssCap(maxBytes) });
     let answer: Awaited<typeof w.result>;
     try {
       answer = await w.result;
+      clearInterval(orphan);
     } catch (e) {
       // Said to the parent, which ends this process (it cannot end itself while DuckDB runs).
       if (w.gaveUp() && process.send) {
         process.send({ gaveUp: `brain sql: ${describe(e)}` });
         return new Promise<number>(() => undefined);
       }
+      clearInterval(orphan);
       throw e;
     }
     const { value: r, masked } = await maskedAnswer('sql', args, ctx, answer);
