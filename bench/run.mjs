@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// npm run bench -- [--size 1G] [--seed 1] [--shape mixed|short] [--only floor,search,store] (remote: search over an ssh store, only when asked)
+// npm run bench -- [--size 1G] [--seed 1] [--shape mixed|short] [--only floor,search,store] (remote: search over an ssh store, only when asked;
+// huge: one session of --huge-mb MB (512) recorded whole, only when asked)
 // Generates (or reuses) a store-shaped corpus at the given size, then measures each section against
 // a baseline taken in the same run (cp -r for capture, rg for search), printed as ratios.
 import { spawn, spawnSync } from 'node:child_process';
@@ -152,7 +153,7 @@ if (only.includes('floor')) {
   results.hook = { hook_ms: hookMs, node_ms: nodeMs };
 }
 
-for (const section of ['search', 'store', 'secrets', 'cache', 'coalesce', 'remote']) {
+for (const section of ['search', 'store', 'secrets', 'cache', 'coalesce', 'remote', 'huge']) {
   if (!only.includes(section)) continue;
   const file = path.join(root, 'bench', `${section}.mjs`);
   if (!fs.existsSync(file)) continue;

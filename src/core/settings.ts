@@ -166,6 +166,10 @@ export const SETTINGS = {
     type: 'bytes', shown: '67108864 (64 MiB)', unit: 'B', for: 'tests', what: 'pending bytes from which the turn index parses on worker threads',
     dflt: () => 64 << 20, parse: wholeBytes, form: 'a number of bytes, 0 or more', bad: 'warn',
   }),
+  BRAIN_INDEX_PIECE_BYTES: spec<number>({
+    type: 'bytes', shown: '33554432 (32 MiB)', unit: 'B', for: 'tests', what: "the most of one session file the turn index parses in one job (a larger one is read in pieces)",
+    dflt: () => 32 << 20, parse: (v) => { const n = wholeBytes(v); return n !== null && n >= 1024 ? n : null; }, form: 'a number of bytes, 1024 or more', bad: 'warn',
+  }),
   BRAIN_INDEX_WORKER_SCRIPT: spec<string | undefined>({
     type: 'path', shown: 'index-worker.js beside the bundle', for: 'tests', what: "the turn index's worker script",
     dflt: none, parse: text, form: 'a file', bad: 'warn',

@@ -55,6 +55,12 @@ async function until(what: string, ms: number, ok: () => boolean): Promise<void>
 
 const QUICK = 60_000;
 
+/** brain as machine A, killed (SIGKILL: a process blocked in open() never runs its SIGTERM
+ * handler) when it has not answered within QUICK. */
+function runA(t: TwoMachines, args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [CLI, ...args], { env: { ...t.a.env, ...env }, encoding: 'utf8', timeout: QUICK, killSignal: 'SIGKILL', maxBuffer: 64 << 20 });
+}
+
 for (const ssh of [false, true]) {
   describe(`a hostile machine folder, ${ssh ? 'ssh store' : 'local store folder'}`, () => {
     let t: TwoMachines;
@@ -71,7 +77,7 @@ for (const ssh of [false, true]) {
 
     for (const scan of [true, false]) {
       test(`search${scan ? ' --scan' : ''} comes back, beta answers, the FIFOs are named and not read`, () => {
-        const r = t.runA(['search', PHRASE, '--json', ...(scan ? ['--scan'] : [])], { BRAIN_STORE_TIMEOUT: '30' });
+        const r = runA(t, ['search', PHRASE, '--json', ...(scan ? ['--scan'] : [])], { BRAIN_STORE_TIMEOUT: '30' });
         assert.notEqual(r.status, null, `brain search hung (killed by ${r.signal})`);
         assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
         const j = JSON.parse(r.stdout);
@@ -90,12 +96,12 @@ for (const ssh of [false, true]) {
 
     test('show of the session whose lake file is a FIFO: an error, at once', () => {
       const started = Date.now();
-      const r = t.runA(['show', BETA_SESSION, '--machine', 'fifolake'], { BRAIN_STORE_TIMEOUT: '30' });
+      const r = runA(t, ['show', BETA_SESSION, '--machine', 'fifolake'], { BRAIN_STORE_TIMEOUT: '30' });
       assert.notEqual(r.status, null, `brain show hung (killed by ${r.signal})`);
       assert.ok(Date.now() - started < QUICK);
       assert.notEqual(r.status, 0, r.stdout);
       // And the same session of beta still shows.
-      const ok = t.runA(['show', BETA_SESSION, '--machine', 'beta']);
+      const ok = runA(t, ['show', BETA_SESSION, '--machine', 'beta']);
       assert.equal(ok.status, 0, ok.stderr);
       assert.ok(ok.stdout.includes(PHRASE));
       assert.deepEqual(storeSide(t.store), [], 'no store-side process left');

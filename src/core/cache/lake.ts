@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { isManifestLine, type ManifestLine } from '../floor/manifest';
+import { openRegular } from '../safeopen';
 
 const BLOCK = 1 << 22;
 
@@ -30,7 +31,7 @@ export function scanManifest(file: string, from: number): ManifestScan {
   const out: ManifestScan = { entries: [], end: from, lastStart: -1, bad: 0 };
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = openRegular(file, 'manifest');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
     throw e;
@@ -96,7 +97,7 @@ export function scanFile(
   claimedEnd: number,
   onLine?: (lineNo: number, byteOffset: number, nBytes: number) => void,
 ): FileScan {
-  const fd = fs.openSync(file, 'r');
+  const fd = openRegular(file, 'lake file');
   try {
     const size = fs.fstatSync(fd).size;
     const h = createHash('sha256');
@@ -199,7 +200,7 @@ export interface LakeLine {
  * The last piece, when not ended by '\n' before `to`, is given as an unterminated line. */
 export function* readLines(file: string, from: number, to: number, lineNo: number): Generator<LakeLine> {
   if (to <= from) return;
-  const fd = fs.openSync(file, 'r');
+  const fd = openRegular(file, 'lake file');
   try {
     const buf = Buffer.allocUnsafe(BLOCK);
     let pos = from;

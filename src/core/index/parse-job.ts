@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import type { Checkpoint, DialectCounts, FileFacts, Turn } from '../turns';
 import { isSaid, turnKey } from '../turns';
-import { NotRegularError, openRegular } from '../safeopen';
+import { checkDeadline, NotRegularError, openRegular } from '../safeopen';
 import { readTurns } from './read';
 import { fold, rawTrigramKeys } from './trigrams';
 import { readMeta, type MetaRecord } from './roots';
@@ -104,6 +104,7 @@ export function readRaw(file: string, from: number, to: number): RawChunks {
         buf.copy(bigger, 0, 0, len);
         buf = bigger;
       }
+      checkDeadline();
       const n = fs.readSync(fd, buf, len, Math.min(buf.length - len, to - pos), pos);
       if (n <= 0) break;
       pos += n;

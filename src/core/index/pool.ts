@@ -10,6 +10,9 @@ import { BUILTIN, registry } from '../agents';
 import type { ParseJob, ParseResult } from './parse-job';
 import { setting } from '../settings';
 
+/** A parse thread's heap: it parses one piece (update.ts pieceBytes) at a time. */
+const HEAP_MB = 256;
+
 export interface PoolReply {
   seq: number;
   ok: boolean;
@@ -35,6 +38,11 @@ function workerScript(): string | null {
  * waits on them most of a first build; more would only hold memory). */
 const THREADS = 3;
 
+/** A thread whose heartbeat (safeopen.ts's pulse, from its read loops, and one per job) has not
+ * moved this long while a job of it is awaited has stopped: out of its heap, or killed. Its
+ * 'exit' event would say so, but the thread waiting here runs no events. */
+const STALL_MS = 10_000;
+
 export class ParsePool {
   private sent = 0;
   private taken = 0;
@@ -42,7 +50,11 @@ export class ParsePool {
   private constructor(
     private readonly workers: { worker: Worker; port: MessagePort }[],
     private readonly sig: Int32Array,
+    private readonly beats: Int32Array,
   ) {}
+
+  /** Why the pool stopped being used, when a thread stopped answering. */
+  failed: string | null = null;
 
   /** A started pool, or null when no worker script is there (parse in this thread then). */
   static start(): ParsePool | null {
@@ -51,14 +63,15 @@ export class ParsePool {
     const sab = new SharedArrayBuffer(4);
     const workers: { worker: Worker; port: MessagePort }[] = [];
     const n = Math.max(1, Math.min(THREADS, os.availableParallelism()));
+    const beat = new SharedArrayBuffer(4 * n);
     for (let i = 0; i < n; i++) {
       try {
         const { port1, port2 } = new (workerThreads().MessageChannel)();
         // A small heap: a thread only parses, and the rebuild's whole RSS has a budget.
         const w = new (workerThreads().Worker)(script, {
-          workerData: { brainParseWorker: true, port: port2, sig: sab },
+          workerData: { brainParseWorker: true, port: port2, sig: sab, beat, slot: i },
           transferList: [port2],
-          resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
+          resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16 },
         });
         w.unref();
         w.on('error', () => {
@@ -69,7 +82,7 @@ export class ParsePool {
         break;
       }
     }
-    return workers.length ? new ParsePool(workers, new Int32Array(sab)) : null;
+    return workers.length ? new ParsePool(workers, new Int32Array(sab), new Int32Array(beat)) : null;
   }
 
   /** Jobs go round the threads, so the replies, taken round in the same order, come in order. */
@@ -83,7 +96,10 @@ export class ParsePool {
    * does not answer in time (it died): the caller parses the rest itself. */
   next(timeoutMs: number): PoolReply | null {
     const until = Date.now() + timeoutMs;
-    const port = this.workers[(this.taken + 1) % this.workers.length].port;
+    const w = (this.taken + 1) % this.workers.length;
+    const port = this.workers[w].port;
+    let beat = Atomics.load(this.beats, w);
+    let beatAt = Date.now();
     for (;;) {
       const seen = Atomics.load(this.sig, 0);
       const m = workerThreads().receiveMessageOnPort(port);
@@ -91,8 +107,20 @@ export class ParsePool {
         this.taken++;
         return m.message as PoolReply;
       }
-      if (Date.now() > until) return null;
-      Atomics.wait(this.sig, 0, seen, 1000);
+      const now = Date.now();
+      const b = Atomics.load(this.beats, w);
+      if (b !== beat) {
+        beat = b;
+        beatAt = now;
+      } else if (now - beatAt > STALL_MS) {
+        this.failed = `parse thread ${w + 1} stopped answering (out of its ${HEAP_MB} MB heap, or killed)`;
+        return null;
+      }
+      if (now > until) {
+        this.failed = `parse thread ${w + 1} did not answer within ${Math.round(timeoutMs / 1000)} s`;
+        return null;
+      }
+      Atomics.wait(this.sig, 0, seen, 250);
     }
   }
 

@@ -45,12 +45,20 @@ export interface AfterCapturePolicy {
   secrets: boolean;
   /** Bring this machine's turn index up to the floor (here, or by the front end's runner). */
   index: boolean | StepRunner;
+  /** Update the index here in slices of this many ms: the pass waits for the first only, and
+   * the rest run one by one between passes (brain watch: capture never waits behind a large
+   * session's index). */
+  indexSliceMs?: number;
   /** Bring the DuckDB cache up to the floor. */
   duckdb: false | DuckdbPolicy;
   /** After a tick's pass, sync to the store when a floor file changed since the last sync that
    * worked (an idle machine opens no connection). */
   sync: boolean;
 }
+
+/** One slice of the turn index's update under `brain watch`: a capture pass waits this long at
+ * most behind it. */
+export const WATCH_INDEX_SLICE_MS = 1000;
 
 /** DuckDB updates at most this often while sessions keep growing under `brain watch`. */
 export const WATCH_DUCKDB_GAP_MS = 30_000;
@@ -63,7 +71,7 @@ export const POLICY = {
   /** brain record --no-caches. */
   captureOnly: { follow: 'every-pass', secrets: false, index: false, duckdb: false, sync: false },
   /** brain watch: every cache after each pass that captured; DuckDB, the heaviest, less often. */
-  watch: { follow: 'captured', secrets: true, index: true, duckdb: { onlyIfBuilt: true, minGapMs: WATCH_DUCKDB_GAP_MS }, sync: false },
+  watch: { follow: 'captured', secrets: true, index: true, indexSliceMs: WATCH_INDEX_SLICE_MS, duckdb: { onlyIfBuilt: true, minGapMs: WATCH_DUCKDB_GAP_MS }, sync: false },
   /** brain tick (the timer): capture, then sync if anything changed; the caches are brought up by
    * whoever reads them next. */
   tick: { follow: 'captured', secrets: false, index: false, duckdb: false, sync: true },
@@ -105,14 +113,15 @@ async function scanSecrets(home: string): Promise<{ detail: string; alert: boole
     : { detail: `${r.chunks} new chunk(s) scanned, no new secrets`, alert: false };
 }
 
-async function updateIndex(home: string, env: Env): Promise<string> {
+async function updateIndex(home: string, env: Env, budgetMs?: number): Promise<{ detail: string; more: boolean }> {
   const { openIndex } = await import('../index/turnindex');
   const { homeRoot } = await import('../index/roots');
   const o = openIndex(homeRoot(env, home));
-  if (!o.ok) return `not updated: ${o.reason} (search falls back to a scan)`;
+  if (!o.ok) return { detail: `not updated: ${o.reason} (search falls back to a scan)`, more: false };
   try {
-    const r = o.index.update();
-    return `${r.turns} turns from ${r.files} files`;
+    const r = o.index.update({ budgetMs });
+    const said = `${r.turns} turns from ${r.files} files${r.thread_failed ? ` (${r.thread_failed}; parsed in this thread instead)` : ''}`;
+    return { detail: r.more ? `${said} so far; the rest between capture passes` : said, more: !!r.more };
   } finally {
     o.index.close();
   }
@@ -143,6 +152,7 @@ export class AfterCapture {
   private duckBusy = false;
   private duckTimer: NodeJS.Timeout | undefined;
   private duckLast = 0;
+  private indexTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly home: string,
@@ -170,7 +180,8 @@ export class AfterCapture {
     const out: StepResult[] = [];
     const { secrets, index, duckdb } = this.policy;
     if (secrets) out.push(await step('secrets', () => scanSecrets(this.home)));
-    if (index) out.push(await step('index', typeof index === 'function' ? index : () => updateIndex(this.home, this.env)));
+    if (typeof index === 'function') out.push(await step('index', index));
+    else if (index) out.push(await this.indexNow());
     if (duckdb && !(duckdb.onlyIfBuilt && !fs.existsSync(layout(this.home).duckdb))) {
       const wait = Math.max(first ? 0 : (duckdb.delayMs ?? 0), this.duckLast + (duckdb.minGapMs ?? 0) - Date.now());
       // In this process and due: the pass waits for it, and reports it with its other steps.
@@ -178,6 +189,35 @@ export class AfterCapture {
       else this.duckSoon(Math.max(0, wait));
     }
     return out;
+  }
+
+  /** One update of the index (a slice of it, with indexSliceMs, the rest then put off). */
+  private async indexNow(): Promise<StepResult> {
+    let more = false;
+    const r = await step('index', async () => {
+      const u = await updateIndex(this.home, this.env, this.policy.indexSliceMs);
+      more = u.more;
+      return u.detail;
+    });
+    if (more) this.indexSoon();
+    return r;
+  }
+
+  /** The next slice, after the event loop has had its turn (a capture pass that is due runs
+   * first); asking again while one is waiting adds nothing. */
+  private indexSoon(): void {
+    if (this.indexTimer || this.closed) return;
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = undefined;
+      if (this.closed) return;
+      // In the passes' chain: a slice and a pass's own update never run at once.
+      this.chain = this.chain.then(async () => {
+        if (this.closed) return;
+        const s = await this.indexNow();
+        if (!this.indexTimer) this.hooks.onSteps?.([s]);
+      });
+    }, 0);
+    this.indexTimer.unref?.();
   }
 
   private duckNow(): Promise<StepResult> {
@@ -224,6 +264,8 @@ export class AfterCapture {
   async close(): Promise<void> {
     this.closed = true;
     if (this.duckTimer) clearTimeout(this.duckTimer);
+    if (this.indexTimer) clearTimeout(this.indexTimer);
+    this.indexTimer = undefined;
     this.duckTimer = undefined;
     await this.chain;
     await this.duckChain;

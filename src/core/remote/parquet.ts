@@ -66,7 +66,9 @@ async function fetchFloors(env: Env, own: string, into: string): Promise<{ ok: t
   const filters = [`--exclude=/${own}/`, '--include=/*/', '--include=/*/lake/***', '--include=/*/manifest/***', '--include=/*/meta/***', '--exclude=*'];
   const src = s.host ? `${s.host}:${s.path}/` : `${s.path}/`;
   // No --delete: the cache built inside each copy (brain.duckdb) stays, and floors only grow.
-  const args = ['-a', ...filters, ...(s.host ? ['-e', [...sshBase(env), ...sshOptions(cfg, env)].join(' ')] : []), src, `${into}/`];
+  // Another machine's folder is not trusted: its symlinks, FIFOs and devices are not copied (a
+  // floor holds regular files only; the cache's reads would follow or block on them).
+  const args = ['-a', '--no-links', '--no-specials', '--no-devices', ...filters, ...(s.host ? ['-e', [...sshBase(env), ...sshOptions(cfg, env)].join(' ')] : []), src, `${into}/`];
   const r = await run(cfg.rsync_path, args, env);
   if (r.code !== 0 && r.code !== 24) {
     return { ok: false, note: `other machines not exported: copying their floors from ${storeLabel(cfg)} failed (rsync exit ${r.code ?? 'none'}: ${r.stderr.trim().split('\n').pop() ?? ''})` };

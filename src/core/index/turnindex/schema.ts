@@ -177,6 +177,15 @@ export interface UpdateReport {
   ms: number;
   /** Files left unread: their lake_path leaves the machine's folder or meets a symlink. */
   refused: { machine: string; lake_path: string; problem: string }[];
+  /** A parse thread stopped answering (it died: out of its heap, say); the rest was parsed in
+   * the writing thread. */
+  thread_failed?: string;
+  /** Pieces read of files larger than a piece (update.ts pieceBytes), and such files read whole
+   * after all (their checkpoint did not move). */
+  pieces?: number;
+  whole?: number;
+  /** A budgeted update stopped with files still behind: the next update reads on. */
+  more?: boolean;
 }
 
 

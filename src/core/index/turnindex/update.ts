@@ -29,6 +29,17 @@ function progressKey(r: FileRow): string {
   return `${r.ck ?? ''}|${r.done}|${r.claimed}|${r.unterminated}|${r.raw_done}`;
 }
 
+/** The most new bytes of one file parsed in one job (BRAIN_INDEX_PIECE_BYTES, 32 MiB). A session
+ * of gigabytes is read in pieces, each resumed from the last one's checkpoint as if the file had
+ * grown by that much since, so parsing it (here, or in a parse thread's small heap) takes memory
+ * bounded by this, not by the file. */
+export function pieceBytes(): number {
+  return setting(process.env, 'BRAIN_INDEX_PIECE_BYTES');
+}
+
+/** A budgeted update's piece: small enough that one is read well within a slice. */
+const SLICE_PIECE = 4 << 20;
+
 interface Claim {
   mf: MachineFloor;
   lake_path: string;
@@ -57,6 +68,17 @@ export class TurnIndex extends IndexQueries {
   /** Folders found real (no symlink) during this update: a thousand files share a few, and each
    * path's walk cost more than its parse on a store of short sessions. */
   private seen = new Set<string>();
+  /** Files this round read a piece of and that have more to read (read again in the next round). */
+  private cut = new Set<number>();
+  /** Files whose piece moved their checkpoint nowhere (a format read as one document): read
+   * whole from then on, in this update. */
+  private whole = new Set<number>();
+  /** When a budgeted update stops (update's budgetMs); Infinity: it does not. */
+  private until = Infinity;
+  /** This update's piece (pieceBytes, smaller in a budgeted slice). */
+  private piece = pieceBytes();
+  /** Files this update counted in its report. */
+  private counted = new Set<number>();
 
   private writeFts(): void {
     for (const [id, text] of this.ftsGone) this.st.delFts.run(id, text);
@@ -178,12 +200,19 @@ export class TurnIndex extends IndexQueries {
   }
 
   /** Brings the index up to date with the floor. Throws (SQLite errors) when it cannot write. */
-  update(): UpdateReport {
+  update(o: { budgetMs?: number } = {}): UpdateReport {
     const t0 = Date.now();
+    // A budget (brain watch: capture goes on between two slices) stops the update between two
+    // batches, each committed; what is left is read by the next update. A first build is one
+    // transaction, so it is never cut.
+    this.until = o.budgetMs && !this.fresh ? t0 + o.budgetMs : Infinity;
+    this.piece = this.until === Infinity ? pieceBytes() : Math.min(pieceBytes(), SLICE_PIECE);
     const rep: UpdateReport = { files: 0, bytes: 0, turns: 0, parsed_ahead: 0, text_bytes: 0, ms: 0, refused: [] };
     // What a failed update gathered was rolled back with it.
     this.raw?.clear();
     this.seen = new Set();
+    this.whole = new Set();
+    this.counted = new Set();
     const offsets: { key: string; to: number }[] = [];
     const claims = new Map<string, Claim>();
     if (this.root.kind === 'home') {
@@ -202,7 +231,7 @@ export class TurnIndex extends IndexQueries {
       if (size < from) {
         // A manifest is append-only; a shorter one is another floor: read it all again.
         this.reset();
-        return this.update();
+        return this.update(o);
       }
       if (size === from) continue;
       let r: ReturnType<typeof readManifest>;
@@ -247,10 +276,45 @@ export class TurnIndex extends IndexQueries {
     this.tx(() => {
       for (const c of todo) this.claim(c);
     });
-    const behind = this.st.behind.all() as FileRow[];
-    const pending = behind.reduce((a, r) => a + Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0)), 0);
+    let behind = this.st.behind.all() as FileRow[];
+    // Rounds: each reads every file behind by at most a piece; a file with more is read on in the
+    // next round (only those), until none has.
+    for (;;) {
+      this.cut = new Set();
+      this.round(behind, rep);
+      if (this.cut.size === 0) break;
+      if (Date.now() > this.until) {
+        rep.more = true;
+        break;
+      }
+      rep.pieces = (rep.pieces ?? 0) + this.cut.size;
+      behind = [...this.cut].map((id) => this.st.fileById.get(id) as FileRow);
+    }
+    if (offsets.length) {
+      this.tx(() => {
+        for (const o of offsets) {
+          const cur = Number(this.st.getMeta.get(o.key) ?? 0);
+          if (o.to > cur) this.st.setMeta.run(o.key, String(o.to));
+        }
+      });
+    }
+    if (this.whole.size) rep.whole = this.whole.size;
+    const wasFresh = this.fresh;
+    this.finishFresh();
+    // After a change, or when an earlier merge found a reader in the way.
+    if (!wasFresh && (offsets.length > 0 || fileBytes(`${this.root.index}-wal`) > 0)) this.mergeWal();
+    rep.ms = Date.now() - t0;
+    return rep;
+  }
+
+  /** Reads the new bytes of `behind` (a piece of each at most), with parse threads when there is
+   * enough to read. */
+  private round(behind: FileRow[], rep: UpdateReport): void {
+    const piece = this.piece;
+    const pending = behind.reduce((a, r) => a + Math.min(piece, Math.max(0, r.claimed - (r.ck ? (JSON.parse(r.ck) as Checkpoint).byte : 0))), 0);
     // Parse threads pay off on a first build or a big catch-up, not on a few appended lines.
-    let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') ? ParsePool.start() : null;
+    // Nor in a budgeted slice: what the threads parsed ahead of where it stops would be dropped.
+    let pool = pending >= setting(process.env, 'BRAIN_INDEX_WORKER_MIN') && this.until === Infinity ? ParsePool.start() : null;
     const sent: ({ key: string; bytes: number } | undefined)[] = [];
     let next = 0;
     let inFlight = 0;
@@ -279,6 +343,10 @@ export class TurnIndex extends IndexQueries {
     let i = 0;
     const run = () => {
       while (i < behind.length) {
+        if (Date.now() > this.until) {
+          rep.more = true;
+          return;
+        }
         const started = Date.now();
         let bytes = 0;
         batch(() => {
@@ -288,7 +356,7 @@ export class TurnIndex extends IndexQueries {
           this.fileKeys.clear();
           this.packs.clear();
           this.dirty.clear();
-          while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000) {
+          while (i < behind.length && bytes < 256 << 20 && Date.now() - started < 2000 && Date.now() <= this.until) {
             fill(i);
             let ahead: { key: string; result: ParseResult } | undefined;
             const s = sent[i];
@@ -297,18 +365,25 @@ export class TurnIndex extends IndexQueries {
               const m = pool.next(60_000 + s.bytes / 1000);
               inFlight -= s.bytes;
               if (!m) {
+                // Noticed within seconds (pool.ts): this thread parses the rest, and says so.
+                rep.thread_failed = pool.failed ?? 'a parse thread stopped answering';
                 pool.close();
                 pool = null;
               } else if (m.ok && m.result) ahead = { key: s.key, result: m.result };
               // A job that failed there is parsed again here, where its error is reported.
             }
-            const r = this.indexFile(behind[i++], ahead, rep.refused);
+            const row = behind[i++];
+            const r = this.indexFile(row, ahead, rep.refused);
             if (r.ahead) rep.parsed_ahead++;
             rep.text_bytes += r.text;
             bytes += r.bytes;
             rep.bytes += r.bytes;
             rep.turns += r.turns;
-            if (r.bytes > 0 || r.turns > 0) rep.files++;
+            // A file read in pieces is one file.
+            if ((r.bytes > 0 || r.turns > 0) && !this.counted.has(row.id)) {
+              this.counted.add(row.id);
+              rep.files++;
+            }
           }
           this.writePacks();
           this.writeFts();
@@ -324,20 +399,6 @@ export class TurnIndex extends IndexQueries {
     } finally {
       pool?.close();
     }
-    if (offsets.length) {
-      this.tx(() => {
-        for (const o of offsets) {
-          const cur = Number(this.st.getMeta.get(o.key) ?? 0);
-          if (o.to > cur) this.st.setMeta.run(o.key, String(o.to));
-        }
-      });
-    }
-    const wasFresh = this.fresh;
-    this.finishFresh();
-    // After a change, or when an earlier merge found a reader in the way.
-    if (!wasFresh && (offsets.length > 0 || fileBytes(`${this.root.index}-wal`) > 0)) this.mergeWal();
-    rep.ms = Date.now() - t0;
-    return rep;
   }
 
   /** After a change, the WAL is merged into the file and emptied when no reader is in the way, so
@@ -396,13 +457,19 @@ export class TurnIndex extends IndexQueries {
       refused?.push({ machine: row.machine, lake_path: row.lake_path, problem });
       return null;
     }
+    const resume = row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined;
+    const from = resume?.byte ?? 0;
+    // A piece ends where the next one starts reading: its last line, cut there, is not read (nor
+    // is an unterminated tail, which only the last piece reaches).
+    const piece = this.piece;
+    const cut = row.claimed - from > piece && !this.whole.has(row.id);
     return {
       file: path.join(mf.dir, row.lake_path),
       lane: row.lane,
       rel: laneRel(row.lake_path).rel,
-      resume: row.ck ? (JSON.parse(row.ck) as Checkpoint) : undefined,
-      to: row.claimed,
-      tail: !!row.unterminated,
+      resume,
+      to: cut ? from + piece : row.claimed,
+      tail: cut ? false : !!row.unterminated,
       raw_from: row.raw_done,
     };
   }
@@ -427,6 +494,8 @@ export class TurnIndex extends IndexQueries {
       return { bytes: 0, turns: 0, text: 0 };
     }
     const resume = job.resume;
+    // Turns read again from the checkpoint on: in the report once.
+    let again = 0;
     if (resume) {
       if (row.turn_from !== null) {
         // The file's turns from the resumed line on (none lies below its last read's first
@@ -435,7 +504,11 @@ export class TurnIndex extends IndexQueries {
           const p = this.pack(b);
           const keep = p.filter((t) => !(t.id >= (row.turn_from as number) && t.file_id === row.id && t.line_from >= resume.line));
           if (keep.length === p.length) continue;
-          for (const t of p) if (t.said && !keep.includes(t)) this.unsay(t.id);
+          for (const t of p) {
+            if (keep.includes(t)) continue;
+            if (t.said) this.unsay(t.id);
+            if (TURN_ROLES_OF.has(t.role)) again++;
+          }
           this.touch(b, keep);
         }
       }
@@ -510,13 +583,23 @@ export class TurnIndex extends IndexQueries {
       this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
     }
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
-    const done = r.end.byte + (row.unterminated ? r.end.tail : 0);
+    const done = r.end.byte + (job.tail ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
+    if (job.to < row.claimed) {
+      // A piece: read on in the next round; from its start again, whole, if the checkpoint did
+      // not move (a format whose turns are only known at the end).
+      if (r.checkpoint.byte <= readFrom || done <= row.done) this.whole.add(row.id);
+      this.cut.add(row.id);
+    }
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
     const turns = r.turns.filter((t) => t[1] !== 's').length;
-    // A file read from its start holds just the turns this read found.
-    this.refreshSession(row.sess_id, r.facts, row, resume ? undefined : turns, r.meta);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns, text: r.text_bytes, ahead: used };
+    const fresh = turns - again;
+    // A file read from its start holds just the turns this read found; one read on from a
+    // checkpoint, the turns it held less those read again plus these (counting them over every
+    // pack of the session instead made a file read in pieces cost the square of its size).
+    const before = resume ? (this.st.sessById.get(row.sess_id) as SessionRow).turns : 0;
+    this.refreshSession(row.sess_id, r.facts, row, resume ? (typeof before === 'number' && before >= again ? before - again + turns : undefined) : turns, r.meta);
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: fresh, text: r.text_bytes, ahead: used };
   }
 
   /** `fileTurns`: the turns `file` holds, when known (it is then counted without a query if it
