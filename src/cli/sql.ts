@@ -114,6 +114,8 @@ ${COMMON_EXIT_CODES}`,
         return new Promise<number>(() => undefined);
       }
       clearInterval(orphan);
+      // The parent (the MCP server) answers with the error's own code, not only its words.
+      if (process.send && e instanceof BrainError) process.send({ error: { code: e.code, message: e.message, hint: e.hint } });
       throw e;
     }
     const { value: r, masked } = await maskedAnswer('sql', args, ctx, answer);

@@ -259,7 +259,9 @@ function sqlInChild(cli: string, query: string, o: { limit: number; maxBytes: nu
     child.stderr!.on('data', (d: Buffer) => {
       if (err.length < 64 << 10) err += d.toString('utf8');
     });
-    child.on('message', (m: { gaveUp?: string }) => {
+    let failed: { code: string; message: string; hint?: string } | undefined;
+    child.on('message', (m: { gaveUp?: string; error?: { code: string; message: string; hint?: string } }) => {
+      if (m?.error && typeof m.error.code === 'string') failed = m.error;
       if (typeof m?.gaveUp !== 'string') return;
       said = m.gaveUp;
       child.kill('SIGKILL');
@@ -283,6 +285,7 @@ function sqlInChild(cli: string, query: string, o: { limit: number; maxBytes: nu
         return;
       }
       if (ctx.signal?.aborted) return reject(new BrainError('sql-cancelled', 'the statement was cancelled before it finished (the caller went away or cancelled it)', 'Ask again.'));
+      if (failed && !said) return reject(new BrainError(failed.code, failed.message, failed.hint));
       const text = (said ?? err).replace(/^brain sql:\s*/, '').trim();
       const [msg, ...hint] = text.split('\n');
       const why = msg || (signal ? `the query process ended by ${signal}` : `the query process exited ${code}`);
