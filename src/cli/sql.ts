@@ -8,6 +8,7 @@ import { registry } from '../core/agents';
 import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
 import { rssCap, watched } from '../core/cache/watchdog';
 import { describe } from '../core/errors';
+import { maskSecrets } from '../core/secrets/redact';
 import { spawn } from 'node:child_process';
 
 
@@ -118,7 +119,9 @@ ${COMMON_EXIT_CODES}`,
       if (process.send && e instanceof BrainError) process.send({ error: { code: e.code, message: e.message, hint: e.hint } });
       throw e;
     }
-    const { value: r, masked } = await maskedAnswer('sql', args, ctx, answer);
+    // --as-is writes nothing, not even the secret guard's pass over new bytes (its findings are
+    // still read); the cache holds its text masked either way.
+    const { value: r, masked } = args.opts['as-is'] && !args.opts.reveal ? await maskSecrets(home, answer) : await maskedAnswer('sql', args, ctx, answer);
     if (args.opts.json) {
       write(ctx.stdout, JSON.stringify({ ...r, masked }));
       return 0;
