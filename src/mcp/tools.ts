@@ -199,7 +199,7 @@ async function runSql(input: unknown, ctx: ToolContext): Promise<McpSqlOutput> {
     dbPath = layout(ctx.home).duckdb;
   } else {
     // ensure: false — bringing the cache up to date would write it; a recall tool writes nothing.
-    const h = await cache.openCache(ctx.home, { readOnly: true, ensure: false });
+    const h = await cache.openCache(ctx.home, { readOnly: true, ensure: false, queryMemory: cache.QUERY_MEMORY });
     try {
       // The reader stops at the cap and cuts long values as it reads: the answer is never built
       // whole first, whatever the table holds.
