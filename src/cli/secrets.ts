@@ -1,6 +1,7 @@
 import { brainHome } from '../core/home';
 import { listSecrets, rescanAll, scanPending, secretsSummary, type SecretGroup } from '../core/secrets';
 import { humanBytes, write, type Verb } from './args';
+import { maskSecrets } from '../core/secrets/redact';
 
 function human(groups: SecretGroup[]): string[] {
   const out: string[] = [];
@@ -49,7 +50,8 @@ Exit codes: 0 no findings, 1 findings listed, 2 usage error, 3 could not run.`,
   async run(args, ctx) {
     const home = brainHome(ctx.env);
     const scan = args.opts.rescan ? await rescanAll(home) : await scanPending(home);
-    const groups = listSecrets(home, ctx.env);
+    // The places are paths: a credential in a folder name is masked there like anywhere else.
+    const groups = (await maskSecrets(home, listSecrets(home, ctx.env))).value;
     const summary = secretsSummary(home);
     if (args.opts.json) {
       const { added: _a, ...scanned } = scan;

@@ -8,20 +8,28 @@ import { registry } from '../core/agents';
 import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
 import { rssCap, watched } from '../core/cache/watchdog';
 import { describe } from '../core/errors';
+import { maskSecrets } from '../core/secrets/redact';
 import { spawn } from 'node:child_process';
 
-const RUNNER_ENV = 'BRAIN_SQL_RUNNER';
 
-/** This same command in a child that answers on this process's own stdout and stderr; ended here
- * when it says it gave up, or when it outlives its timeout by far. */
+/** This same command in a child (with an IPC channel, which makes it the one that runs the query)
+ * that answers on this process's own stdout and stderr; ended here when it says it gave up, or
+ * when it outlives its timeout by far. */
 function runChild(self: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(self[0], [...self.slice(1), ...process.argv.slice(2)], {
-      env: { ...env, [RUNNER_ENV]: '1' },
+      env,
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     });
     let said: string | undefined;
     const backstop = timeoutMs > 0 ? setTimeout(() => child.kill('SIGKILL'), timeoutMs + 30_000) : undefined;
+    // Stopped (the editor's time limit, kill): the query's process goes too.
+    const onSignal = (sig: NodeJS.Signals) => {
+      child.kill('SIGKILL');
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
     child.on('message', (m: { gaveUp?: string }) => {
       if (typeof m?.gaveUp !== 'string') return;
       said = m.gaveUp;
@@ -34,6 +42,8 @@ function runChild(self: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Pr
     });
     child.on('exit', (code, signal) => {
       if (backstop) clearTimeout(backstop);
+      process.removeListener('SIGTERM', onSignal);
+      process.removeListener('SIGINT', onSignal);
       if (said !== undefined) process.stderr.write(`${said}\n`);
       else if (signal) process.stderr.write(`brain sql: the query process ended by ${signal}${signal === 'SIGKILL' ? ' (its time ran out long ago, or the system ran out of memory)' : ''}\n`);
       resolve(said !== undefined || signal ? 3 : (code ?? 3));
@@ -63,6 +73,7 @@ ${COMMON_EXIT_CODES}`,
     { name: 'limit', type: 'number', help: 'most rows to print (default 1000)' },
     { name: 'timeout', type: 'string', help: `stop the statement after this long: ${TIMEOUT_HELP}` },
     { name: 'max-bytes', type: 'string', help: `most bytes of answer: ${MAX_BYTES_HELP} (default 8 MiB)` },
+    { name: 'as-is', type: 'bool', help: 'query the cache as it stands, without bringing it up to the floor first (what the MCP sql tool does: a recall tool writes nothing)' },
     REVEAL_OPTION,
   ],
   async run(args, ctx) {
@@ -85,20 +96,36 @@ ${COMMON_EXIT_CODES}`,
     // A statement that neither stops when interrupted nor stays within DuckDB's memory limit (a
     // scalar function building one huge value) keeps the process that runs it until it is done:
     // not even exit ends it. So the query runs in a child of this process, which this one ends.
-    if (ctx.self && ctx.stdout === process.stdout && ctx.env[RUNNER_ENV] !== '1') return runChild(ctx.self, ctx.env, timeoutMs);
-    const w = watched(runReadOnlySql(home, query, { limit, timeoutMs, maxBytes }), { timeoutMs, rssMax: rssCap(maxBytes) });
+    // A process started with an IPC channel (by `brain sql` itself, or the MCP server) is the one
+    // that runs the query, and says on that channel when it gives up.
+    if (ctx.self && ctx.stdout === process.stdout && !process.send) return runChild(ctx.self, ctx.env, timeoutMs);
+    // A child whose parent went away (its parent's id changes) ends itself: nothing would read the
+    // answer. The timer is unref'd, so it does not keep the process open.
+    const parent = process.ppid;
+    const orphan = process.send ? setInterval(() => process.ppid !== parent && process.kill(process.pid, 'SIGKILL'), 500).unref() : undefined;
+    // The time runs from the statement's start: bringing the cache up to the floor first (a first
+    // build takes minutes) is not the statement's.
+    let arm = () => undefined as void;
+    const w = watched(runReadOnlySql(home, query, { limit, timeoutMs, maxBytes, onOpen: () => arm(), ...(args.opts['as-is'] ? { ensure: false } : {}) }), { timeoutMs, rssMax: rssCap(maxBytes), armed: false });
+    arm = w.arm;
     let answer: Awaited<typeof w.result>;
     try {
       answer = await w.result;
+      clearInterval(orphan);
     } catch (e) {
       // Said to the parent, which ends this process (it cannot end itself while DuckDB runs).
       if (w.gaveUp() && process.send) {
         process.send({ gaveUp: `brain sql: ${describe(e)}` });
         return new Promise<number>(() => undefined);
       }
+      clearInterval(orphan);
+      // The parent (the MCP server) answers with the error's own code, not only its words.
+      if (process.send && e instanceof BrainError) process.send({ error: { code: e.code, message: e.message, hint: e.hint } });
       throw e;
     }
-    const { value: r, masked } = await maskedAnswer('sql', args, ctx, answer);
+    // --as-is writes nothing, not even the secret guard's pass over new bytes (its findings are
+    // still read); the cache holds its text masked either way.
+    const { value: r, masked } = args.opts['as-is'] && !args.opts.reveal ? await maskSecrets(home, answer) : await maskedAnswer('sql', args, ctx, answer);
     if (args.opts.json) {
       write(ctx.stdout, JSON.stringify({ ...r, masked }));
       return 0;

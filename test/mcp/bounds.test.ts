@@ -136,11 +136,38 @@ async function rawServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcessW
 }
 
 /** User + system CPU time of a process, in clock ticks. */
-function cpuTicks(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
+function ownTicks(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
 }
+
+/** Direct children of `pid` (the server runs each SQL statement in a `brain sql` child). */
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU ticks of the server and its children. */
+function cpuTicks(pid: number): number {
+  return ownTicks(pid) + childrenOf(pid).reduce((a, c) => a + ownTicks(c), 0);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
 
 test('closing stdin in the middle of a query ends the server', { timeout: 60_000 }, async () => {
   // A statement limit far beyond the test: only the client going away can end it.
@@ -152,6 +179,7 @@ test('closing stdin in the middle of a query ends the server', { timeout: 60_000
   for (let i = 0; i < 200 && cpuTicks(s.child.pid!) - idle < 50; i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(cpuTicks(s.child.pid!) - idle >= 50, 'the query started');
   assert.equal(s.child.exitCode, null);
+  const kids = childrenOf(s.child.pid!);
   s.child.stdin.end();
   let code: number | null | undefined;
   void exited.then((c) => (code = c));
@@ -159,6 +187,9 @@ test('closing stdin in the middle of a query ends the server', { timeout: 60_000
   if (code === undefined) s.child.kill('SIGKILL');
   assert.notEqual(code, undefined, 'the server exited within 10 s of stdin closing');
   assert.equal(code, 0);
+  // The statement's process went with it.
+  for (let i = 0; i < 40 && kids.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(kids.filter(alive), [], 'no query process left running');
 });
 
 test('a line that is not JSON gets a -32700 parse error with id null, and the server serves on', { timeout: 60_000 }, async () => {

@@ -130,8 +130,8 @@ export function convert(raw: ReturnType<DuckDBVector['getItem']>, type: DuckDBTy
 export interface Head {
   /** The start of the value as text: a text value's own characters, anything else as JSON. */
   text: string;
-  /** What was left out once `kept` (a start of `text`) is kept, for the marker: "49.9 MB", or
-   * "59999990 of 60000000 items". */
+  /** What was left out once `kept` (a start of `text`) is kept, for the marker: "49.9 MB" (for a
+   * list, estimated from the items read). */
   rest(kept: string): string;
 }
 
@@ -177,7 +177,9 @@ export function head(v: DuckDBVector, i: number, room: number, json: (x: unknown
       push(`${k ? ',' : ''}${JSON.stringify(names[k])}:`);
       push(part(s.entryVectorAt(k), i, room - used, json));
     }
-    return { text: out.join(''), rest: () => `${names.length - k} of ${names.length} fields` };
+    // What is left, measured as far as 64 times the room (a bound on the work; past it, at least that).
+    const total = measure(v, i, room * 64);
+    return { text: out.join(''), rest: (kept) => sizeText(Math.max(0, total - bytesOf(kept))) };
   }
   const c = children(v, i)!;
   push('[');
@@ -186,7 +188,9 @@ export function head(v: DuckDBVector, i: number, room: number, json: (x: unknown
     if (j) push(',');
     push(part(c, j, room - used, json));
   }
-  return { text: out.join(''), rest: () => `${c.itemCount - j} of ${c.itemCount} items` };
+  // The rest estimated from the items read: their average size times the items not read.
+  const total = j > 0 ? Math.round((used / j) * c.itemCount) + 2 : used;
+  return { text: out.join(''), rest: (kept) => sizeText(Math.max(0, total - bytesOf(kept))) };
 }
 
 /** One element inside a list or struct, as JSON, within `room` characters when it can be. */

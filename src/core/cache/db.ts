@@ -31,9 +31,9 @@ export interface OpenOptions {
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
-/** DuckDB's memory for one read-only query unless the opener says otherwise: DuckDB's own default
- * is most of the machine's memory, which one `list(range) FROM range(…)` takes before any timer or
- * byte cap sees it. Past it a statement fails with DuckDB's "Out of Memory" (or spills to disk). */
+/** DuckDB's memory for one SQL statement of `brain sql` and the MCP and editor tools: DuckDB's own
+ * default is most of the machine's memory, which one `list(range) FROM range(…)` takes before any
+ * timer or byte cap sees it. Past it a statement fails with DuckDB's "Out of Memory". */
 export const QUERY_MEMORY = '512MB';
 
 export const STORAGE_VERSION = 'v1.2.0';
@@ -73,7 +73,6 @@ export async function openDb(file: string, opts: OpenOptions): Promise<Db> {
     config.storage_compatibility_version = STORAGE_VERSION;
   }
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
-  else if (opts.readOnly) config.memory_limit = QUERY_MEMORY;
   if (opts.threads) config.threads = String(opts.threads);
   let wait = 25;
   for (;;) {

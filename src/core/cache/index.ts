@@ -12,7 +12,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { BrainError } from '../errors';
 import { layout, mkdirPrivate, FILE_MODE } from '../home';
 import { agents, registry } from '../agents';
-import { copyInto, openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS } from './db';
+import { copyInto, openDb, removeDbFiles, serialised, isLockError, type Db, DEFAULT_LOCK_TIMEOUT_MS, QUERY_MEMORY } from './db';
 import { ingest, readMeta, manifestCheck, type IngestStats } from './ingest';
 import { loadSchema } from './sqlfiles';
 import { precheck } from './readonly';
@@ -24,6 +24,7 @@ import { forgetFresh, knownCurrent, noteFresh } from './fresh';
 import { removeLeftovers } from '../pids';
 
 export type { Db } from './db';
+export { QUERY_MEMORY } from './db';
 export type { IngestStats } from './ingest';
 export { readOnlyQuery, type SqlColumn, type SqlResult, type QueryOptions } from './query';
 
@@ -31,6 +32,8 @@ export interface CacheOptions {
   lockTimeoutMs?: number;
   /** DuckDB memory_limit while building (default 512MB). */
   memoryLimit?: string;
+  /** DuckDB memory_limit of a read-only open (default: DuckDB's own). */
+  queryMemory?: string;
   threads?: number;
   timeZone?: string;
   /** Let DuckDB read whole lake files itself during a rebuild (default true); false sends every
@@ -371,19 +374,24 @@ async function openLocked(home: string, opts: OpenCacheOptions): Promise<Db> {
     if (!fs.existsSync(target)) {
       throw new BrainError('cache-missing', `${target} does not exist.`, 'Run `brain rebuild` to build it from the floor.');
     }
-    return openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
+    return openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone, memoryLimit: opts.queryMemory });
   }
   if (fs.existsSync(target)) {
-    const db = await openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
+    const db = await openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone, memoryLimit: opts.queryMemory });
     const f = await freshness(db.conn, home).catch((): Freshness => ({ state: 'stale', reason: 'unreadable' }));
     if (f.state === 'current') return db;
     db.close();
   }
   await updateLocked(home, opts);
-  return openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone });
+  return openDb(target, { readOnly: true, lockTimeoutMs: opts.lockTimeoutMs, timeZone: opts.timeZone, memoryLimit: opts.queryMemory });
 }
 
 export interface SqlOptions extends CacheOptions {
+  /** Called once the cache is open and current, just before the statement runs. */
+  onOpen?: () => void;
+  /** false: query the cache as it stands, without bringing it up to the floor first (that
+   * writes; a recall tool writes nothing). */
+  ensure?: boolean;
   /** Most rows returned (default 1000). */
   limit?: number;
   /** Most bytes of the answer (default DEFAULT_CLI_MAX_BYTES). */
@@ -398,7 +406,9 @@ export interface SqlOptions extends CacheOptions {
  * cannot change its settings. A statement past its time fails with 'sql-timeout'. */
 export async function runReadOnlySql(home: string, query: string, opts: SqlOptions = {}): Promise<SqlResult> {
   precheck(query);
-  const h = await openCache(home, { ...opts, readOnly: true });
+  // A query's DuckDB memory is capped (db.ts QUERY_MEMORY): one statement must not take the machine.
+  const h = await openCache(home, { ...opts, readOnly: true, queryMemory: QUERY_MEMORY });
+  opts.onOpen?.();
   try {
     return await readOnlyQuery(h.conn, query, {
       limit: opts.limit ?? 1000,

@@ -15,6 +15,8 @@ export interface WatchOptions {
   rssMax: number;
   /** Interrupts the statement (its own error then says why). */
   interrupt?: () => void;
+  /** false: the time runs only from arm() (the statement's start, not the cache's update before it). */
+  armed?: boolean;
 }
 
 const POLL_MS = 50;
@@ -28,14 +30,16 @@ export function rssCap(maxBytes: number): number {
 
 /** `work`, or a BrainError once its time (and grace) is past or memory passes the cap. `gaveUp`
  * says whether the watchdog fired: the work may still be running inside DuckDB then. */
-export function watched<T>(work: Promise<T>, o: WatchOptions): { result: Promise<T>; gaveUp: () => boolean } {
+export function watched<T>(work: Promise<T>, o: WatchOptions): { result: Promise<T>; gaveUp: () => boolean; arm: () => void } {
   let fired = false;
+  let done = false;
   let timer: NodeJS.Timeout | undefined;
   let poll: NodeJS.Timeout | undefined;
   const stop = () => {
     if (timer) clearTimeout(timer);
     if (poll) clearInterval(poll);
   };
+  let arm = () => undefined as void;
   const dog = new Promise<never>((_, reject) => {
     const fire = (e: BrainError) => {
       if (fired) return;
@@ -48,7 +52,8 @@ export function watched<T>(work: Promise<T>, o: WatchOptions): { result: Promise
       }
       reject(e);
     };
-    if (o.timeoutMs > 0) {
+    arm = () => {
+      if (o.timeoutMs <= 0 || timer || fired || done) return;
       timer = setTimeout(
         () =>
           fire(
@@ -60,7 +65,8 @@ export function watched<T>(work: Promise<T>, o: WatchOptions): { result: Promise
           ),
         o.timeoutMs + (o.graceMs ?? 2000),
       );
-    }
+    };
+    if (o.armed !== false) arm();
     poll = setInterval(() => {
       const rss = process.memoryUsage.rss();
       if (rss > o.rssMax) {
@@ -74,11 +80,14 @@ export function watched<T>(work: Promise<T>, o: WatchOptions): { result: Promise
       }
     }, POLL_MS);
   });
-  const result = Promise.race([work, dog]).finally(stop);
+  const result = Promise.race([work, dog]).finally(() => {
+    done = true;
+    stop();
+  });
   // The loser of the race must not be an unhandled rejection.
   work.catch(() => undefined);
   dog.catch(() => undefined);
-  return { result, gaveUp: () => fired };
+  return { result, gaveUp: () => fired, arm: () => arm() };
 }
 
 const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;

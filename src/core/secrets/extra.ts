@@ -160,9 +160,71 @@ function envAssignments(text: string, out: ExtraHit[]): void {
   }
 }
 
+/** Whole tokens of the kinds that announce themselves, by prefix: what a split or base64-encoded
+ * piece must be once joined or decoded to count. */
+const TOKENS: { re: RegExp; kind: SecretKind; label: string }[] = [
+  { re: /^sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}$/, kind: 'anthropic', label: 'Anthropic API key' },
+  { re: /^sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}$|^sk-[A-Za-z0-9]{40,}$/, kind: 'openai', label: 'OpenAI API key' },
+  { re: /^gh[pousr]_[A-Za-z0-9]{36,}$|^github_pat_[A-Za-z0-9_]{60,}$/, kind: 'github', label: 'GitHub token' },
+  { re: /^xox[abpors]-[A-Za-z0-9-]{20,}$/, kind: 'slack', label: 'Slack token' },
+  { re: /^A[KS]IA[A-Z0-9]{16}$/, kind: 'aws', label: 'AWS access key id' },
+  { re: /^AIza[0-9A-Za-z_-]{35}$/, kind: 'google-api-key', label: 'Google API key' },
+  { re: /^hf_[A-Za-z]{34,}$/, kind: 'huggingface', label: 'Hugging Face token' },
+  { re: /^(?:glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|sk_live_[A-Za-z0-9]{24,})$/, kind: 'other', label: 'API token' },
+];
+const TOKEN_START = /(?<![A-Za-z0-9_-])(?:sk-|sk_live_|gh[pousr]_|github_pat_|glpat-|xox[abpors]-|A[KS]IA|AIza|hf_|npm_)[A-Za-z0-9_-]{4,}/g;
+
+function tokenKind(t: string): { kind: SecretKind; label: string } | null {
+  for (const k of TOKENS) if (k.re.test(t)) return k;
+  return null;
+}
+
+/** A token broken over two lines (a terminal's wrap, a paste): its first piece starts like a
+ * token and ends the line, the next line goes on with token characters, and joined they are one. */
+function splitTokens(text: string, out: ExtraHit[]): void {
+  TOKEN_START.lastIndex = 0;
+  for (let m = TOKEN_START.exec(text); m; m = TOKEN_START.exec(text)) {
+    const brk = /^\r?\n[ \t]*([A-Za-z0-9_-]{4,})/.exec(text.slice(m.index + m[0].length, m.index + m[0].length + 400));
+    if (!brk) continue;
+    const joined = m[0] + brk[1];
+    const k = tokenKind(joined);
+    if (!k) continue;
+    out.push({ rule: `${EXTRA_RULE_PREFIX}split-token`, message_id: 'split-token', kind: k.kind, label: `${k.label} split over two lines`, start: m.index, end: m.index + m[0].length + brk[0].length });
+  }
+}
+
+/** JSON Web Tokens: header and payload are base64url JSON ("eyJ"), then a signature. */
+const JWT_RE = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}(?![A-Za-z0-9_-])/g;
+
+/** The base64 of each token prefix (from the token's first byte), which a base64-encoded token's
+ * text starts with. Kept in step with the prefilter's literals. */
+export const BASE64_TOKEN_STARTS = ['sk-', 'sk_live_', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'glpat-', 'xoxb-', 'xoxp-', 'AKIA', 'ASIA', 'AIza', 'hf_', 'npm_'].map((p) =>
+  Buffer.from(p).toString('base64').slice(0, Math.floor((p.length * 4) / 3)),
+);
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_-])/g;
+
+/** A token written as base64 (a Kubernetes secret, a config blob): decoded, it is one. */
+function base64Tokens(text: string, out: ExtraHit[]): void {
+  BASE64_RUN.lastIndex = 0;
+  for (let m = BASE64_RUN.exec(text); m; m = BASE64_RUN.exec(text)) {
+    const run = m[0];
+    if (!BASE64_TOKEN_STARTS.some((p) => run.startsWith(p))) continue;
+    const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1').replace(/[\r\n]+$/, '');
+    const k = tokenKind(decoded);
+    if (!k) continue;
+    out.push({ rule: `${EXTRA_RULE_PREFIX}base64-token`, message_id: 'base64-token', kind: k.kind, label: `${k.label}, base64-encoded`, start: m.index, end: m.index + run.length });
+  }
+}
+
 /** Runs the project's own detectors on one decoded text. */
 export function extraHits(text: string): ExtraHit[] {
   const out: ExtraHit[] = [];
+  JWT_RE.lastIndex = 0;
+  for (let m = JWT_RE.exec(text); m; m = JWT_RE.exec(text)) {
+    out.push({ rule: `${EXTRA_RULE_PREFIX}jwt`, message_id: 'jwt', kind: 'other', label: 'JSON Web Token', start: m.index, end: m.index + m[0].length });
+  }
+  splitTokens(text, out);
+  base64Tokens(text, out);
   for (const p of PATTERNS) {
     p.re.lastIndex = 0;
     for (let m = p.re.exec(text); m; m = p.re.exec(text)) {

@@ -15,8 +15,11 @@
 //        "://user:password@" and "://hooks.slack.com/" after "://"
 //   "~": a digit then "Q~" (Azure client secrets)
 //   "A": AKIA ASIA A3T AGPA AIDA AROA AIPA ANPA ANVA (AWS key ids), AIza (Google API keys)
-//   literals: "PRIVATE KEY" (PEM blocks, GCP service-account JSON), "dapi" (Databricks)
+//   literals: "PRIVATE KEY" (PEM blocks, GCP service-account JSON), "dapi" (Databricks), "eyJ"
+//        (JWTs), the base64 of each token prefix (base64-encoded tokens)
 // Keep it in step with ./extra (the project's own detectors) and the secretlint preset's rules.
+
+import { BASE64_TOKEN_STARTS } from './extra';
 
 const ALNUM = new Uint8Array(256);
 for (let c = 48; c <= 57; c++) ALNUM[c] = 1;
@@ -40,7 +43,8 @@ for (const w of ['credentials', 'credential', 'passphrase', 'password', 'passwd'
   NAME_ENDS[w.charCodeAt(w.length - 1)].push(Buffer.from(w, 'latin1'));
 }
 const SLACK_HOOK = Buffer.from('hooks.slack.com/', 'latin1');
-const LITERALS = ['PRIVATE KEY', 'dapi'].map((p) => Buffer.from(p, 'latin1'));
+// JWTs ("eyJ") and base64-encoded tokens (the base64 of each token prefix, see ./extra).
+const LITERALS = ['PRIVATE KEY', 'dapi', 'eyJ', ...BASE64_TOKEN_STARTS].map((p) => Buffer.from(p, 'latin1'));
 
 function startsAt(b: Uint8Array, at: number, p: Uint8Array): boolean {
   if (at < 0 || at + p.length > b.length) return false;

@@ -5,8 +5,9 @@
 //     back the values, so a password found beside its name on the floor is masked in a snippet that
 //     cut the name off;
 //   - the detector run over the answer itself, so a secret not scanned yet is masked too.
-// Each secret becomes the guard's own preview (mask()); the floor and citations are untouched (a
-// citation's sha256 is over the floor's bytes: the masked text is only a view of them).
+// Each secret becomes the guard's own preview (mask()); the floor is untouched (a citation's
+// sha256 is over the floor's bytes: the masked text is only a view of them), and a citation's path
+// is masked only where it holds a secret itself (a credential in a folder name).
 import * as fs from 'node:fs';
 import { within } from '../safepath';
 import { openRegular } from '../safeopen';
@@ -132,7 +133,7 @@ function forms(values: string[]): Map<string, string> {
 function strings(v: unknown, out: string[]): void {
   if (typeof v === 'string') out.push(v);
   else if (Array.isArray(v)) for (const x of v) strings(x, out);
-  else if (plain(v)) for (const [k, x] of Object.entries(v)) if (k !== 'citation') strings(x, out);
+  else if (plain(v)) for (const [k, x] of Object.entries(v)) if (k !== 'sha256') strings(x, out);
 }
 
 function plain(v: unknown): v is Record<string, unknown> {
@@ -143,9 +144,9 @@ function plain(v: unknown): v is Record<string, unknown> {
 
 /**
  * Masks every secret the guard knows or finds in `value` (a string, or a JSON-shaped answer whose
- * strings are masked; citations are left as they are). The answer's strings are read once by the
- * prefilter, so the cost grows with the answer's size, and only lines holding a credential's marks
- * go to the rules.
+ * strings are masked, a citation's path too; hashes are left as they are). The answer's strings
+ * are read once by the prefilter, so the cost grows with the answer's size, and only lines holding
+ * a credential's marks go to the rules.
  */
 export async function maskSecrets<T>(home: string, value: T): Promise<Masked<T>> {
   const all: string[] = [];
@@ -192,7 +193,9 @@ export async function maskSecrets<T>(home: string, value: T): Promise<Masked<T>>
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return one(v);
     if (Array.isArray(v)) return v.map(walk);
-    if (plain(v)) return Object.fromEntries(Object.entries(v).map(([key, x]) => [key, key === 'citation' ? x : walk(x)]));
+    // A citation's path is masked too when it holds a secret (a credential in a folder name): such
+    // a citation is checked with --reveal. Its sha256 is the floor's and holds none.
+    if (plain(v)) return Object.fromEntries(Object.entries(v).map(([key, x]) => [key, key === 'sha256' ? x : walk(x)]));
     return v;
   };
   return { value: walk(value) as T, masked };

@@ -4,6 +4,7 @@
 // directly for a local folder, one `rsync --list-only` over ssh (reading only).
 import type { Config } from '../config';
 import type { Env } from '../home';
+import { shownName, storeReserved } from '../machine';
 import { openTransport, type StoreEntry } from './transport';
 
 export { parseListing } from './ssh';
@@ -45,10 +46,10 @@ export function summarize(entries: StoreEntry[]): MachineInfo[] {
   for (const e of entries) {
     const parts = e.rel.split('/');
     if (parts.length === 0 || parts[0].startsWith('.') || parts[0] === '') continue;
-    // A machine is a folder at the store's root; a file there (a turn index, turns.sqlite, built
-    // over the store) is none.
-    if (parts.length === 1 && !e.isDir) continue;
-    const m = get(parts[0]);
+    // The store root's own files (its turn index) are no machine; a folder whose name a machine
+    // may not have is shown escaped, never as the name it imitates ("m2" and a zero-width space).
+    if ((parts.length === 1 && !e.isDir) || storeReserved(parts[0])) continue;
+    const m = get(shownName(parts[0]));
     if (parts.length === 1 || e.isDir) continue;
     if (parts[1] === '.brain') {
       if (parts.length === 3 && parts[2].endsWith('.json')) m.versions.push(parts[2].slice(0, -5));

@@ -11,6 +11,7 @@ import { parse } from 'smol-toml';
 import { validateConfig } from '../../../src/core/config';
 import { shownName } from '../../../src/core/machine';
 import { storeRoot } from '../../../src/core/index/roots';
+import { summarize } from '../../../src/core/store/machines';
 import { search } from '../../../src/core/recall/search';
 
 const config = (text: string, env: NodeJS.ProcessEnv = {}) => validateConfig(parse(text) as Record<string, unknown>, 'config.toml', env);
@@ -42,4 +43,10 @@ test('a store folder whose name is not a machine name is left out and named, esc
   }
   assert.equal(shownName('m2'), 'm2');
   assert.equal(shownName('m2\u200b'), '"m2\\u200b"');
+});
+
+test('brain status lists the store as it holds it: the root\'s own files are no machine, odd names escaped', () => {
+  const e = (rel: string, isDir = false) => ({ rel, isDir, size: 10, mtime: 1_700_000_000_000 });
+  const ms = summarize([e('turns.sqlite'), e('turns.sqlite-wal'), e('m2', true), e('m2/lake/cc/a.jsonl'), e('m2\u200b', true), e('m2\u200b/lake/cc/a.jsonl'), e('.brain-export', true)]);
+  assert.deepEqual(ms.map((m) => m.machine), ['"m2\\u200b"', 'm2']);
 });
