@@ -2,7 +2,7 @@ import { brainHome } from '../core/home';
 import { brainCommand } from '../core/store/brainpath';
 import { doctor as runDoctor } from '../core/setup/doctor';
 import { harnessChecks } from '../core/harness/steps';
-import { pinnedChecks } from '../core/setup/pinned';
+import { pinnedChecks } from '../core/harness/pinned';
 import { write, type Verb } from './args';
 
 export const doctor: Verb = {

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { brainHome } from '../core/home';
 import { BrainError, homeNotWritable } from '../core/errors';
-import { nodeProblem } from '../core/setup/pinned';
+import { nodeProblem } from '../core/harness/pinned';
 import { brainCommand } from '../core/store/brainpath';
 import { runInit, STORE_INIT_STEPS, type InitStep } from '../core/setup/init';
 import { HARNESS_INIT_STEPS } from '../core/harness/steps';

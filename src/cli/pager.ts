@@ -3,12 +3,14 @@
 // to a pipe or a file, PAGER set to '' or 'cat', or a pager that cannot start, is written as is.
 import { spawnSync } from 'node:child_process';
 import { write } from './args';
+import { setting } from '../core/settings';
 
 /** Writes `text` to `out`, through the pager when `out` is a terminal and the text is taller than it. */
 export function paged(out: NodeJS.WritableStream, text: string, env: NodeJS.ProcessEnv): void {
   const tty = out as NodeJS.WriteStream;
   const rows = typeof tty.rows === 'number' && tty.rows > 0 ? tty.rows : 24;
-  const pager = env.BRAIN_PAGER ?? env.PAGER ?? 'less';
+  // BRAIN_PAGER='' (or PAGER='') turns the pager off, as GIT_PAGER does.
+  const pager = env.BRAIN_PAGER === '' ? '' : (setting(env, 'BRAIN_PAGER') ?? env.PAGER ?? 'less');
   if (!tty.isTTY || pager.trim() === '' || pager.trim() === 'cat' || text.split('\n').length <= rows) {
     write(out, text);
     return;

@@ -130,6 +130,10 @@ export const SETTINGS = {
     dflt: () => 0, parse: (v) => num(v, (n) => Number.isInteger(n) && n >= 0), form: 'a whole number', bad: 'warn',
   }),
   // Caches and recall.
+  BRAIN_PAGER: spec<string | undefined>({
+    type: 'words', shown: '`$PAGER`, else `less` (with `LESS=FRX` unless `LESS` is set)', for: 'users', what: 'the pager long output to a terminal goes through (`brain show`); empty or `cat`: none',
+    dflt: none, parse: text, form: 'a command', bad: 'warn',
+  }),
   BRAIN_SQL_TIMEOUT: spec<number | undefined>({
     type: 'duration', shown: '`[sql] timeout`, else 30 s', for: 'users', what: 'how long one SQL statement may run (`30`, `1.5s`, `500ms`, `2m`; 0: no limit)',
     dflt: none, parse: parseTimeout, form: TIMEOUT_HELP, bad: 'error',

@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Env } from '../home';
-import { planMcp, mcpSpec } from '../harness/mcp-register';
-import { hookFiles } from './hooks';
-import { timerPlan } from './timer';
-import type { DoctorCheck } from './doctor';
+import { planMcp, mcpSpec } from './mcp-register';
+import { hookFiles } from '../setup/hooks';
+import { timerPlan } from '../setup/timer';
+import type { DoctorCheck } from '../setup/doctor';
 
 /** Files where setup pins a brain command (those that exist). */
 export function pinnedFiles(brainCmd: string[], env: Env): string[] {
