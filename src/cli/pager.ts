@@ -9,8 +9,7 @@ import { setting } from '../core/settings';
 export function paged(out: NodeJS.WritableStream, text: string, env: NodeJS.ProcessEnv): void {
   const tty = out as NodeJS.WriteStream;
   const rows = typeof tty.rows === 'number' && tty.rows > 0 ? tty.rows : 24;
-  // BRAIN_PAGER='' (or PAGER='') turns the pager off, as GIT_PAGER does.
-  const pager = env.BRAIN_PAGER === '' ? '' : (setting(env, 'BRAIN_PAGER') ?? env.PAGER ?? 'less');
+  const pager = setting(env, 'BRAIN_PAGER') ?? env.PAGER ?? 'less';
   if (!tty.isTTY || pager.trim() === '' || pager.trim() === 'cat' || text.split('\n').length <= rows) {
     write(out, text);
     return;
