@@ -129,6 +129,12 @@ function layOutEveryAgent(home: string): NodeJS.ProcessEnv {
   };
   const opencode = dbFile('opencode');
   if (opencode && fs.existsSync(path.join(FIXTURES, 'opencode', 'opencode.db'))) fs.copyFileSync(path.join(FIXTURES, 'opencode', 'opencode.db'), opencode);
+  // Kilo Code's CLI keeps OpenCode's schema: the OpenCode database stands in for its kilo.db.
+  const kilo = dbFile('kilo');
+  if (kilo && fs.existsSync(path.join(FIXTURES, 'opencode', 'opencode.db'))) fs.copyFileSync(path.join(FIXTURES, 'opencode', 'opencode.db'), kilo);
+  // Crush: one project's database, listed in projects.json where Crush keeps its global data.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require(path.join(FIXTURES, 'crush', 'build.ts')) as { buildCrush(p: string, g: string): string }).buildCrush(path.join(home, 'work', 'garden'), path.join(home, '.local', 'share', 'crush'));
   const builders: [string, string, string][] = [
     ['goose', 'goose', 'buildGoose'],
     ['zed', 'zed', 'buildZed'],

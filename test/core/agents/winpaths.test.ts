@@ -8,9 +8,11 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { agents, harnessAgents } from '../../../src/core/agents';
 import { editorUserDirs } from '../../../src/core/agents/copilot/paths';
+import { aiderDirs } from '../../../src/core/agents/aider/paths';
 
 const HOME = 'C:\\Users\\Ana Lima';
-const WIN = { HOME, BRAIN_PLATFORM: 'win32', APPDATA: `${HOME}\\AppData\\Roaming` };
+// Aider keeps its history in a project folder: one named by its own variable, as a user would.
+const WIN = { HOME, BRAIN_PLATFORM: 'win32', APPDATA: `${HOME}\\AppData\\Roaming`, AIDER_CHAT_HISTORY_FILE: `${HOME}\\code\\shop\\.aider.chat.history.md` };
 
 function isWindowsPathUnder(p: string, base: string): boolean {
   return path.win32.isAbsolute(p) && !p.includes('/') && p.toLowerCase().startsWith(base.toLowerCase() + '\\') && path.win32.normalize(p) === p;
@@ -19,7 +21,11 @@ function isWindowsPathUnder(p: string, base: string): boolean {
 test('every agent root and database is a Windows path under the profile folder', () => {
   const dirs = agents().flatMap((a) => [...a.roots(WIN).map((r) => ({ lane: a.lane, dir: r.dir })), ...(a.databases?.(WIN) ?? []).map((d) => ({ lane: a.lane, dir: d.file }))]);
   // An agent whose databases are listed in a file of its own (Crush's projects.json) may have none here.
-  for (const a of agents()) assert.ok(dirs.some((d) => d.lane === a.lane) || a.databases, `${a.lane} has a root or databases`);
+  // Aider's roots are the project folders that hold its history (none exists in this path-only
+  // test): the folders it would look in are checked instead.
+  for (const a of agents()) assert.ok(dirs.some((d) => d.lane === a.lane) || a.databases || a.lane === 'aider', `${a.lane} has a root or databases`);
+  for (const d of aiderDirs(WIN)) assert.ok(isWindowsPathUnder(d.dir, HOME), `aider: ${d.dir}`);
+  assert.ok(aiderDirs(WIN).some((d) => d.dir === `${HOME}\\code\\shop`), 'AIDER_CHAT_HISTORY_FILE names a Windows folder');
   for (const { lane, dir } of dirs) assert.ok(isWindowsPathUnder(dir, HOME), `${lane}: ${dir}`);
   const byLane = Object.fromEntries(agents().map((a) => [a.lane, a.roots(WIN).map((r) => r.dir)]));
   assert.deepEqual(byLane.cc, [`${HOME}\\.claude\\projects`]);
