@@ -22,6 +22,7 @@ import { agentByLane } from '../../../src/core/agents';
 import { aiderFolderName, forgetFoundDirs } from '../../../src/core/agents/aider/paths';
 import { flatSkipper } from '../../../src/core/floor/watch';
 import { validateConfig } from '../../../src/core/config';
+import { titleKey } from '../../../src/core/truth';
 import { titleOf, type Turn } from '../../../src/core/turns';
 
 const HIST = '.aider.chat.history.md';
@@ -197,7 +198,11 @@ test('the index counts, titles and names each history as the dialect reads it', 
       assert.equal(rows.length, 1, n);
       const turns = parse(fixture(n), false).turns.filter((t) => t.role === 'user' || t.role === 'assistant');
       assert.equal(rows[0].turns, turns.length, n);
-      assert.equal(rows[0].title, titleOf(turns.find((t) => t.role === 'user')?.text ?? ''));
+      // Titled as every session is (truth.ts): the first real prompt, a bare slash command only when
+      // nothing else was asked.
+      const prompts = turns.filter((t) => t.role === 'user');
+      const first = prompts.reduce<(typeof prompts)[number] | undefined>((a, t) => (!a || titleKey(t) < titleKey(a) ? t : a), undefined);
+      assert.equal(rows[0].title, titleOf(first?.text ?? ''));
       assert.ok(rows[0].project && repos[n].replace(/^\//, '').replace(/[/.]+/g, '-').endsWith(rows[0].project.replace(/^.*?code-/, 'code-')), `${rows[0].project}`);
     }
   } finally {
