@@ -25,7 +25,8 @@ function planted(name: string): PlantedFloor {
 /** `brain ARGS` with stdout on a pseudo-terminal (util-linux script), as in the user's own terminal. */
 function inTerminal(sb: Sandbox, args: string[]): { status: number | null; out: string } {
   const cmd = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { env: { ...sb.env, COLUMNS: '400' }, encoding: 'utf8', timeout: 120_000 });
+  // PAGER=cat: show's text is taller than the terminal, so it would go to a pager; the test reads the text.
+  const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { env: { ...sb.env, COLUMNS: '400', PAGER: 'cat' }, encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, out: r.stdout };
 }
 
