@@ -30,6 +30,23 @@ export function rawDbUsage(home: string): Map<string, Tokens> {
     out.set(agent, o);
   };
   const data = path.join(home, '.local', 'share');
+  // OpenCode and Kilo Code (OpenCode's schema): each assistant message's tokens in its data JSON;
+  // input as written is what was not served from the cache, reasoning counts as output.
+  for (const [agent, file] of [['opencode', path.join(data, 'opencode', 'opencode.db')], ['kilo-code', path.join(data, 'kilo', 'kilo.db')]] as const) {
+    read(file, (db) => {
+      for (const r of db.prepare('SELECT data FROM message').all() as { data: string }[]) {
+        let j: { role?: string; tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } } };
+        try {
+          j = JSON.parse(r.data);
+        } catch {
+          continue;
+        }
+        const t = j.role === 'assistant' ? j.tokens : undefined;
+        if (!t) continue;
+        add(agent, { input: t.input ?? 0, output: (t.output ?? 0) + (t.reasoning ?? 0), cacheCreation: t.cache?.write ?? 0, cacheRead: t.cache?.read ?? 0 });
+      }
+    });
+  }
   // Goose: per request from usage_ledger (newer builds) for the sessions it has rows of, the
   // session totals of all its requests for the others.
   read(path.join(data, 'goose', 'sessions', 'sessions.db'), (db) => {

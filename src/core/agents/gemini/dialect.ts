@@ -55,6 +55,8 @@ function toolOutput(c: Obj): string {
 class GeminiParser extends BaseParser<St> {
   /** .jsonl: messages in conversation order, each with the span of its last write. */
   private msgs: Rec[] = [];
+  /** Every message's last own write, by id (a later `$set` list may repeat it without some fields). */
+  private written = new Map<string, Obj>();
   /** .json: the document's lines. */
   private doc: string[] = [];
   private docSpan: Span | null = null;
@@ -101,8 +103,16 @@ class GeminiParser extends BaseParser<St> {
     if (isObj(o.$set)) {
       this.meta(o.$set);
       if (Array.isArray(o.$set.messages)) {
-        // A full checkpoint of the list: every message now cites this line.
-        this.msgs = o.$set.messages.filter(isObj).map((m) => ({ o: m, span: { ...span } }));
+        // A full checkpoint of the list: every message now cites this line. A resume (0.61) lists
+        // the conversation again without each reply's tokens, tool calls and thoughts: what an
+        // earlier write of the same message held of those stays (they were spent all the same).
+        this.msgs = o.$set.messages.filter(isObj).map((m) => {
+          const old = typeof m.id === 'string' ? this.written.get(m.id) : undefined;
+          if (!old) return { o: m, span: { ...span } };
+          const kept: Obj = { ...m };
+          for (const k of ['tokens', 'toolCalls', 'thoughts', 'model']) if (kept[k] === undefined && old[k] !== undefined) kept[k] = old[k];
+          return { o: kept, span: { ...span } };
+        });
       }
       return;
     }
@@ -113,6 +123,7 @@ class GeminiParser extends BaseParser<St> {
     }
     if (typeof o.type === 'string' && (typeof o.id === 'string' || 'content' in o)) {
       const id = strOrNull(o.id);
+      if (id !== null) this.written.set(id, o);
       const at = id === null ? -1 : this.msgs.findIndex((m) => m.o.id === id);
       if (at >= 0) this.msgs[at] = { o, span };
       else this.msgs.push({ o, span });
