@@ -34,11 +34,9 @@ const KNOWN: Record<string, string> = {
   // fixture holding every item kind in one stretch are read apart by the SQL view.
   'codex: derived.messages turns': 'bare early lines and mixed-kind stretches read apart in SQL',
   // Calls the dialect reads that derived.tool_calls has no view for (bare early Codex
-  // function_call items, Copilot Chat tool invocations).
+  // function_call items).
   'codex: stats tool calls': 'bare early function_call items are not in derived.tool_calls',
   'codex: brain calls': 'as stats tool calls',
-  'copilot-chat: stats tool calls': 'no derived.v_tool_calls_copilot',
-  'copilot-chat: brain calls': 'no derived.v_tool_calls_copilot',
   // Copilot Chat: the SQL view keeps every request of every form of a session (the .json and
   // the .jsonl change log of one session both count); show reads the largest form.
   'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
