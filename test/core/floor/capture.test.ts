@@ -19,31 +19,25 @@ test('record captures every fixture byte-exact, and every manifest line verifies
     const r = brain(sb, ['record', '--json']);
     assert.equal(r.status, 0, r.stderr);
     const rep = JSON.parse(r.stdout);
-    const origins: [string, string, string][] = [
-      ['cc', path.join(sb.home, '.claude', 'projects'), ''],
-      ['codex', path.join(sb.home, '.codex', 'sessions'), 'sessions/'],
-      ['pi', path.join(sb.home, '.pi', 'agent', 'sessions'), ''],
-      ['cursor', path.join(sb.home, '.cursor', 'projects'), ''],
-      ['gemini', path.join(sb.home, '.gemini', 'tmp'), ''],
-      ['copilot', path.join(sb.home, '.config', 'Code', 'User'), 'code/'],
-      ['copilot_cli', path.join(sb.home, '.copilot'), ''],
-      ['qwen', path.join(sb.home, '.qwen'), ''],
-      ['droid', path.join(sb.home, '.factory', 'sessions'), ''],
-    ];
+    // Every agent's roots that the fixtures fill, as the registry declares them (a tool's manifest
+    // JSON in Codex's folder is not a session: include() says which files are).
     let compared = 0;
-    for (const [lane, dir, prefix] of origins) {
-      // What the agent takes as its sessions (a tool's manifest JSON in Codex's folder is not one).
-      const root = registry().list.find((a) => a.lane === lane)!.roots(sb.env).find((x) => x.dir === dir)!;
-      const files = listFiles(dir).filter((f) => /\.(jsonl|json|txt)$/.test(f) && root.include(f));
-      assert.ok(files.length > 0, `fixtures for ${lane}`);
-      for (const f of files) {
-        const lake = path.join(sb.brain, 'lake', lane, prefix + f);
-        assert.ok(fs.existsSync(lake), `lake copy of ${lane}/${f}`);
-        assert.ok(fs.readFileSync(lake).equals(fs.readFileSync(path.join(dir, f))), `${lane}/${f} byte-exact`);
-        compared++;
+    const perLane = new Map<string, number>();
+    for (const a of registry().list) {
+      for (const root of a.roots(sb.env)) {
+        if (!fs.existsSync(root.dir) || root.flat) continue;
+        const files = listFiles(root.dir).filter((f) => root.include(f));
+        for (const f of files) {
+          const lake = path.join(sb.brain, 'lake', a.lane, root.lakePrefix ? `${root.lakePrefix}/${f}` : f);
+          assert.ok(fs.existsSync(lake), `lake copy of ${a.lane}/${f}`);
+          assert.ok(fs.readFileSync(lake).equals(fs.readFileSync(path.join(root.dir, f))), `${a.lane}/${f} byte-exact`);
+          compared++;
+        }
+        perLane.set(a.lane, (perLane.get(a.lane) ?? 0) + files.length);
       }
-      assert.equal(rep.lanes[lane].new_files, files.length, `${lane} new files counted`);
     }
+    for (const lane of ['cc', 'codex', 'pi', 'cursor', 'gemini', 'copilot', 'copilot_cli', 'qwen', 'droid', 'cline', 'cline_cli', 'continue']) assert.ok((perLane.get(lane) ?? 0) > 0, `fixtures for ${lane}`);
+    for (const [lane, n] of perLane) assert.equal(rep.lanes[lane].new_files, n, `${lane} new files counted`);
     assert.ok(compared >= 40);
     const m = readManifest(path.join(sb.brain, 'manifest', 'manifest.jsonl'));
     assert.equal(m.bad.length, 0);
