@@ -15,7 +15,7 @@ import { machineName } from '../machine';
 import { writeFileAtomic } from '../floor/durable';
 import { storeLabel } from '../store/rsync';
 import { sshBase, sshOptions } from '../store/sshcmd';
-import { configuredStore } from './everywhere';
+import { configuredStore } from '../remote/everywhere';
 
 /** Exported table → the derived relation it holds (one row per reply in usage, per call in tool_calls). */
 export const EXPORT_TABLES: Record<string, string> = {
