@@ -18,7 +18,6 @@ import { agentByLane } from '../../agents';
 import { lakeFileProblem } from '../lakepath';
 import { TurnBatch } from './batch';
 import { BLOCK, BLOCK_BITS, fileBytes, type FileRow, type SessionRow, type TurnRow, type UpdateReport } from './schema';
-import { turnKey } from '../../turns';
 import { TURN_ROLES_OF } from '../turncount';
 import { setting } from '../../settings';
 
