@@ -19,9 +19,9 @@ export const LAYERS = [
   // Caches built on the floor: DuckDB, the turn index; config.toml, which validates the cache's
   // [sql] table.
   { name: 'caches', paths: ['core/cache', 'core/index', 'core/config.ts'] },
-  // Reading back (recall), the store (sync, backup; recall over every machine at the store) and
-  // setting up (init, doctor, the harnesses' registration).
-  { name: 'recall and store', paths: ['core/recall', 'core/store', 'core/remote', 'core/setup', 'core/harness'] },
+  // Reading back (recall), the store (sync, backup; recall over every machine at the store), the
+  // Parquet export of every machine's cache and setting up (init, doctor, the harnesses' registration).
+  { name: 'recall and store', paths: ['core/recall', 'core/store', 'core/remote', 'core/export', 'core/setup', 'core/harness'] },
   // What runs after capture, the secret guard over the floor and the store, and the recall front
   // door (which masks with the secret guard).
   { name: 'pipeline', paths: ['core/pipeline', 'core/secrets', 'core/tools'] },

@@ -1,5 +1,5 @@
 import { BrainError } from '../core/errors';
-import { EXPORT_TABLES, exportParquet } from '../core/remote/parquet';
+import { EXPORT_TABLES, exportParquet } from '../core/export/parquet';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 
 export const exportVerb: Verb = {

@@ -122,6 +122,82 @@ export async function ingest(
   await conn.run(loadSql('ops', 'stage_tables'));
 
   // 1. The manifest lines themselves.
+  const gens = await ingestChunks(conn, scan.entries, opts.fromScratch);
+  const lap = opts.trace ?? (() => undefined);
+  lap(`chunks (${scan.entries.length} manifest lines)`);
+  const run: IngestRun = { conn, home, opts, stats, lap };
+
+  // 2. Where each touched (file, generation) stands.
+  const fileIds = [...new Set([...gens.values()].map((g) => g.fileId))];
+  stats.files = fileIds.length;
+  const state = !opts.fromScratch && fileIds.length > 0 ? await ingestState(conn, fileIds) : new Map<string, FileState>();
+
+  // 3. Lines.
+  const stager = await lineStager(conn, stats);
+  const latest = new Map<string, number>();
+  for (const g of gens.values()) latest.set(g.fileId, Math.max(latest.get(g.fileId) ?? 0, g.gen));
+  const bulk: Bulk[] = [];
+
+  // In file_id order: rows of neighbouring file_ids then sit in the same row groups, so the
+  // per-batch refresh below (a semi-join on file_id) skips the others by their min/max.
+  const seenDirs = new Set<string>();
+  const ordered = [...gens.values()].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : a.gen - b.gen));
+  for (const g of ordered) {
+    const b = await stageGeneration(run, stager, g, state.get(g.fileId), latest, seenDirs);
+    if (b) bulk.push(b);
+  }
+  await stager.flushLines();
+  // The state first: the views (v_live) read a file's generation from it.
+  await stager.flushState();
+  lap(`scan + staged lines (${stats.stagedLines})`);
+
+  const derive = refresher(conn);
+  const unbulked = bulk.length > 0 ? await loadBulk(run, stager, bulk, from.offset, derive.refresh) : [];
+  lap(`bulk (${bulk.length} files)`);
+  for (const b of unbulked) {
+    try {
+      await stager.stageRange(b.g, b.abs, 0, 1, b.isLatest, null); // found to hold no secret before it was bulked
+    } catch (e) {
+      if (e instanceof IngestSqlError) throw e;
+      stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
+    }
+    derive.refreshed.delete(b.g.fileId);
+  }
+  await stager.flushLines();
+  stager.lineApp.close();
+  await stager.flushState();
+  stager.stateApp.close();
+  if (unbulked.length > 0) lap(`line reader after bulk (${unbulked.length} files)`);
+
+  // 4. Derived tables of the other touched files, in batches of about the same size.
+  await deriveRest(ordered.filter((g) => !derive.refreshed.has(g.fileId)), opts.deriveBatchBytes ?? DERIVE_BATCH, derive.refresh);
+  lap('derived');
+
+  lap('derived done');
+  await setMeta(conn, 'manifest_offset', String(scan.end));
+  await setMeta(conn, 'manifest_check', manifestCheck(manifest, scan.lastStart, scan.end));
+  await setMeta(conn, 'manifest_check_from', String(scan.lastStart));
+  return stats;
+}
+
+/** What the steps of one ingest share. */
+interface IngestRun {
+  conn: DuckDBConnection;
+  home: string;
+  opts: IngestOptions;
+  stats: IngestStats;
+  lap: (step: string) => void;
+}
+
+/** Where a file's newest stored generation stands in floor.ingest_state. */
+interface FileState {
+  gen: number;
+  offset: number;
+  lineNo: number;
+}
+
+/** Step 1: stages the manifest lines as chunks; returns the (file, generation)s they claim. */
+async function ingestChunks(conn: DuckDBConnection, entries: ManifestEntry[], fromScratch: boolean): Promise<Map<string, Gen>> {
   const gens = new Map<string, Gen>();
   const chunkApp = await ChunkAppender.temp(conn, 'stage_chunks', [
     BIGINT, VARCHAR, SMALLINT, VARCHAR, VARCHAR, VARCHAR, BIGINT, BIGINT, INTEGER, INTEGER, VARCHAR,
@@ -130,39 +206,45 @@ export async function ingest(
   // A lake file is one document whatever machine name its later lines carry (a renamed host, a
   // hook run without the editor's BRAIN_MACHINE): its file_id is fixed by the first line that
   // claimed its origin. Otherwise its later lines made a second document, read from byte 0.
-  const origins = opts.fromScratch ? new Map<string, string>() : await knownOrigins(conn, scan.entries);
-  for (const e of scan.entries) stageChunk(chunkApp, e, gens, origins);
+  const origins = fromScratch ? new Map<string, string>() : await knownOrigins(conn, entries);
+  for (const e of entries) stageChunk(chunkApp, e, gens, origins);
   chunkApp.close();
   await conn.run(loadSql('ops', 'ingest_chunks'));
-  const lap = opts.trace ?? (() => undefined);
-  lap(`chunks (${scan.entries.length} manifest lines)`);
+  return gens;
+}
 
-  // 2. Where each touched (file, generation) stands.
-  const fileIds = [...new Set([...gens.values()].map((g) => g.fileId))];
-  stats.files = fileIds.length;
-  const state = new Map<string, { gen: number; offset: number; lineNo: number }>();
-  if (!opts.fromScratch && fileIds.length > 0) {
-    const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
-    for (const f of fileIds) touched.push([f]);
-    touched.close();
-    const r = await conn.runAndReadAll(
-      `SELECT s.file_id, s.witness_gen, s.last_offset, s.last_line_no
-       FROM floor.ingest_state s JOIN touched_files t USING (file_id)`,
-    );
-    for (const row of r.getRows()) {
-      state.set(String(row[0]), { gen: Number(row[1]), offset: Number(row[2]), lineNo: Number(row[3]) });
-    }
-    await conn.run('DELETE FROM touched_files');
+/** Step 2: floor.ingest_state of the touched files. */
+async function ingestState(conn: DuckDBConnection, fileIds: string[]): Promise<Map<string, FileState>> {
+  const state = new Map<string, FileState>();
+  const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
+  for (const f of fileIds) touched.push([f]);
+  touched.close();
+  const r = await conn.runAndReadAll(
+    `SELECT s.file_id, s.witness_gen, s.last_offset, s.last_line_no
+     FROM floor.ingest_state s JOIN touched_files t USING (file_id)`,
+  );
+  for (const row of r.getRows()) {
+    state.set(String(row[0]), { gen: Number(row[1]), offset: Number(row[2]), lineNo: Number(row[3]) });
   }
+  await conn.run('DELETE FROM touched_files');
+  return state;
+}
 
-  // 3. Lines.
+/** The program's line reader and the staging tables it fills (stage_lines, stage_state). */
+interface LineStager {
+  lineApp: ChunkAppender;
+  stateApp: ChunkAppender;
+  flushLines(): Promise<void>;
+  flushState(): Promise<void>;
+  /** Bytes [start, claimedEnd) of a generation, staged line by line. */
+  stageRange(g: Gen, abs: string, start: number, lineNo: number, isLatest: boolean, mask: LineMasker | null): Promise<void>;
+}
+
+async function lineStager(conn: DuckDBConnection, stats: IngestStats): Promise<LineStager> {
   const lineApp = await ChunkAppender.temp(conn, 'stage_lines', [
     VARCHAR, SMALLINT, BIGINT, INTEGER, VARCHAR, VARCHAR, INTEGER, BOOLEAN, VARCHAR, VARCHAR,
   ]);
   const stateApp = await ChunkAppender.temp(conn, 'stage_state', [VARCHAR, SMALLINT, BIGINT, BIGINT, INTEGER, VARCHAR]);
-  const latest = new Map<string, number>();
-  for (const g of gens.values()) latest.set(g.fileId, Math.max(latest.get(g.fileId) ?? 0, g.gen));
-  const bulk: Bulk[] = [];
   let stagedBytes = 0;
   const flushLines = async () => {
     lineApp.flush();
@@ -188,7 +270,6 @@ export async function ingest(
     }
     stateApp.rows = 0;
   };
-  /** The program's line reader: bytes [start, claimedEnd) of a generation, staged line by line. */
   const stageRange = async (g: Gen, abs: string, start: number, lineNo: number, isLatest: boolean, mask: LineMasker | null) => {
     let lastOffset = start;
     let lastLine = lineNo - 1;
@@ -219,67 +300,78 @@ export async function ingest(
       stateApp.push([g.fileId, g.gen, BigInt(g.claimedEnd), BigInt(lastOffset), lastLine, hashRange(abs, 0, lastOffset)]);
     }
   };
+  return { lineApp, stateApp, flushLines, flushState, stageRange };
+}
 
-  // In file_id order: rows of neighbouring file_ids then sit in the same row groups, so the
-  // per-batch refresh below (a semi-join on file_id) skips the others by their min/max.
-  const seenDirs = new Set<string>();
-  const ordered = [...gens.values()].sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : a.gen - b.gen));
-  for (const g of ordered) {
-    const abs = path.join(home, g.lakePath);
-    const st = state.get(g.fileId);
-    let start = 0;
-    let lineNo = 1;
-    if (st && st.gen === g.gen) {
-      start = st.offset;
-      lineNo = st.lineNo + 1;
-    } else if (st && st.gen > g.gen) {
-      // A late chunk of an older generation: re-read from its last stored line.
-      const r = await conn.runAndReadAll(
-        `SELECT byte_offset, line_no FROM floor.raw_lines WHERE file_id = $f AND witness_gen = $g
-         ORDER BY byte_offset DESC LIMIT 1`,
-        { f: g.fileId, g: g.gen },
-      );
-      const row = r.getRows()[0];
-      if (row) {
-        start = Number(row[0]);
-        lineNo = Number(row[1]);
-      }
-    }
-    const isLatest = latest.get(g.fileId) === g.gen && (!st || st.gen <= g.gen);
-    // The guard the turn index and recall use: a lake file replaced by a symlink (or a manifest
-    // naming `..`) is named and not read, so the cache never holds bytes from outside the floor.
-    const why = lakeFileProblem(home, g.lakePath, seenDirs);
-    if (why) {
-      stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${why}: refused, not read (brain verify names it)`);
-      continue;
-    }
-    try {
-      if (opts.fromScratch && start === 0) {
-        const size = fs.statSync(abs).size;
-        if (size < g.claimedEnd) throw new Error(`${abs} has ${size} bytes, the manifest claims ${g.claimedEnd}`);
-        stats.bytes += g.claimedEnd;
-        const mask = await rangeMasker(home, abs, 0, g.claimedEnd);
-        // DuckDB reads a file itself only when it holds no secret: one that does goes through the
-        // line reader, which stores its lines masked.
-        if (!mask && opts.bulk !== false && size <= (opts.bulkMaxFileBytes ?? BULK_MAX_FILE)) {
-          bulk.push({ g, abs, size, isLatest });
-          continue;
-        }
-        await stageRange(g, abs, start, lineNo, isLatest, mask);
-        continue;
-      }
-      stats.bytes += g.claimedEnd - start;
-      await stageRange(g, abs, start, lineNo, isLatest, await rangeMasker(home, abs, start, g.claimedEnd));
-    } catch (e) {
-      if (e instanceof IngestSqlError) throw e;
-      stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${(e as Error).message}`);
+/** Where reading a generation starts: after its stored lines. */
+async function startOf(conn: DuckDBConnection, g: Gen, st: FileState | undefined): Promise<{ start: number; lineNo: number }> {
+  let start = 0;
+  let lineNo = 1;
+  if (st && st.gen === g.gen) {
+    start = st.offset;
+    lineNo = st.lineNo + 1;
+  } else if (st && st.gen > g.gen) {
+    // A late chunk of an older generation: re-read from its last stored line.
+    const r = await conn.runAndReadAll(
+      `SELECT byte_offset, line_no FROM floor.raw_lines WHERE file_id = $f AND witness_gen = $g
+       ORDER BY byte_offset DESC LIMIT 1`,
+      { f: g.fileId, g: g.gen },
+    );
+    const row = r.getRows()[0];
+    if (row) {
+      start = Number(row[0]);
+      lineNo = Number(row[1]);
     }
   }
-  await flushLines();
-  // The state first: the views (v_live) read a file's generation from it.
-  await flushState();
-  lap(`scan + staged lines (${stats.stagedLines})`);
+  return { start, lineNo };
+}
 
+/** Step 3 for one generation: stages its new lines, or returns it for DuckDB to read whole (bulk).
+ * A file's own problem is noted in stats and the ingest goes on. */
+async function stageGeneration(
+  run: IngestRun,
+  stager: LineStager,
+  g: Gen,
+  st: FileState | undefined,
+  latest: Map<string, number>,
+  seenDirs: Set<string>,
+): Promise<Bulk | undefined> {
+  const { home, opts, stats } = run;
+  const abs = path.join(home, g.lakePath);
+  const { start, lineNo } = await startOf(run.conn, g, st);
+  const isLatest = latest.get(g.fileId) === g.gen && (!st || st.gen <= g.gen);
+  // The guard the turn index and recall use: a lake file replaced by a symlink (or a manifest
+  // naming `..`) is named and not read, so the cache never holds bytes from outside the floor.
+  const why = lakeFileProblem(home, g.lakePath, seenDirs);
+  if (why) {
+    stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${why}: refused, not read (brain verify names it)`);
+    return undefined;
+  }
+  try {
+    if (opts.fromScratch && start === 0) {
+      const size = fs.statSync(abs).size;
+      if (size < g.claimedEnd) throw new Error(`${abs} has ${size} bytes, the manifest claims ${g.claimedEnd}`);
+      stats.bytes += g.claimedEnd;
+      const mask = await rangeMasker(home, abs, 0, g.claimedEnd);
+      // DuckDB reads a file itself only when it holds no secret: one that does goes through the
+      // line reader, which stores its lines masked.
+      if (!mask && opts.bulk !== false && size <= (opts.bulkMaxFileBytes ?? BULK_MAX_FILE)) {
+        return { g, abs, size, isLatest };
+      }
+      await stager.stageRange(g, abs, start, lineNo, isLatest, mask);
+      return undefined;
+    }
+    stats.bytes += g.claimedEnd - start;
+    await stager.stageRange(g, abs, start, lineNo, isLatest, await rangeMasker(home, abs, start, g.claimedEnd));
+  } catch (e) {
+    if (e instanceof IngestSqlError) throw e;
+    stats.problems.push(`${g.lakePath} (generation ${g.gen}): ${(e as Error).message}`);
+  }
+  return undefined;
+}
+
+/** Re-derives the derived tables of files, remembering which. */
+function refresher(conn: DuckDBConnection): { refreshed: Set<string>; refresh: (ids: string[]) => Promise<void> } {
   const refreshed = new Set<string>();
   // One agent at a time, through its own copies of the derived views (laneRefreshSql): a plan over
   // every agent's views at once held memory for each of them.
@@ -299,111 +391,106 @@ export async function ingest(
     }
     for (const f of ids) refreshed.add(f);
   };
+  return { refreshed, refresh };
+}
 
-  // Bulk: DuckDB reads and splits whole files, a batch at a time; the program gives each line's
-  // offset, length and captured_at, and checks the file is UTF-8 (read_text refuses it
-  // otherwise), in one pass over each file (no line is hashed: floor.raw_lines hashes a line when
-  // it is read). A file that is not UTF-8, or whose claim ends inside a line, goes through the
-  // line reader after.
+/** Bulk: DuckDB reads and splits whole files, a batch at a time; the program gives each line's
+ * offset, length and captured_at, and checks the file is UTF-8 (read_text refuses it
+ * otherwise), in one pass over each file (no line is hashed: floor.raw_lines hashes a line when
+ * it is read). Returns the files that are not UTF-8, or whose claim ends inside a line: they go
+ * through the line reader after. */
+async function loadBulk(run: IngestRun, stager: LineStager, bulk: Bulk[], fromOffset: number, refresh: (ids: string[]) => Promise<void>): Promise<Bulk[]> {
+  const { conn, opts, stats, lap } = run;
   const unbulked: Bulk[] = [];
-  if (bulk.length > 0) {
-    const times = await chunkTimes(conn, from.offset);
-    const batchBytes = opts.bulkBatchBytes ?? BULK_BATCH;
-    const bulkSql = loadSql('ops', 'ingest_bulk');
-    const deriveBytes = opts.deriveBatchBytes ?? DERIVE_BATCH;
-    const pendingDerive = new Set<string>();
-    let pendingBytes = 0;
-    for (let i = 0; i < bulk.length; ) {
-      let size = 0;
-      const batch: Bulk[] = [];
-      while (i < bulk.length && (batch.length === 0 || size + bulk[i].size <= batchBytes)) {
-        size += bulk[i].size;
-        batch.push(bulk[i++]);
-      }
-      const files = await ChunkAppender.temp(conn, 'bulk_files', [INTEGER, VARCHAR, VARCHAR, SMALLINT, VARCHAR, VARCHAR]);
-      const lines = await ChunkAppender.temp(conn, 'bulk_lines', [INTEGER, INTEGER, BIGINT, INTEGER, BIGINT]);
-      const taken: Bulk[] = [];
-      batch.forEach((b, idx) => {
-        const t = times.get(`${b.g.fileId}\0${b.g.gen}`) ?? { from: [0], us: [0n] };
-        let k = 0;
-        let sc: FileScan;
-        try {
-          sc = scanFile(b.abs, b.g.claimedEnd, (lineNo, off, n) => {
-            // The chunk holding the line's last byte.
-            const last = off + n - 1;
-            while (k + 1 < t.from.length && t.from[k + 1] <= last) k++;
-            lines.push([idx, lineNo, BigInt(off), n, t.us[k]]);
-          });
-        } catch (e) {
-          stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
-          return;
-        }
-        // Rows of a file left out stay in bulk_lines without a bulk_files row: the join drops them.
-        if (!sc.utf8 || sc.cutTail) {
-          unbulked.push(b);
-          return;
-        }
-        files.push([idx, b.abs, b.g.fileId, b.g.gen, b.g.lane, b.g.lane]);
-        if (b.isLatest) stateApp.push([b.g.fileId, b.g.gen, BigInt(b.g.claimedEnd), BigInt(sc.lastOffset), sc.lines, sc.prefixSha256]);
-        taken.push(b);
-      });
-      files.close();
-      lines.close();
-      await flushState();
-      lap(`bulk batch ${taken.length} files, ${size} bytes: read`);
-      if (taken.length > 0) await conn.run(bulkSql, { paths: listValue(taken.map((b) => b.abs)) });
-      lap('bulk batch: sql');
-      await conn.run('DELETE FROM bulk_files; DELETE FROM bulk_lines;');
-      stats.bulkFiles += taken.length;
-      // Derive once DERIVE_BATCH bytes are loaded (and after the last batch), while their rows
-      // are fresh: what DuckDB holds stays bounded whatever the floor's size, and each view reads
-      // the row groups of those files once (per load batch it read them again in every view). A
-      // file whose newest generation comes in a later batch is derived again then.
-      for (const b of taken) pendingDerive.add(b.g.fileId);
-      pendingBytes += size;
-      if (pendingBytes >= deriveBytes || i >= bulk.length) {
-        await refresh([...pendingDerive]);
-        pendingDerive.clear();
-        pendingBytes = 0;
-        lap('bulk batch: derived');
-      }
+  const times = await chunkTimes(conn, fromOffset);
+  const batchBytes = opts.bulkBatchBytes ?? BULK_BATCH;
+  const bulkSql = loadSql('ops', 'ingest_bulk');
+  const deriveBytes = opts.deriveBatchBytes ?? DERIVE_BATCH;
+  const pendingDerive = new Set<string>();
+  let pendingBytes = 0;
+  for (let i = 0; i < bulk.length; ) {
+    let size = 0;
+    const batch: Bulk[] = [];
+    while (i < bulk.length && (batch.length === 0 || size + bulk[i].size <= batchBytes)) {
+      size += bulk[i].size;
+      batch.push(bulk[i++]);
+    }
+    const taken = await stageBulkBatch(conn, stats, stager, batch, times, unbulked);
+    await stager.flushState();
+    lap(`bulk batch ${taken.length} files, ${size} bytes: read`);
+    if (taken.length > 0) await conn.run(bulkSql, { paths: listValue(taken.map((b) => b.abs)) });
+    lap('bulk batch: sql');
+    await conn.run('DELETE FROM bulk_files; DELETE FROM bulk_lines;');
+    stats.bulkFiles += taken.length;
+    // Derive once DERIVE_BATCH bytes are loaded (and after the last batch), while their rows
+    // are fresh: what DuckDB holds stays bounded whatever the floor's size, and each view reads
+    // the row groups of those files once (per load batch it read them again in every view). A
+    // file whose newest generation comes in a later batch is derived again then.
+    for (const b of taken) pendingDerive.add(b.g.fileId);
+    pendingBytes += size;
+    if (pendingBytes >= deriveBytes || i >= bulk.length) {
+      await refresh([...pendingDerive]);
+      pendingDerive.clear();
+      pendingBytes = 0;
+      lap('bulk batch: derived');
     }
   }
-  lap(`bulk (${bulk.length} files)`);
-  for (const b of unbulked) {
-    try {
-      await stageRange(b.g, b.abs, 0, 1, b.isLatest, null); // found to hold no secret before it was bulked
-    } catch (e) {
-      if (e instanceof IngestSqlError) throw e;
-      stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
-    }
-    refreshed.delete(b.g.fileId);
-  }
-  await flushLines();
-  lineApp.close();
-  await flushState();
-  stateApp.close();
-  if (unbulked.length > 0) lap(`line reader after bulk (${unbulked.length} files)`);
+  return unbulked;
+}
 
-  // 4. Derived tables of the other touched files, in batches of about the same size.
-  const rest = ordered.filter((g) => !refreshed.has(g.fileId));
-  const batchBytesRest = opts.deriveBatchBytes ?? DERIVE_BATCH;
+/** One bulk batch: scans each file, stages bulk_files and bulk_lines (and the newest generations'
+ * state); returns the files DuckDB is to read, and adds the others to unbulked. */
+async function stageBulkBatch(
+  conn: DuckDBConnection,
+  stats: IngestStats,
+  stager: LineStager,
+  batch: Bulk[],
+  times: Map<string, ChunkTimes>,
+  unbulked: Bulk[],
+): Promise<Bulk[]> {
+  const files = await ChunkAppender.temp(conn, 'bulk_files', [INTEGER, VARCHAR, VARCHAR, SMALLINT, VARCHAR, VARCHAR]);
+  const lines = await ChunkAppender.temp(conn, 'bulk_lines', [INTEGER, INTEGER, BIGINT, INTEGER, BIGINT]);
+  const taken: Bulk[] = [];
+  batch.forEach((b, idx) => {
+    const t = times.get(`${b.g.fileId}\0${b.g.gen}`) ?? { from: [0], us: [0n] };
+    let k = 0;
+    let sc: FileScan;
+    try {
+      sc = scanFile(b.abs, b.g.claimedEnd, (lineNo, off, n) => {
+        // The chunk holding the line's last byte.
+        const last = off + n - 1;
+        while (k + 1 < t.from.length && t.from[k + 1] <= last) k++;
+        lines.push([idx, lineNo, BigInt(off), n, t.us[k]]);
+      });
+    } catch (e) {
+      stats.problems.push(`${b.g.lakePath} (generation ${b.g.gen}): ${(e as Error).message}`);
+      return;
+    }
+    // Rows of a file left out stay in bulk_lines without a bulk_files row: the join drops them.
+    if (!sc.utf8 || sc.cutTail) {
+      unbulked.push(b);
+      return;
+    }
+    files.push([idx, b.abs, b.g.fileId, b.g.gen, b.g.lane, b.g.lane]);
+    if (b.isLatest) stager.stateApp.push([b.g.fileId, b.g.gen, BigInt(b.g.claimedEnd), BigInt(sc.lastOffset), sc.lines, sc.prefixSha256]);
+    taken.push(b);
+  });
+  files.close();
+  lines.close();
+  return taken;
+}
+
+/** Step 4: derives the files no bulk batch derived, in batches of about batchBytes of lake. */
+async function deriveRest(rest: Gen[], batchBytes: number, refresh: (ids: string[]) => Promise<void>): Promise<void> {
   for (let i = 0; i < rest.length; ) {
     const ids = new Set<string>();
     let size = 0;
-    while (i < rest.length && (ids.size === 0 || size + rest[i].claimedEnd <= batchBytesRest)) {
+    while (i < rest.length && (ids.size === 0 || size + rest[i].claimedEnd <= batchBytes)) {
       size += rest[i].claimedEnd;
       ids.add(rest[i++].fileId);
     }
     await refresh([...ids]);
   }
-  lap('derived');
-
-  lap('derived done');
-  await setMeta(conn, 'manifest_offset', String(scan.end));
-  await setMeta(conn, 'manifest_check', manifestCheck(manifest, scan.lastStart, scan.end));
-  await setMeta(conn, 'manifest_check_from', String(scan.lastStart));
-  return stats;
 }
 
 async function chunkTimes(conn: DuckDBConnection, fromOffset: number): Promise<Map<string, ChunkTimes>> {

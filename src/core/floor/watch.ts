@@ -269,46 +269,18 @@ export function startWatch(opts: WatchOptions): Watcher {
   // its parents for it instead would take watches (the nearest parent may be HOME) and would meet
   // chokidar's new-folder race again.
   const rootIno = new Map<string, number>();
-  const dirIno = (p: string): number | null => {
-    try {
-      const st = fs.statSync(p);
-      return st.isDirectory() ? st.ino : null;
-    } catch {
-      return null;
-    }
-  };
   for (const r of opened) rootIno.set(r, dirIno(r) ?? -1);
-  // Agents' databases (dbcapture.ts): their folders are watched one level deep, apart from the
-  // session roots (an agent's data folder also holds logs and snapshots nobody records), and a
-  // change of the database or its -wal is a pass for that database. A folder not there yet is
-  // looked for with the roots.
-  const dbFiles = new Set<string>();
-  const dbDirs = new Set<string>();
-  for (const a of agents())
-    for (const d of a.databases?.(env) ?? []) {
-      dbFiles.add(path.resolve(d.file));
-      dbFiles.add(path.resolve(`${d.file}-wal`));
-      dbDirs.add(path.dirname(path.resolve(d.file)));
-    }
-  const dbWatched = new Set<string>();
-  const dbWatcher: FSWatcher | null =
-    dbDirs.size > 0 ? chokidarWatch([], { ignoreInitial: true, followSymlinks: false, depth: 0 }) : null;
-  dbWatcher?.on('all', (event: string, p: string) => {
-    if (!dbFiles.has(path.resolve(p))) return;
-    if (event === 'unlink') fullPass = true;
-    else changed.add(p);
-    kick();
-  });
-  dbWatcher?.on('error', onWatchError);
-  const checkDbDirs = () => {
-    for (const d of dbDirs) {
-      if (dbWatched.has(d) || dirIno(d) === null) continue;
-      dbWatched.add(d);
-      dbWatcher?.add(d);
+  const { watcher: dbWatcher, check: checkDbDirs } = watchDatabases(env, {
+    changed: (p) => {
+      changed.add(p);
+      kick();
+    },
+    full: () => {
       fullPass = true;
       kick();
-    }
-  };
+    },
+    error: onWatchError,
+  });
   checkDbDirs();
   const checkRoots = () => {
     if (closed) return;
@@ -372,6 +344,54 @@ export function flatSkipper(defs: OriginRoot[]): (p: string) => boolean {
     if (flat.some((f) => p === f.dir || (path.dirname(p) === f.dir && f.include(path.basename(p))))) return false;
     return flat.some((f) => within(p, f.dir));
   };
+}
+
+/** The inode of a folder (null: not there, or not a folder). */
+function dirIno(p: string): number | null {
+  try {
+    const st = fs.statSync(p);
+    return st.isDirectory() ? st.ino : null;
+  } catch {
+    return null;
+  }
+}
+
+/** startWatch's watch on the agents' database folders: `changed` when a database or its -wal
+ * changes, `full` when one goes away or `check` (run with the roots) finds a folder of them. */
+function watchDatabases(
+  env: Env,
+  on: { changed: (p: string) => void; full: () => void; error: (e: unknown) => void },
+): { watcher: FSWatcher | null; check: () => void } {
+  // Agents' databases (dbcapture.ts): their folders are watched one level deep, apart from the
+  // session roots (an agent's data folder also holds logs and snapshots nobody records), and a
+  // change of the database or its -wal is a pass for that database. A folder not there yet is
+  // looked for with the roots.
+  const dbFiles = new Set<string>();
+  const dbDirs = new Set<string>();
+  for (const a of agents())
+    for (const d of a.databases?.(env) ?? []) {
+      dbFiles.add(path.resolve(d.file));
+      dbFiles.add(path.resolve(`${d.file}-wal`));
+      dbDirs.add(path.dirname(path.resolve(d.file)));
+    }
+  const dbWatched = new Set<string>();
+  const dbWatcher: FSWatcher | null =
+    dbDirs.size > 0 ? chokidarWatch([], { ignoreInitial: true, followSymlinks: false, depth: 0 }) : null;
+  dbWatcher?.on('all', (event: string, p: string) => {
+    if (!dbFiles.has(path.resolve(p))) return;
+    if (event === 'unlink') on.full();
+    else on.changed(p);
+  });
+  dbWatcher?.on('error', on.error);
+  const checkDbDirs = () => {
+    for (const d of dbDirs) {
+      if (dbWatched.has(d) || dirIno(d) === null) continue;
+      dbWatched.add(d);
+      dbWatcher?.add(d);
+      on.full();
+    }
+  };
+  return { watcher: dbWatcher, check: checkDbDirs };
 }
 
 function hasPending(home: string): boolean {

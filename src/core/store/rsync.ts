@@ -1,6 +1,6 @@
 // What both store transports (local.ts, ssh.ts; the interface in transport.ts) share: the push (one
 // rsync run behind the store-side step that puts the floor in <store>/<machine>/), ssh options,
-// rsync flags and how their failures read.
+// rsync flags and how their failures read (the ssh command itself: sshcmd.ts).
 //
 // The rsync: -a --append-verify, never --delete. --append-verify only appends to a store file that
 // is shorter than ours and then checks the whole file; the store-side script (script.ts) runs first
@@ -13,6 +13,7 @@ import type { Config } from '../config';
 import type { Env } from '../home';
 import { parseChecks, storeScript, type Owner, type ParsedCheck, type ScriptItem } from './script';
 import { setting } from '../settings';
+import { sshBase, sshOptions } from './sshcmd';
 
 export interface TransferStats {
   sent: number;
@@ -47,29 +48,6 @@ export interface RsyncRun {
   interrupted?: NodeJS.Signals;
   /** Failed runs a retry replaced, oldest first: their store-side checks ran and count. */
   earlier?: RsyncRun[];
-}
-
-/** The ssh command rsync runs: BRAIN_SSH_COMMAND (tests point it at their own -F config) or ssh. */
-export function sshBase(env: Env): string[] {
-  return setting(env, 'BRAIN_SSH_COMMAND');
-}
-
-export function sshOptions(cfg: Config, env: Env): string[] {
-  const connect = setting(env, 'BRAIN_CONNECT_TIMEOUT') ?? 20;
-  const o = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connect}`, '-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=4'];
-  if (cfg.store?.ssh_mux_only) {
-    // Only the existing master may carry this sync: every auth method off, so a master that died
-    // between `ssh -O check` and rsync fails instead of prompting, and no new master is made.
-    o.push(
-      '-o', 'ControlMaster=no',
-      '-o', 'PasswordAuthentication=no',
-      '-o', 'PubkeyAuthentication=no',
-      '-o', 'KbdInteractiveAuthentication=no',
-      '-o', 'GSSAPIAuthentication=no',
-      '-o', 'HostbasedAuthentication=no',
-    );
-  }
-  return o;
 }
 
 export function storeLabel(cfg: Config): string {
@@ -342,16 +320,6 @@ export function push(o: PushOptions): Promise<RsyncRun> {
     };
     child.on('error', (e) => finish(null, null, e));
     child.on('close', (code, signal) => finish(code, signal));
-  });
-}
-
-/** `ssh -O check HOST`: asks a running ControlMaster, never opens a connection. */
-export function muxCheck(cfg: Config, env: Env): Promise<boolean> {
-  const base = sshBase(env);
-  return new Promise((resolve) => {
-    const child = childProcess().spawn(base[0], [...base.slice(1), '-O', 'check', cfg.store!.host!], { stdio: 'ignore', env: env as NodeJS.ProcessEnv });
-    child.on('error', () => resolve(false));
-    child.on('close', (code) => resolve(code === 0));
   });
 }
 

@@ -1,11 +1,12 @@
 // The store as host:path over ssh. Every call is one connection with the sync's ssh options
-// (BatchMode, ConnectTimeout, ServerAlive; ssh_mux_only: the master only, rsync.ts). Reads ride
+// (BatchMode, ConnectTimeout, ServerAlive; ssh_mux_only: the master only, sshcmd.ts). Reads ride
 // rsync (list, fetch) or a plain ssh command (readFile), each behind the same guard as the push:
 // a store folder that is not there is named as such, not as a failed transfer.
 import * as fs from 'node:fs';
 import type { Config } from '../config';
 import type { Env } from '../home';
-import { classifyFailure, muxCheck, push, runCapture, sshBase, sshOptions } from './rsync';
+import { classifyFailure, push, runCapture } from './rsync';
+import { muxCheck, sshBase, sshOptions } from './sshcmd';
 import { scriptSafe } from './script';
 import type { Failure, PushRequest, Result, StoreEntry, StoreTransport } from './transport';
 import { setting } from '../settings';

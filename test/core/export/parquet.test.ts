@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FIXTURES } from '../../helpers/env';
-import { BETA_SESSION, PHRASE, twoMachines, type TwoMachines } from './machines';
+import { BETA_SESSION, PHRASE, twoMachines, type TwoMachines } from '../remote/machines';
 
 let t: TwoMachines;
 before(async () => {

@@ -13,8 +13,9 @@ import { BrainError } from '../errors';
 import { brainHome, layout, mkdirPrivate, type Env } from '../home';
 import { machineName } from '../machine';
 import { writeFileAtomic } from '../floor/durable';
-import { sshBase, sshOptions, storeLabel } from '../store/rsync';
-import { configuredStore } from './everywhere';
+import { storeLabel } from '../store/rsync';
+import { sshBase, sshOptions } from '../store/sshcmd';
+import { configuredStore } from '../remote/everywhere';
 
 /** Exported table → the derived relation it holds (one row per reply in usage, per call in tool_calls). */
 export const EXPORT_TABLES: Record<string, string> = {
