@@ -133,16 +133,16 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await page.locator('.activitybar .action-item a[aria-label^="Agent Brain"]').first().click();
     await row('testbox').waitFor({ timeout: 20_000 });
     for (const agent of ['Claude Code', 'Codex', 'Pi', 'cursor-agent']) await row(new RegExp(`^${agent}`)).waitFor({ timeout: 10_000 });
-    // Claude Code → workspace/claude-code-log → the session that asked for a GitHub Action.
+    // Claude Code → claude-code-log (the session's working folder, by its name) → the session that asked for a GitHub Action.
     await row(/^Claude Code/).click();
-    await row('workspace/claude-code-log').click();
+    await row(/^claude-code-log/).click();
     const cc = row('Hey Claude, can you please add a Github Action');
     await cc.waitFor({ timeout: 10_000 });
     assert.match(await cc.innerText(), /37 turns/);
     await row(/^Claude Code/).click();
-    // Pi → code/my-project → "Fix the login bug".
+    // Pi → my-project → "Fix the login bug".
     await row(/^Pi/).click();
-    await row('code/my-project').click();
+    await row(/^my-project/).click();
     const pi = row('Fix the login bug');
     await pi.waitFor({ timeout: 10_000 });
     assert.match(await pi.innerText(), /4 turns/);
