@@ -482,7 +482,9 @@ export function nameTaken(root: string, lakePath: string, origin: string): Omit<
     if (st.isSymbolicLink()) return null;
     const last = i === parts.length - 1;
     const held = parts.slice(0, i + 1).join('/');
-    if (!last && !st.isDirectory()) return taken(cur, origin, `${held} is a lake file there, so ${lakePath} cannot be made under it`);
+    // lake/ and lake/<lane>/ are the floor's own folders, no origin's: one that is not a folder is
+    // the floor's problem (the pass stops, as before), not this origin's.
+    if (!last && !st.isDirectory()) return i < 2 && parts[0] === 'lake' ? null : taken(cur, origin, `${held} is a lake file there, so ${lakePath} cannot be made under it`);
     if (last && st.isDirectory()) return taken(cur, origin, `${lakePath} is a folder of other lake files there`);
   }
   return null;

@@ -68,7 +68,10 @@ test('cite and cite --verify refuse paths that leave the machine folder or meet 
   for (const e of h.entries.slice(1)) {
     const r = brain(sb, ['cite', e.lake_path, '1..2', '--store', h.store, '--machine', 'evil', '--json']);
     assert.equal(r.status, 3, `${e.lake_path}: ${r.stdout}\n${r.stderr}`);
-    assert.equal(r.stdout, '');
+    // Nothing of the file: only the error, as JSON (--json), naming the refusal.
+    const err = JSON.parse(r.stdout) as { error: string; message: string };
+    assert.equal(err.error, 'unsafe-path');
+    assert.ok(!r.stdout.includes(PHRASE), 'no byte of the file outside');
     assert.match(r.stderr, /symlink/);
     assert.ok(r.stderr.includes(JSON.stringify(e.lake_path)), r.stderr);
   }
