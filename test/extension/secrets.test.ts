@@ -41,6 +41,7 @@ test('search, read_session and sql through the editor\'s recall path come back m
   }
   const q = (await recall('sql', { query: "SELECT raw_line FROM floor.raw_lines WHERE raw_line LIKE '%tool_result%' OR raw_line LIKE '%function_call%' OR raw_line LIKE '%toolResult%' OR raw_line LIKE '%here is my key%' ORDER BY (raw_line LIKE '%here is my key%') DESC, length(raw_line)", limit: 500 }, ctx())) as unknown as { masked: number; rows: unknown[] };
   assert.ok(q.rows.length >= 6);
+  // The cache holds the lines masked already (docs/bounds-and-masking.md): nothing planted comes
+  // back, whether the answer's own pass masked anything more or not.
   assertMasked(pf, JSON.stringify(q), 'sql');
-  assert.ok(q.masked >= 8, `masked ${q.masked}, rows ${q.rows.length}`);
 });
