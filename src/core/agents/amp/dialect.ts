@@ -12,9 +12,10 @@
 // (the prompt) and tool_result { toolUseID, run: { status, result | progress } }, the outcome of a
 // call the reply before made. An info message with a summary block is a summary. A user message
 // holding only tool results is no prompt: its results go to the calls they answer.
-import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, ToolUse, Turn } from '../../turns';
-import { BaseParser, addText, addThinking } from '../kit/parser';
-import { arr, isObj, lineText, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
+import type { Checkpoint, Dialect, ParseOptions, ToolUse, Turn } from '../../turns';
+import { addText, addThinking } from '../kit/parser';
+import { DocumentParser } from '../kit/document';
+import { arr, isObj, num, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 
 /** A tool result's text: its run's result (text or blocks) or its progress. */
 function resultText(run: Obj): string {
@@ -36,49 +37,24 @@ function treePath(uri: unknown): string | null {
   }
 }
 
-class AmpParser extends BaseParser<Record<string, never>> {
-  private doc: string[] = [];
-  private span: Span | null = null;
-
+class AmpParser extends DocumentParser<Record<string, never>> {
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
     super(opts, emit, {}, resume);
   }
 
-  protected onLine(l: RawLine): void {
-    this.hold(); // a document: nothing is final before it ends
-    this.doc.push(lineText(l));
-    if (!this.span) this.span = { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to };
-    else {
-      this.span.line_to = l.no;
-      this.span.byte_to = l.to;
-    }
+  protected document(o: unknown): void {
+    // Not a thread: still on the floor and found by the scan tier.
+    if (!isObj(o)) this.counts.bad++;
+    else this.thread(o);
   }
 
-  protected onFinish(): void {
-    if (!this.span) return;
-    let o: unknown;
-    try {
-      o = JSON.parse(this.doc.join('\n'));
-    } catch {
-      o = null;
-    }
-    if (!isObj(o)) {
-      // A half-written document: still on the floor and found by the scan tier.
-      this.counts.bad++;
-      return;
-    }
-    this.thread(o, this.span);
-    this.release();
-  }
-
-  private thread(o: Obj, span: Span): void {
+  private thread(o: Obj): void {
     this.facts.native_session ??= strOrNull(o.id);
     if (typeof o.title === 'string' && o.title.trim()) this.facts.title_hint = o.title.trim();
     const init = isObj(o.env) && isObj(o.env.initial) ? o.env.initial : {};
     this.facts.cwd ??= strOrNull(init.cwd) ?? arr(init.trees).map((t) => (isObj(t) ? treePath(t.uri) : null)).find((p) => p) ?? null;
     const created = tsOf(o.created);
     this.seen(created);
-    const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
     const calls = new Map<string, ToolUse>();
     for (const m of arr(o.messages)) {
       if (!isObj(m)) continue;
@@ -96,11 +72,11 @@ class AmpParser extends BaseParser<Record<string, never>> {
         }
         const text = blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
         if (text.length === 0) continue;
-        const t = this.turn(at, 'user', 'prompt', ts);
+        const t = this.docTurn('user', 'prompt', ts);
         for (const s of text) addText(t, s);
-        this.put(t, span);
+        this.put(t);
       } else if (m.role === 'assistant') {
-        const t = this.turn(at, 'assistant', 'reply', ts);
+        const t = this.docTurn('assistant', 'reply', ts);
         for (const b of blocks) {
           if (b.type === 'text' && typeof b.text === 'string') addText(t, b.text);
           else if (b.type === 'thinking' && this.opts.full && typeof b.thinking === 'string') addThinking(t, b.thinking);
@@ -121,14 +97,14 @@ class AmpParser extends BaseParser<Record<string, never>> {
           t.model = strOrNull(u.model);
           t.tokens = { input: num(u.inputTokens), output: num(u.outputTokens), cache_creation: num(u.cacheCreationInputTokens), cache_read: num(u.cacheReadInputTokens) };
         }
-        this.put(t, span);
+        this.put(t);
       } else {
         // info: a summary of what came before, or a note Amp added.
         const sum = blocks.map((b) => (b.type === 'summary' && isObj(b.summary) ? b.summary.summary : b.type === 'text' ? b.text : null)).filter((x): x is string => typeof x === 'string');
         if (sum.length === 0) continue;
-        const t = this.turn(at, 'system', blocks.some((b) => b.type === 'summary') ? 'summary' : 'notice', ts);
+        const t = this.docTurn('system', blocks.some((b) => b.type === 'summary') ? 'summary' : 'notice', ts);
         for (const s of sum) addText(t, s);
-        this.put(t, span);
+        this.put(t);
       }
     }
   }
@@ -136,8 +112,7 @@ class AmpParser extends BaseParser<Record<string, never>> {
   /** Every turn cites the whole document; they are emitted once the calls' results are in. */
   private pending: Turn[] = [];
 
-  private put(t: Turn, span: Span): void {
-    t.span = { ...span };
+  private put(t: Turn): void {
     this.pending.push(t);
   }
 

@@ -11,9 +11,10 @@
 //   [ { "message": { "role": "user" | "assistant", "content": "…" | [ { "type": "text", "text" } ] },
 //   "promptLogs": { "completion" } } ] }: an assistant message that only says "On it." (or nothing)
 //   has its words in promptLogs.completion.
-import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
-import { BaseParser, addText } from '../kit/parser';
-import { arr, isObj, lineText, strOrNull, tsOf, type Obj } from '../kit/jsonl';
+import type { Checkpoint, Dialect, ParseOptions, Turn } from '../../turns';
+import { addText } from '../kit/parser';
+import { DocumentParser } from '../kit/document';
+import { arr, isObj, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 import { kiroWorkspace } from './paths';
 
 function textOf(v: unknown): string {
@@ -40,41 +41,17 @@ export function kiroUserText(raw: string): string {
   return t;
 }
 
-class KiroParser extends BaseParser<Record<string, never>> {
-  private doc: string[] = [];
-  private span: Span | null = null;
-
+class KiroParser extends DocumentParser<Record<string, never>> {
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
     super(opts, emit, {}, resume);
   }
 
-  protected onLine(l: RawLine): void {
-    this.hold(); // a document: nothing is final before it ends
-    this.doc.push(lineText(l));
-    if (!this.span) this.span = { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to };
-    else {
-      this.span.line_to = l.no;
-      this.span.byte_to = l.to;
-    }
+  protected document(o: unknown): void {
+    if (!isObj(o)) this.counts.bad++;
+    else this.session(o);
   }
 
-  protected onFinish(): void {
-    if (!this.span) return;
-    let o: unknown;
-    try {
-      o = JSON.parse(this.doc.join('\n'));
-    } catch {
-      o = null;
-    }
-    if (!isObj(o)) {
-      this.counts.bad++;
-      return;
-    }
-    this.session(o, this.span);
-    this.release();
-  }
-
-  private session(o: Obj, span: Span): void {
+  private session(o: Obj): void {
     const meta = isObj(o.metadata) ? o.metadata : {};
     this.facts.native_session ??= strOrNull(o.executionId) ?? strOrNull(meta.workflowId);
     if (typeof o.title === 'string' && o.title.trim()) this.facts.title_hint = o.title.trim();
@@ -82,7 +59,6 @@ class KiroParser extends BaseParser<Record<string, never>> {
     this.seen(tsOf(meta.startTime));
     this.seen(tsOf(meta.endTime));
     const model = strOrNull(meta.modelId) ?? strOrNull(o.selectedModel) ?? strOrNull(o.defaultModelTitle);
-    const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
     for (const e of arr(o.chat ?? o.history)) {
       if (!isObj(e)) continue;
       const m = isObj(e.message) ? e.message : e;
@@ -91,19 +67,18 @@ class KiroParser extends BaseParser<Record<string, never>> {
       let t: Turn;
       if (role === 'human' || role === 'user') {
         const said = kiroUserText(raw);
-        t = this.turn(at, said ? 'user' : 'system', said ? 'prompt' : 'instructions', null);
+        t = this.docTurn(said ? 'user' : 'system', said ? 'prompt' : 'instructions', null);
         addText(t, said || raw);
       } else if (role === 'bot' || role === 'assistant') {
-        t = this.turn(at, 'assistant', 'reply', null);
+        t = this.docTurn('assistant', 'reply', null);
         const logs = isObj(e.promptLogs) ? e.promptLogs : {};
         const words = (!raw.trim() || raw.trim() === 'On it.') && typeof logs.completion === 'string' && logs.completion.trim() ? logs.completion : raw;
         addText(t, words);
         t.model = model;
       } else if (role === 'tool') {
-        t = this.turn(at, 'tool', 'output', null);
+        t = this.docTurn('tool', 'output', null);
         addText(t, raw);
       } else continue;
-      t.span = { ...span };
       this.emit(t);
     }
   }

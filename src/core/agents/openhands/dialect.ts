@@ -13,9 +13,10 @@
 //   UserRejectObservation, AgentErrorEvent: a call's outcome, in a file of its own (a tool turn)
 //   SystemPromptEvent { system_prompt: { text } }: instructions
 // base_state.json (the conversation's state, its token counts in stats) holds no turns.
-import type { Checkpoint, Dialect, ParseOptions, RawLine, Span, Turn } from '../../turns';
-import { BaseParser, addText, addThinking } from '../kit/parser';
-import { arr, isObj, lineText, strOrNull, tsOf, type Obj } from '../kit/jsonl';
+import type { Checkpoint, Dialect, ParseOptions, Turn } from '../../turns';
+import { addText, addThinking } from '../kit/parser';
+import { DocumentParser } from '../kit/document';
+import { arr, isObj, strOrNull, tsOf, type Obj } from '../kit/jsonl';
 import { eventIndex } from './paths';
 
 /** The text blocks of a content list, joined. */
@@ -30,58 +31,33 @@ export function textOf(v: unknown): string {
 /** Turns of one event file are numbered from its event number (a few per event at most). */
 const PER_EVENT = 4;
 
-class OpenHandsParser extends BaseParser<Record<string, never>> {
-  private doc: string[] = [];
-  private span: Span | null = null;
-
+class OpenHandsParser extends DocumentParser<Record<string, never>> {
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
     super(opts, emit, {}, resume);
     const i = eventIndex(opts.rel.replace(/\.g\d+\.json$/, '.json'));
     if (!resume && i !== null) this.n = i * PER_EVENT;
   }
 
-  protected onLine(l: RawLine): void {
-    this.hold(); // a document: nothing is final before it ends
-    this.doc.push(lineText(l));
-    if (!this.span) this.span = { line_from: l.no, line_to: l.no, byte_from: l.from, byte_to: l.to };
-    else {
-      this.span.line_to = l.no;
-      this.span.byte_to = l.to;
-    }
+  protected document(o: unknown): void {
+    if (!isObj(o)) this.counts.bad++;
+    else this.event(o);
   }
 
-  protected onFinish(): void {
-    if (!this.span) return;
-    let o: unknown;
-    try {
-      o = JSON.parse(this.doc.join('\n'));
-    } catch {
-      o = null;
-    }
-    if (!isObj(o)) {
-      this.counts.bad++;
-      return;
-    }
-    this.event(o, this.span);
-    this.release();
-  }
-
-  private event(o: Obj, span: Span): void {
+  private event(o: Obj): void {
     const ts = tsOf(o.timestamp);
     this.seen(ts);
-    const at = { no: span.line_from, from: span.byte_from, to: span.byte_from } as RawLine;
     let t: Turn | null = null;
     switch (o.kind) {
       case 'MessageEvent': {
         const m = isObj(o.llm_message) ? o.llm_message : {};
         const user = o.source === 'user' || m.role === 'user';
-        t = this.turn(at, user ? 'user' : 'assistant', user ? 'prompt' : 'reply', ts);
+        t = this.docTurn(user ? 'user' : 'assistant', user ? 'prompt' : 'reply', ts);
         addText(t, textOf(m.content));
         if (!user && this.opts.full && typeof m.reasoning_content === 'string') addThinking(t, m.reasoning_content);
         break;
       }
       case 'ActionEvent': {
-        t = this.turn(at, 'assistant', 'reply', ts);
+        t = this.docTurn('assistant', 'reply', ts);
         addText(t, textOf(o.thought));
         if (this.opts.full && typeof o.reasoning_content === 'string') addThinking(t, o.reasoning_content);
         const call = isObj(o.tool_call) ? o.tool_call : {};
@@ -98,7 +74,7 @@ class OpenHandsParser extends BaseParser<Record<string, never>> {
       case 'ObservationEvent':
       case 'UserRejectObservation':
       case 'AgentErrorEvent': {
-        t = this.turn(at, 'tool', 'output', ts);
+        t = this.docTurn('tool', 'output', ts);
         const ob = isObj(o.observation) ? o.observation : {};
         addText(t, o.kind === 'ObservationEvent' ? textOf(ob.content) : String(o.rejection_reason ?? o.error ?? ''));
         t.tools.push({
@@ -111,7 +87,7 @@ class OpenHandsParser extends BaseParser<Record<string, never>> {
         break;
       }
       case 'SystemPromptEvent': {
-        t = this.turn(at, 'system', 'instructions', ts);
+        t = this.docTurn('system', 'instructions', ts);
         addText(t, textOf(isObj(o.system_prompt) ? [o.system_prompt] : o.system_prompt));
         break;
       }
@@ -119,7 +95,6 @@ class OpenHandsParser extends BaseParser<Record<string, never>> {
         // State updates, pauses, condensations and kinds a newer SDK may add: no turn.
         return;
     }
-    t.span = { ...span };
     this.emit(t);
   }
 }
