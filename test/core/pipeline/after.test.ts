@@ -123,7 +123,8 @@ test('DuckDB in the pass when due, else put off to its gap and reported when it 
   try {
     const c = countingRunner();
     const later: StepResult[] = [];
-    const gap = 300;
+    // Long enough that the next passes fall inside it on a loaded machine too.
+    const gap = 2000;
     const a = new AfterCapture(sb.brain, sb.env, { ...off, duckdb: { onlyIfBuilt: false, minGapMs: gap, run: c.run } }, { onSteps: (s) => later.push(...s) });
     assert.deepEqual((await a.follow(full)).map((s) => s.detail), ['run 1'], 'due: the pass waits for it');
     assert.deepEqual(await a.follow(full), [], 'within the gap: put off');
