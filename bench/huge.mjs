@@ -46,10 +46,13 @@ export async function run({ root, outRoot, measure, CLI }) {
   const env = { ...process.env, HOME: home, BRAIN_HOME: brainHome, BRAIN_MACHINE: 'bench', TZ: 'UTC', BRAIN_QUIET_SECONDS: '0' };
   const timeBin = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
   const cpuFile = path.join(dir, 'cpu.txt');
-  const [cmd, argv] = timeBin ? [timeBin, ['-o', cpuFile, '-f', '%U %S', process.execPath, CLI, 'record', '--json']] : [process.execPath, [CLI, 'record', '--json']];
+  const [cmd, argv] = timeBin ? [timeBin, ['-o', cpuFile, '-f', '%U %S %M', process.execPath, CLI, 'record', '--json']] : [process.execPath, [CLI, 'record', '--json']];
   const r = await measure(cmd, argv, env);
   if (r.code !== 0) throw new Error(`brain record exited ${r.code}: ${r.err}`);
-  const cpu = timeBin ? fs.readFileSync(cpuFile, 'utf8').trim().split('\n').pop().split(' ').reduce((a, x) => a + Number(x) * 1000, 0) : null;
+  // /usr/bin/time's own numbers: brain's CPU (user + system) and peak RSS, not the wrapper's.
+  const t = timeBin ? fs.readFileSync(cpuFile, 'utf8').trim().split('\n').pop().split(' ').map(Number) : null;
+  const cpu = t ? (t[0] + t[1]) * 1000 : null;
+  if (t) r.rss = t[2] * 1024;
   const steps = JSON.parse(r.out).caches ?? [];
   const index = steps.find((s) => s.step === 'index');
   console.log(`one session of ${mb(bytes)}: brain record ${fmt(r.ms)} wall${cpu !== null ? `, ${fmt(cpu)} CPU` : ''}, peak RSS ${mb(r.rss)}`);

@@ -54,6 +54,11 @@ async function until(what: string, ms: number, ok: () => boolean): Promise<void>
 }
 
 const QUICK = 60_000;
+// Where a name run as shell would leave its mark: the folders a shell here or on the store host
+// starts in (a name cannot hold a slash, so the command names a file relative to them).
+const PWNED = 'brain-redteam-pwned';
+const SHELLY = `m$(touch ${PWNED})';touch ${PWNED};'\`touch ${PWNED}\``;
+const marks = (t: TwoMachines) => [process.cwd(), t.store, t.a.home, t.a.dir, process.env.HOME ?? '/root', '/root'].map((d) => path.join(d, PWNED));
 
 /** brain as machine A, killed (SIGKILL: a process blocked in open() never runs its SIGTERM
  * handler) when it has not answered within QUICK. */
@@ -69,6 +74,8 @@ for (const ssh of [false, true]) {
       // "fifoman": its manifest is a FIFO. "fifolake": its manifest names a lake file that is one.
       mkfifo(path.join(copyMachine(t.store, 'fifoman'), 'manifest', 'manifest.jsonl'));
       mkfifo(betaLake(copyMachine(t.store, 'fifolake')));
+      // A machine folder whose name is shell: read like any other, run by nothing.
+      copyMachine(t.store, SHELLY);
     });
     after(async () => {
       for (const pid of storeSide(t.store)) process.kill(pid, 'SIGKILL');
@@ -91,6 +98,20 @@ for (const ssh of [false, true]) {
         if (scan) assert.ok(refused.some((f) => f.machine === 'fifoman' && /FIFO/.test(f.problem)), JSON.stringify(refused));
         assert.ok(refused.some((f) => f.machine === 'fifolake'), JSON.stringify(refused));
         assert.deepEqual(storeSide(t.store), [], 'no store-side process left');
+        // The machine named in shell answers like the others, and its name ran nowhere.
+        const only = runA(t, ['search', PHRASE, '--json', '--machine', SHELLY, ...(scan ? ['--scan'] : [])]);
+        assert.equal(only.status, 0, only.stdout + only.stderr);
+        const shelly = JSON.parse(only.stdout).hits.find((h: { machine: string }) => h.machine === SHELLY);
+        assert.ok(shelly, `the shell-named machine answers: ${only.stdout.slice(0, 300)}`);
+        const c = shelly.snippets[0].citation;
+        const v = runA(t, ['cite', '--verify', JSON.stringify(c)]);
+        assert.equal(v.status, 0, v.stdout + v.stderr);
+        const human = runA(t, ['cite', c.lake_path, `${c.line_from}..${c.line_to}`, '--machine', SHELLY]);
+        assert.equal(human.status, 0, human.stderr);
+        const check = /^check: (.*)$/m.exec(human.stdout)?.[1] ?? '';
+        const ran = spawnSync('sh', ['-c', check], { encoding: 'utf8', env: { ...process.env, PATH: process.env.PATH } });
+        if (!ssh) assert.equal(ran.stdout.split(' ')[0], c.sha256, `${check}: ${ran.stderr}`);
+        for (const m of marks(t)) assert.ok(!fs.existsSync(m), `a machine folder name ran as shell: ${m}`);
       });
     }
 
