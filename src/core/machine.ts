@@ -21,10 +21,18 @@ export function validMachineName(name: string): boolean {
   return MACHINE_RE.test(name) && !storeReserved(name);
 }
 
-/** A name as it may be shown: a valid one as it is, any other JSON-quoted with every character
+/** Whether a folder the store holds may be read as a machine: printable ASCII (what can be shown
+ * as it is: a zero-width space or a look-alike letter cannot pass for another machine's name), not
+ * hidden, and not a name the store root uses. Looser than validMachineName, which a machine's own
+ * config must meet: a store folder another version (or a person) named is read if it is safe to show. */
+export function storeMachineName(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && /^[\x20-\x7e]+$/.test(name) && !name.startsWith('.') && !storeReserved(name);
+}
+
+/** A name as it may be shown: a printable one as it is, any other JSON-quoted with every character
  * outside printable ASCII escaped (a zero-width space must not make "m2\u200b" look like "m2"). */
 export function shownName(name: string): string {
-  if (validMachineName(name)) return name;
+  if (storeMachineName(name)) return name;
   return JSON.stringify(name).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 export function machineName(home: string, env: Env = process.env): string {

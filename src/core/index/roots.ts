@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { agentByLane } from '../agents';
 import { BrainError } from '../errors';
 import { brainHome, type Env } from '../home';
-import { machineName, shownName, validMachineName } from '../machine';
+import { machineName, shownName, storeMachineName } from '../machine';
 import { metaName } from '../floor/metaname';
 import { fileSegment, readInside } from '../safepath';
 
@@ -48,9 +48,9 @@ export function storeRoot(store: string): Root {
     if (!e.isDirectory() || e.name.startsWith('.')) continue;
     const dir = path.join(abs, e.name);
     if (!fs.existsSync(path.join(dir, 'lake')) && !fs.existsSync(path.join(dir, 'manifest'))) continue;
-    // A machine's name is printable ASCII (the config's rule): a folder named otherwise ("m2" and a
-    // zero-width space) would be shown as another machine's name, and cited under it.
-    if (validMachineName(e.name)) machines.push({ machine: e.name, dir });
+    // A machine's name is printable ASCII: a folder named otherwise ("m2" and a zero-width space)
+    // would be shown as another machine's name, and cited under it.
+    if (storeMachineName(e.name)) machines.push({ machine: e.name, dir });
     else refused.push(shownName(e.name));
   }
   machines.sort((a, b) => a.machine.localeCompare(b.machine));

@@ -169,7 +169,7 @@ export function search(input: SearchInput, env: Env = process.env, opts: RecallO
   let idx: TurnIndex | null = null;
   const refused: RefusedFile[] = [];
   for (const name of root.refused ?? []) {
-    refused.push({ machine: name, lake_path: '', problem: 'is a store folder whose name a machine may not have (printable ASCII letters, digits, ".", "_" and "-"); its sessions are left out' });
+    refused.push({ machine: name, lake_path: '', problem: 'is a store folder whose name a machine may not have (printable ASCII only, not a name the store root uses); its sessions are left out' });
   }
   // 'snapshot' (brain mcp): the index only as a private copy of a current file, never opened
   // for an update (that writes); otherwise the scan.

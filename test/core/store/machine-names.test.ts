@@ -1,7 +1,7 @@
-// Machine names, as the config requires them and as the store holds them: printable ASCII letters,
-// digits, ".", "_" and "-", and never a name the store's root uses for itself (its turn index). A
-// store folder named otherwise ("m2" and a zero-width space) is left out of every answer and named,
-// escaped, instead of being shown and cited as "m2".
+// Machine names: the config's own is letters, digits, ".", "_" and "-"; a folder the store holds is
+// read as a machine when its name is printable ASCII; neither is ever a name the store's root uses
+// for itself (its turn index). A store folder named otherwise ("m2" and a zero-width space) is left
+// out of every answer and named, escaped, instead of being shown and cited as "m2".
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -29,10 +29,10 @@ test('machine = "turns.sqlite" (or any name the store root uses) fails validatio
 test('a store folder whose name is not a machine name is left out and named, escaped', () => {
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'brain-names-'));
   try {
-    for (const m of ['m2', 'm2\u200b', 'turns.sqlite-x', 'caf\u00e9']) fs.mkdirSync(path.join(store, m, 'manifest'), { recursive: true });
+    for (const m of ['m2', 'm2\u200b', 'turns.sqlite-x', 'caf\u00e9', 'odd name $(x)']) fs.mkdirSync(path.join(store, m, 'manifest'), { recursive: true });
     for (const m of ['m2', 'm2\u200b']) fs.writeFileSync(path.join(store, m, 'manifest', 'manifest.jsonl'), '');
     const root = storeRoot(store);
-    assert.deepEqual(root.machines.map((m) => m.machine), ['m2']);
+    assert.deepEqual(root.machines.map((m) => m.machine), ['m2', 'odd name $(x)'], 'a printable name is read (and shown as it is)');
     assert.deepEqual(root.refused, ['"caf\\u00e9"', '"m2\\u200b"', '"turns.sqlite-x"']);
     for (const r of root.refused ?? []) assert.match(r, /^[\x20-\x7e]+$/, 'shown in printable ASCII only');
     const out = search({ term: 'anything', store }, { HOME: store, BRAIN_HOME: path.join(store, 'nohome') }, { index: 'off' });
