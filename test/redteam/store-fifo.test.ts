@@ -45,6 +45,16 @@ function storeSide(store: string): number[] {
     .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
+/** Ctrl-C to a process group; one that finished on its own already is fine (its store side must
+ * end all the same, which the caller checks). */
+function interrupt(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGINT');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+}
+
 async function until(what: string, ms: number, ok: () => boolean): Promise<void> {
   const end = Date.now() + ms;
   while (!ok()) {
@@ -152,13 +162,7 @@ for (const ssh of [false, true]) {
           // Ended as soon as it is seen working: a fast machine scans the file in a second or two.
           assert.ok(storeSide(t.store).length > 0, 'the store side is still working (the request is slow enough to test this)');
         } finally {
-          try {
-            process.kill(-c.pid!, 'SIGINT');
-          } catch (e) {
-            // The client finished on its own between the check and the Ctrl-C: its store side
-            // must end all the same (checked below).
-            if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-          }
+          interrupt(c.pid!);
         }
         await until('the store side ends after its client went away', 15_000, () => storeSide(t.store).length === 0);
       });
