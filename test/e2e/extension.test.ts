@@ -228,7 +228,9 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await hit.waitFor({ timeout: 15_000 });
     await input.press('Enter');
     const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-    const turn = frame.locator('section.turn.hit');
+    // The reader shows the hostile session (it replaces the session the last test opened, which
+    // may still be on screen for a moment).
+    const turn = frame.locator('section.turn.hit', { hasText: HOSTILE_PHRASE });
     await turn.waitFor({ timeout: 20_000 });
     assert.match(await turn.innerText(), new RegExp(HOSTILE_PHRASE));
     for (const sel of ['form', 'iframe', 'meta[http-equiv="refresh"]', 'input', 'object', 'embed', 'a[href^="command:"]', 'a[href^="javascript:"]', '.md button', '.md [id]', '.md [style]']) {
