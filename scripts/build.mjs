@@ -78,11 +78,17 @@ await Promise.all(
 
 // Each agent's SQL views are read at run time (like sql/), from dist/agents/<lane>/views.sql
 // beside the bundles (src/core/cache/sqlfiles.ts).
-rmSync('dist/agents', { recursive: true, force: true });
+// Copied over in place, and only folders of lanes that no longer exist are removed: a second build
+// running at the same time never finds the folder half deleted.
+const lanes = new Set(['kit']);
 for (const d of readdirSync('src/core/agents', { withFileTypes: true })) {
   const f = `src/core/agents/${d.name}/views.sql`;
-  if (d.isDirectory() && existsSync(f)) cpSync(f, `dist/agents/${d.name}/views.sql`);
+  if (d.isDirectory() && existsSync(f)) {
+    cpSync(f, `dist/agents/${d.name}/views.sql`);
+    lanes.add(d.name);
+  }
 }
+for (const d of readdirSync('dist/agents')) if (!lanes.has(d)) rmSync(`dist/agents/${d}`, { recursive: true, force: true });
 // ... and the SQL several agents' views share (src/core/agents/kit/*.sql).
 for (const f of readdirSync('src/core/agents/kit').filter((x) => x.endsWith('.sql'))) cpSync(`src/core/agents/kit/${f}`, `dist/agents/kit/${f}`);
 

@@ -51,4 +51,7 @@ function walk(dir, out = []) {
 let files = walk('test').sort();
 if (only.length) files = files.filter((f) => only.some((o) => f.includes(o)));
 console.log(`• ${files.length} test files`);
+// dist/ is built above, once: tests that need it (the e2e packages, the worker) do not build it
+// again, since two builds at once rewrite dist/ under each other's feet.
+process.env.BRAIN_TEST_BUILT = '1';
 run(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files]);

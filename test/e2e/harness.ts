@@ -37,7 +37,7 @@ export function packageOnce(): string {
   if (packaged && fs.existsSync(packaged)) return packaged;
   const out = path.join(REPO, '.test-work', 'e2e-vsix', `agent-brain-e2e-${process.pid}.vsix`);
   // The suite's own package: the production one plus the test commands (--test-hooks).
-  const args = ['--test-hooks', '--target', `${process.platform}-${process.arch}`, ...(process.env.BRAIN_E2E_NO_BUILD === '1' ? ['--no-build'] : [])];
+  const args = ['--test-hooks', '--target', `${process.platform}-${process.arch}`, ...(process.env.BRAIN_E2E_NO_BUILD === '1' || process.env.BRAIN_TEST_BUILT === '1' ? ['--no-build'] : [])];
   const r = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'package.mjs'), '--out', out, ...args], {
     cwd: REPO,
     encoding: 'utf8',

@@ -15,6 +15,7 @@ import { bulk } from './harness';
 const DIST = path.join(REPO, 'dist');
 
 function build(): void {
+  if (process.env.BRAIN_TEST_BUILT === '1') return; // scripts/test.mjs built dist/ before the tests
   const r = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'build.mjs')], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
 }
