@@ -55,11 +55,6 @@ const KNOWN: Record<string, string> = {
   // Zed: the thread's cumulative usage (stats) against the per-prompt usage the dialect sums.
   'zed: stats tokens': "cumulative thread usage against per-prompt usage",
   'zed: tokens summed from the raw files': 'as stats tokens',
-  // Cline's task format: the SQL view folds an ask and its repeat into one reply where the dialect
-  // keeps them apart.
-  'cline: derived.messages turns': 'an approval ask and its repeat fold differently in SQL',
-  'roo-code: derived.messages turns': 'as cline',
-  'kilo-code-ext: derived.messages turns': 'as cline',
   // Crush: a tool message's results are joined to the reply before it in the dialect, not in SQL.
   'crush: stats tool calls': 'tool calls read from parts in the dialect only',
   'crush: brain calls': 'as stats tool calls',
