@@ -55,10 +55,6 @@ const KNOWN: Record<string, string> = {
   // Zed: the thread's cumulative usage (stats) against the per-prompt usage the dialect sums.
   'zed: stats tokens': "cumulative thread usage against per-prompt usage",
   'zed: tokens summed from the raw files': 'as stats tokens',
-  // Crush: a tool message's results are joined to the reply before it in the dialect, not in SQL.
-  'crush: stats tool calls': 'tool calls read from parts in the dialect only',
-  'crush: brain calls': 'as stats tool calls',
-  'crush: derived.messages turns': 'a tool message counted as a turn in SQL',
   // OpenHands writes a file per event: export lists each event file as derived.sessions does.
   "openhands: export's sessions with turns": 'one row per event file in derived.sessions',
 };
