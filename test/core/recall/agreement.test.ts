@@ -44,17 +44,7 @@ const KNOWN: Record<string, string> = {
   // Agents that write their tokens once per session (a settings file, a session row, a
   // conversation's metadata) rather than per reply: stats and the raw files count them, the
   // dialects do not yet hand them to show as the session's (FileFacts.unclaimed_tokens).
-  'factory-droid: stats tokens': "session totals in <id>.settings.json, not on a reply",
-  'factory-droid: tokens summed from the raw files': 'as stats tokens',
-  'goose: stats tokens': 'session totals or usage_ledger rows, not on a message',
-  'goose: tokens summed from the raw files': 'as stats tokens',
-  'warp: stats tokens': "one total per model in the conversation's metadata",
-  'warp: tokens summed from the raw files': 'as stats tokens',
-  'openhands: stats tokens': "the conversation state's accumulated usage, not an event's",
-  'openhands: tokens summed from the raw files': 'as stats tokens',
   // Zed: the thread's cumulative usage (stats) against the per-prompt usage the dialect sums.
-  'zed: stats tokens': "cumulative thread usage against per-prompt usage",
-  'zed: tokens summed from the raw files': 'as stats tokens',
   // Cline's task format: the SQL view folds an ask and its repeat into one reply where the dialect
   // keeps them apart.
   'cline: derived.messages turns': 'an approval ask and its repeat fold differently in SQL',
