@@ -41,10 +41,6 @@ const KNOWN: Record<string, string> = {
   // the .jsonl change log of one session both count); show reads the largest form.
   'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
   "copilot-chat: export's sessions with turns": 'two forms of one session both counted in SQL',
-  // Agents that write their tokens once per session (a settings file, a session row, a
-  // conversation's metadata) rather than per reply: stats and the raw files count them, the
-  // dialects do not yet hand them to show as the session's (FileFacts.unclaimed_tokens).
-  // Zed: the thread's cumulative usage (stats) against the per-prompt usage the dialect sums.
   // Cline's task format: the SQL view folds an ask and its repeat into one reply where the dialect
   // keeps them apart.
   'cline: derived.messages turns': 'an approval ask and its repeat fold differently in SQL',

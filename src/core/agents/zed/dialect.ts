@@ -13,11 +13,11 @@
 // tool_uses, tool_results} messages instead.
 // request_token_usage holds, per prompt, the usage of the prompt's latest request: it is given to
 // the prompt's last reply. cumulative_token_usage is every request's usage added up (the earlier
-// requests of a prompt's tool loop and compaction requests too), where the Zed build kept it: the
-// first agent did and newer builds do, while the builds between carried it over unchanged (zero
-// for a thread they started). The thread's tokens are, count by count, the larger of the two
-// (thread.ts's figures, not a guess: both are Zed's); what they hold beyond the replies' is the
-// session's, no reply's (FileFacts.unclaimed_tokens), as views.sql counts the thread.
+// requests of a prompt's tool loop and compaction requests too) where the Zed build kept it: the
+// first agent did and newer builds do, while the builds between saved it unchanged (zero for a
+// thread they started). The thread's tokens are, count by count, the larger of the two; what that
+// holds beyond the replies' usage is the session's, no reply's (FileFacts.unclaimed_tokens), as
+// views.sql counts the thread (README.md says why).
 import * as zlib from 'node:zlib';
 import type { FileFacts, Tokens, ToolUse } from '../../turns';
 import { addTokens } from '../../truth';
