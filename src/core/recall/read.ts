@@ -62,13 +62,13 @@ function shownGens(files: FloorFile[]): FloorFile[] {
 }
 
 /** The session's files and what show reads of them: the shown form's generations, and the newest
- * generation of each other form on the same machine. */
-function foundOf(info: SessionInfo | null, files: FloorFile[]): Found | null {
+ * generation of each other form on the same machine (but those `entries` knows hold entries). */
+function foundOf(info: SessionInfo | null, files: FloorFile[], entries: ReadonlySet<string> = new Set()): Found | null {
   const gens = shownGens(files);
   if (gens.length === 0) return null;
   const at = gens[0];
   const others = [...newestOf(files.filter((f) => f.mf.machine === at.mf.machine && f.base !== at.base), (f) => f.base).values()];
-  return { info, gens, others };
+  return { info, gens, others: others.filter((f) => !entries.has(f.lake_path)) };
 }
 
 /** Of each group of files (by `key`), the one of the newest generation. */
@@ -106,11 +106,10 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string, lan
   const mf = root.machines.find((m) => m.machine === s.machine);
   if (!mf) return null;
   // The largest live file is the session's (an archived copy of a rollout has the same id).
-  const files = idx
-    .filesOf(s.id)
-    .sort((a, b) => b.claimed - a.claimed || a.id - b.id)
-    .map((fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen }));
-  return foundOf(infoFromRow(s), files);
+  const frs = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed || a.id - b.id);
+  const files = frs.map((fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen }));
+  // A file whose last read gave entries is a copy of the conversation, not its totals: not read again.
+  return foundOf(infoFromRow(s), files, new Set(frs.filter((fr) => fr.turn_from !== null).map((fr) => fr.lake_path)));
 }
 
 function viaFloor(root: Root, ref: string, machine?: string, lanes?: string[]): Found | null {
