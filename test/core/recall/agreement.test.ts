@@ -41,20 +41,6 @@ const KNOWN: Record<string, string> = {
   // the .jsonl change log of one session both count); show reads the largest form.
   'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
   "copilot-chat: export's sessions with turns": 'two forms of one session both counted in SQL',
-  // Agents that write their tokens once per session (a settings file, a session row, a
-  // conversation's metadata) rather than per reply: stats and the raw files count them, the
-  // dialects do not yet hand them to show as the session's (FileFacts.unclaimed_tokens).
-  'factory-droid: stats tokens': "session totals in <id>.settings.json, not on a reply",
-  'factory-droid: tokens summed from the raw files': 'as stats tokens',
-  'goose: stats tokens': 'session totals or usage_ledger rows, not on a message',
-  'goose: tokens summed from the raw files': 'as stats tokens',
-  'warp: stats tokens': "one total per model in the conversation's metadata",
-  'warp: tokens summed from the raw files': 'as stats tokens',
-  'openhands: stats tokens': "the conversation state's accumulated usage, not an event's",
-  'openhands: tokens summed from the raw files': 'as stats tokens',
-  // Zed: the thread's cumulative usage (stats) against the per-prompt usage the dialect sums.
-  'zed: stats tokens': "cumulative thread usage against per-prompt usage",
-  'zed: tokens summed from the raw files': 'as stats tokens',
   // OpenHands writes a file per event: export lists each event file as derived.sessions does.
   "openhands: export's sessions with turns": 'one row per event file in derived.sessions',
 };
