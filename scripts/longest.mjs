@@ -67,6 +67,8 @@ export function lengths(min, dirs = ['src'], base = root) {
     for (const d of report.diagnostics ?? []) {
       if (d.category !== `lint/${RULE}`) continue;
       const lines = Number(/\((\d+)\)/.exec(d.message)?.[1]);
+      // Biome's JSON report is marked experimental: a shape this does not know is said, not guessed at.
+      if (!Number.isInteger(lines) || typeof d.location?.path !== 'string' || !d.location.start) throw new Error(`longest.mjs: a Biome diagnostic of a shape this script does not know: ${JSON.stringify(d).slice(0, 500)}`);
       const file = relative(base, resolve(base, d.location.path));
       if (!texts.has(file)) texts.set(file, readFileSync(resolve(base, file), 'utf8').split('\n'));
       const { line, column } = d.location.start;

@@ -17,7 +17,7 @@ const load = async () => (await import(path.join(ROOT, 'scripts', 'longest.mjs')
 
 /** A body of `n` lines, with a brace in a string, a comment and a template literal among them. */
 const body = (n: number) =>
-  Array.from({ length: n }, (_, i) => (i === 0 ? "  const open = '{';" : i === 1 ? '  // } not a brace' : i === 2 ? '  const t = `${open}}`;' : `  void ${i};`)).join('\n');
+  Array.from({ length: n }, (_, i) => (i === 0 ? "  const open = '{';" : i === 1 ? '  // } not a brace' : i === 2 ? '  const t = `$' + '{open}}`;' : `  void ${i};`)).join('\n');
 
 test('longest: every kind of function is measured by its body, nested ones inside their outer one too, and named', async () => {
   const { lengths } = await load();
