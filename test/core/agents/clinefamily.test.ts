@@ -13,7 +13,7 @@ import { capture } from '../../../src/core/floor/capture';
 import { rebuildCache, runReadOnlySql } from '../../../src/core/cache';
 import { readTurns } from '../../../src/core/index/read';
 import { agentByLane } from '../../../src/core/agents';
-import { mergeFacts } from '../../../src/core/index/turnindex/update';
+import { mergeFacts } from '../../../src/core/index/turnindex/sessions';
 
 const CLINE_TASK = path.join(FIXTURES, 'cline', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks', '1796300000000');
 const CLI_DIR = path.join(FIXTURES, 'cline-cli', 'data', 'sessions', '1796305112683_y6dtj');
