@@ -1,10 +1,12 @@
 import * as path from 'node:path';
-import { parseRange, type CiteInput } from '../core/recall';
+import { parseRange, type CiteInput, type CiteOutput, type VerifyOutput } from '../core/recall';
 import { brainHome } from '../core/home';
-import { checkLineEverywhere, citeEverywhere, verifyEverywhere } from '../core/remote/everywhere';
+import { checkLineEverywhere } from '../core/remote/everywhere';
+import { callRecall } from '../core/tools/recall';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { recallContext } from './reveal';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -63,7 +65,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
     const o = args.opts;
     if (o.verify) {
       const c = await readCitation(args.positionals[0], ctx.stdin);
-      const r = await verifyEverywhere({ citation: c, ...(o.store ? { store: o.store as string } : {}) }, ctx.env);
+      const r = (await callRecall('verify_citation', { citation: c, ...(o.store ? { store: o.store as string } : {}) }, recallContext('cite', args, ctx))) as VerifyOutput;
       if (o.json) write(ctx.stdout, JSON.stringify(r));
       else write(ctx.stdout, r.ok ? `ok: ${r.path} lines ${c.line_from}-${c.line_to} hash to ${r.sha256}` : `does not verify: ${r.problem}`);
       return r.ok ? 0 : 1;
@@ -79,7 +81,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
     if (o.machine !== undefined) input.machine = o.machine as string;
     else if (where.machine) input.machine = where.machine;
     if (o.store !== undefined) input.store = o.store as string;
-    const c = await citeEverywhere(input, ctx.env);
+    const c = (await callRecall('cite', input, recallContext('cite', args, ctx))) as CiteOutput;
     if (o.json) write(ctx.stdout, JSON.stringify(c));
     else {
       write(

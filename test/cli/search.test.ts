@@ -27,7 +27,9 @@ test('search --json: hits with session facts, snippets and citations', () => {
   assert.equal(j.term, 'green and yellow');
   assert.equal(j.source, 'index');
   assert.equal(j.fallback, null);
-  assert.deepEqual(Object.keys(j).sort(), ['fallback', 'header', 'hits', 'masked', 'refused', 'source', 'term', 'tool_output_searched', 'total']);
+  // The search tool's shape, as brain mcp answers it: with the session left out as the caller's.
+  assert.deepEqual(Object.keys(j).sort(), ['fallback', 'header', 'hits', 'masked', 'refused', 'skipped', 'source', 'term', 'tool_output_searched', 'total']);
+  assert.equal(j.skipped, null);
   const h = j.hits[0];
   assert.deepEqual(
     Object.keys(h).sort(),

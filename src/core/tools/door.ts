@@ -80,10 +80,15 @@ export async function enter(tool: ToolDef, input: unknown, ctx: ToolContext): Pr
   const out = await tool.run(input ?? {}, ctx);
   if (!TEXT_TOOLS.has(tool.name)) return out;
   if (ctx.reveal) return { ...(out as object), masked: 0 };
-  // Bytes captured since the guard's last pass are scanned first (cheap when nothing is new; a
-  // scan already running is not waited for): a secret cut short in a title or snippet is only
-  // recognised from the guard's findings on the whole line. A caller that writes nothing
-  // (brain mcp) leaves that to the recorder, and the detector still runs over the answer.
-  if (ctx.index !== 'snapshot') await scanPending(ctx.home, { waitMs: 0 }).catch(() => undefined);
+  // A caller that writes nothing (brain mcp) leaves the guard's pass to the recorder; the detector
+  // still runs over the answer.
+  if (ctx.index !== 'snapshot') await guardPass(ctx.home);
   return maskAnswer(ctx.home, out);
+}
+
+/** Bytes captured since the secret guard's last pass, scanned before an answer is masked (cheap
+ * when nothing is new; a scan already running is not waited for): a secret cut short in a title or
+ * snippet is only recognised from the guard's findings on the whole line. */
+export async function guardPass(home: string): Promise<void> {
+  await scanPending(home, { waitMs: 0 }).catch(() => undefined);
 }
