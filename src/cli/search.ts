@@ -117,8 +117,9 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
       return r.hits.length ? 0 : 1;
     }
     const w = width(ctx.stdout);
-    const lines = [fit(r.header, w)];
-    // The header is cut to the terminal: a store left out is said whole on a line of its own.
+    // The header is cut to a terminal, not on its way to a program or a file, which gets every fact
+    // of it; a store left out is said whole on a line of its own either way.
+    const lines = [(ctx.stdout as NodeJS.WriteStream).isTTY ? fit(r.header, w) : r.header];
     if (r.store && !r.store.searched && r.store.note) lines.push(`note: ${r.store.note}`);
     r.hits.forEach((h, i) => {
       if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking, arguments or injected instructions:');

@@ -63,6 +63,16 @@ test('search: human listing fits the terminal and names the tiers', () => {
   assert.match(r.stdout, /\[#\d+ L\d+-\d+ [0-9a-f]{8}\]/);
 });
 
+test('search: piped to a program, the header is whole; the hits still fit 100 columns', () => {
+  const words = ['make', 'the', 'colors', 'green', 'and', 'yellow'];
+  const r = brain(sb, ['search', ...words]);
+  assert.equal(r.status, 0, r.stderr);
+  const [header, ...rest] = r.stdout.trimEnd().split('\n');
+  assert.ok(header.length > 100, header);
+  assert.equal(header, json(['search', ...words]).header);
+  assert.ok(rest.every((l) => l.length <= 100), 'hit lines fit the default width');
+});
+
 test('search: nothing found exits 1; usage errors exit 2', () => {
   const r = brain(sb, ['search', 'no-such-words-anywhere-xyzzy']);
   assert.equal(r.status, 1);
