@@ -85,6 +85,11 @@ function cutText(t: TurnView, keep: number): TurnView {
 
 /** Whole turns, in order, while they fit; the first one always goes in (cut if it alone is too big). */
 function fitTurns(out: McpReadOutput, asked: TurnView[], budget: number): void {
+  // No budget (the CLI, the editor's own views): every turn, none measured.
+  if (budget >= Number.MAX_SAFE_INTEGER) {
+    out.turns = [...asked];
+    return;
+  }
   let used = size(out) + 200;
   for (const t of asked) {
     const s = size(t) + 1;
