@@ -1,8 +1,39 @@
+import * as fs from 'node:fs';
+import type * as path from 'node:path';
 import { homeDir, pathFor, type Env } from '../../home';
 import { sessionFromName, type AgentFiles } from '../types';
+import { isRowsFile, sessionFromRows, type DbOrigin } from '../kit/sqlite';
 
-/** cursor-agent: ~/.cursor/projects/<slug>/agent-transcripts/** (.jsonl and .txt). The live SQLite
- * chats are not copied: they are unsafe to copy while open. */
+/** A chat id or a project folder name as cursor-agent writes them: nothing that could climb out of
+ * a lake folder or need quoting. */
+const NAME = /^[A-Za-z0-9_@-][A-Za-z0-9._@-]*$/;
+
+/** The chats whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/: chat id ->
+ * slug (the transcript is <id>.jsonl, <id>.txt or <id>/<id>.jsonl). */
+function transcriptSlugs(p: path.PlatformPath, projects: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const list = (d: string) => {
+    try {
+      return fs.readdirSync(d);
+    } catch {
+      return [];
+    }
+  };
+  for (const slug of list(projects)) {
+    if (!NAME.test(slug)) continue;
+    for (const name of list(p.join(projects, slug, 'agent-transcripts'))) {
+      const id = name.replace(/\.(jsonl|txt)$/, '');
+      if (NAME.test(id) && !out.has(id)) out.set(id, slug);
+    }
+  }
+  return out;
+}
+
+/** cursor-agent: ~/.cursor/projects/<slug>/agent-transcripts/** (.jsonl and .txt), which hold no
+ * clock; and of each such chat's own database, ~/.cursor/chats/<md5 of cwd>/<chat id>/store.db,
+ * only its `meta` table (one row: hex-encoded JSON with the chat's createdAt and name), recorded
+ * beside the transcript's project as <slug>/chats/<chat id>/<chat id>.rows.jsonl: what dates the
+ * session. The `blobs` table (the conversation again, as a content-addressed tree) is never read. */
 export const cursorFiles: AgentFiles = {
   roots(env: Env) {
     return [
@@ -13,5 +44,38 @@ export const cursorFiles: AgentFiles = {
       },
     ];
   },
-  sessionOf: sessionFromName,
+  databases(env: Env): DbOrigin[] {
+    const p = pathFor(env);
+    const cursor = p.join(homeDir(env), '.cursor');
+    const slugs = transcriptSlugs(p, p.join(cursor, 'projects'));
+    if (slugs.size === 0) return [];
+    const out: DbOrigin[] = [];
+    let hashes: string[];
+    try {
+      hashes = fs.readdirSync(p.join(cursor, 'chats'));
+    } catch {
+      return [];
+    }
+    for (const h of hashes) {
+      let ids: string[];
+      try {
+        ids = fs.readdirSync(p.join(cursor, 'chats', h));
+      } catch {
+        continue;
+      }
+      for (const id of ids) {
+        const slug = slugs.get(id);
+        const file = p.join(cursor, 'chats', h, id, 'store.db');
+        if (!slug || !fs.existsSync(file)) continue;
+        const session = sessionFromName(`${id}.jsonl`);
+        out.push({
+          file,
+          lakePrefix: `${slug}/chats/${id}/`,
+          tables: [{ name: 'meta', key: ['key'], session: `'${session}'` }],
+        });
+      }
+    }
+    return out.sort((a, b) => (a.file < b.file ? -1 : 1));
+  },
+  sessionOf: (rel) => (isRowsFile(rel) ? sessionFromRows(rel) : sessionFromName(rel)),
 };
