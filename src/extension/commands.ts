@@ -7,7 +7,7 @@ import type { Citation } from '../core/turns';
 import { activityHtml } from './activity';
 import { doctorHtml, statusHtml, type Check, type StatusJson } from './reportView';
 import { hitDescription, plural } from '../core/recall/words';
-import { localTime, projectLabel } from './labels';
+import { localTime, projectLabel, syncFailureText } from './labels';
 import type { Backend } from './backend';
 import type { ListedSession } from './protocol';
 import { citationText, type Reader } from './reader';
@@ -212,14 +212,6 @@ async function showStatus(c: Ctx): Promise<void> {
     return;
   }
   showPage('agentBrain.status', 'Agent Brain: Status', statusHtml(s, backup));
-}
-
-/** What a failed sync's toast says: what went wrong in words, and what to do; rsync's own
- * message goes to the Output panel, where Show Details leads. */
-export function syncFailureText(r: { message?: string; warning?: string; hint?: string }): string {
-  const what = (r.warning || 'the backup did not complete').replace(/^backup failing:\s*/, '');
-  const todo = r.hint || 'Run Doctor: it checks the store, ssh and rsync and says how to fix what it finds.';
-  return `Agent Brain: backup failed (${what}). ${todo}`;
 }
 
 async function syncNow(c: Ctx): Promise<boolean> {

@@ -36,3 +36,28 @@ export function projectLabel(p: string): string {
 export function listable(list: ListedSession[]): ListedSession[] {
   return list.filter((s) => s.turns > 0);
 }
+
+/** How long ago, in one short unit ("40s", "3h", "2d"); "never" without a time. */
+export function age(iso: string | null, now = Date.now()): string {
+  if (!iso) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.round(s / 60)}m`;
+  if (s < 86400) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86400)}d`;
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KB`;
+  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MB`;
+  return `${(n / (1 << 30)).toFixed(2)} GB`;
+}
+
+/** What a failed sync's toast says: what went wrong in words, and what to do; rsync's own
+ * message goes to the Output panel, where Show Details leads. */
+export function syncFailureText(r: { message?: string; warning?: string; hint?: string }): string {
+  const what = (r.warning || 'the backup did not complete').replace(/^backup failing:\s*/, '');
+  const todo = r.hint || 'Run Doctor: it checks the store, ssh and rsync and says how to fix what it finds.';
+  return `Agent Brain: backup failed (${what}). ${todo}`;
+}

@@ -2,22 +2,10 @@
 // sync; this only shows it), capture progress while a catch-up runs. Click: Show Status.
 import * as vscode from 'vscode';
 import type { BackupInfo, LoopDelay, Progress, Role } from './protocol';
+import { age, bytes } from './labels';
 
-export function age(iso: string | null, now = Date.now()): string {
-  if (!iso) return 'never';
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.round(s / 60)}m`;
-  if (s < 86400) return `${Math.round(s / 3600)}h`;
-  return `${Math.round(s / 86400)}d`;
-}
-
-export function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KB`;
-  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MB`;
-  return `${(n / (1 << 30)).toFixed(2)} GB`;
-}
+// Said in labels.ts (no vscode there, so the pages that use them are checked without an editor).
+export { age, bytes };
 
 export class StatusBar implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
