@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { activityHtml } from '../../src/extension/activity';
 import { doctorHtml, statusHtml } from '../../src/extension/reportView';
-import { syncFailureText } from '../../src/extension/labels';
+import { statusLabel, syncFailureText } from '../../src/extension/labels';
 import type { BackupInfo, ListedSession } from '../../src/extension/protocol';
 
 const NO_BACKUP: BackupInfo = { warning: '', status: 'none', lastOk: null, message: '', store: null, machines: [], sqlite: null, recording: null };
@@ -81,4 +81,18 @@ test('Status and Doctor are pages: facts in rows, problems first with their fix,
   assert.deepEqual(order, ['fail', 'warn', 'ok']);
   assert.match(doc, /cannot reach &lt;host&gt;<div class="fix">Fix: <code>ssh host true<\/code><\/div>/);
   assert.match(doctorHtml([{ name: 'floor', level: 'ok', detail: 'whole' }]), /No problems found\./);
+});
+
+test('the status bar: neutral and branded until a store is set up, no "recording 0 files", a count in the right number', () => {
+  const none = statusLabel(NO_BACKUP, undefined, undefined);
+  assert.deepEqual(none, { text: '$(database) Brain: recording', error: false, warn: false });
+  // A second window follows the writer: its catch-up takes nothing and says nothing.
+  const follower = statusLabel(NO_BACKUP, { phase: 'catch-up', files: 0, bytes: 0, done: false }, undefined);
+  assert.equal(follower.text, '$(database) Brain: recording');
+  assert.equal(statusLabel(NO_BACKUP, { phase: 'catch-up', files: 1, bytes: 2048, done: false }, undefined).text, '$(sync~spin) Brain: recording 1 file · 2.0 KB');
+  assert.equal(statusLabel(NO_BACKUP, { phase: 'catch-up', files: 3, bytes: 10, done: false }, undefined).text, '$(sync~spin) Brain: recording 3 files · 10 B');
+  // Once a store is set up, a backup that never ran is a warning; one that fails an error.
+  assert.equal(statusLabel({ ...NO_BACKUP, store: '/mnt/b', status: 'none', warning: 'no backup yet' }, undefined, undefined).warn, true);
+  const failing = statusLabel({ ...NO_BACKUP, store: '/mnt/b', status: 'failing', warning: 'backup failing: store folder missing' }, undefined, undefined);
+  assert.deepEqual(failing, { text: '$(error) backup failing: store folder missing', error: true, warn: false });
 });
