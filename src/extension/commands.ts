@@ -8,6 +8,7 @@ import { activityHtml } from './activity';
 import { doctorHtml, statusHtml, type Check, type StatusJson } from './reportView';
 import { hitDescription, plural } from '../core/recall/words';
 import { localTime, projectLabel, syncFailureText } from './labels';
+import { sshHostProblem, sshStore, storeDirProblem } from './backupSpec';
 import type { Backend } from './backend';
 import type { ListedSession } from './protocol';
 import { citationText, type Reader } from './reader';
@@ -250,7 +251,7 @@ async function setUpBackup(c: Ctx): Promise<void> {
       prompt: 'The ssh host, as you would type it after `ssh` (a name from ~/.ssh/config, host, or user@host)',
       placeHolder: 'backup.example.lan',
       ignoreFocusOut: true,
-      validateInput: (v) => (!v.trim() ? 'Name a host' : /[:\s/]/.test(v.trim()) ? 'Only the host: no spaces, colons or slashes' : undefined),
+      validateInput: sshHostProblem,
     });
     if (!host) return;
     const dir = await vscode.window.showInputBox({
@@ -258,10 +259,10 @@ async function setUpBackup(c: Ctx): Promise<void> {
       prompt: `The store folder on ${host.trim()} (an absolute path)`,
       value: '/srv/brain',
       ignoreFocusOut: true,
-      validateInput: (v) => (v.trim().startsWith('/') ? undefined : 'An absolute path, starting with /'),
+      validateInput: storeDirProblem,
     });
     if (!dir) return;
-    store = `${host.trim()}:${dir.trim()}`;
+    store = sshStore(host, dir);
   }
   const r = await cli(c, 'setting up the backup', ['init', '--store', store, '--no-hooks', '--no-timer']);
   if (r.code !== 0) {

@@ -1,8 +1,12 @@
 // The editor's pages without an editor: the Activity chart (a date axis whose spacing is time, a
 // colour and a legend entry for every agent, local days), Status and Doctor as readable pages, and
-// what a failed sync's toast says (what to do, not rsync's own words).
+// what a failed sync's toast says (what to do, not rsync's own words), Set Up Backup…'s ssh fields.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { brain, sandbox } from '../helpers/env';
+import { sshHostProblem, sshStore, storeDirProblem } from '../../src/extension/backupSpec';
 import { activityHtml } from '../../src/extension/activity';
 import { doctorHtml, statusHtml } from '../../src/extension/reportView';
 import { statusLabel, syncFailureText } from '../../src/extension/labels';
@@ -95,4 +99,24 @@ test('the status bar: neutral and branded until a store is set up, no "recording
   assert.equal(statusLabel({ ...NO_BACKUP, store: '/mnt/b', status: 'none', warning: 'no backup yet' }, undefined, undefined).warn, true);
   const failing = statusLabel({ ...NO_BACKUP, store: '/mnt/b', status: 'failing', warning: 'backup failing: store folder missing' }, undefined, undefined);
   assert.deepEqual(failing, { text: '$(error) backup failing: store folder missing', error: true, warn: false });
+});
+
+test('Set Up Backup…\'s ssh fields: what they accept, and the config brain init writes from them', () => {
+  assert.equal(sshHostProblem(''), 'Name a host');
+  for (const bad of ['host:/srv', 'two words', 'host/path']) assert.equal(sshHostProblem(bad), 'Only the host: no spaces, colons or slashes', bad);
+  for (const good of ['backup', 'me@backup.example.lan', ' nas ']) assert.equal(sshHostProblem(good), undefined, good);
+  assert.equal(storeDirProblem('srv/brain'), 'An absolute path, starting with /');
+  assert.equal(storeDirProblem('/srv/brain'), undefined);
+  const store = sshStore(' me@backup.example.lan ', ' /srv/brain ');
+  assert.equal(store, 'me@backup.example.lan:/srv/brain');
+  // What the command runs next (no host is reached to write the config).
+  const sb = sandbox({ name: 'setup-ssh' });
+  try {
+    const r = brain(sb, ['init', '--store', store, '--no-hooks', '--no-timer']);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const config = fs.readFileSync(path.join(sb.brain, 'config.toml'), 'utf8');
+    assert.match(config, /^\[store\]\npath = "\/srv\/brain"\nhost = "me@backup\.example\.lan"$/m);
+  } finally {
+    sb.cleanup();
+  }
 });
