@@ -1,8 +1,9 @@
 // Cursor's sessions are dated by Cursor's own clock, never by when brain recorded them: a
 // cursor-agent transcript (no time on any line) by its chat's store.db `meta` row (hex-encoded
 // JSON, createdAt in ms), recorded beside it; a Cursor IDE chat whose bubbles carry no createdAt
-// (inline ones never do) by its composer's createdAt and lastUpdatedAt. Through `brain record`,
-// then show, search (what the Sessions view lists) and stats (the DuckDB cache).
+// (inline ones never do) by its composer's createdAt and lastUpdatedAt. A chat whose transcript is
+// shorter than its meta record keeps its turns (and the date it was recorded). Through `brain
+// record`, then show, search (what the Sessions view lists) and stats (the DuckDB cache).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,6 +14,7 @@ import { buildCursorIde, COMPOSER, composerData } from '../fixtures/cursor_ide/b
 
 const CHAT = 'git-ai-cursor-session-simple';
 const CHAT_CREATED = Date.UTC(2025, 10, 3, 9, 30, 0);
+const SHORT = 'agent-sessions-subagent-session';
 
 const json = (r: { status: number | null; stdout: string; stderr: string }) => {
   assert.equal(r.status, 0, r.stderr);
@@ -50,6 +52,9 @@ test("Cursor sessions are dated by Cursor's own times, not by when they were rec
   const sb = sandbox({ name: 'cursor-dates', fixtures: true });
   try {
     chatStore(sb, CHAT, CHAT_CREATED);
+    // A chat whose transcript is smaller than its meta record would be: the session's turns are
+    // read from its largest file, so the meta record stays out and the chat keeps its turns.
+    chatStore(sb, SHORT, CHAT_CREATED);
     editorChatWithoutBubbleTimes(sb);
     const composer = composerData() as { createdAt: number; lastUpdatedAt: number };
     assert.equal(brain(sb, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
@@ -58,6 +63,9 @@ test("Cursor sessions are dated by Cursor's own times, not by when they were rec
     const agent = json(brain(sb, ['show', CHAT, '--json'])).session;
     assert.equal(agent.started, iso(CHAT_CREATED), 'the cursor-agent chat starts when its store.db says');
     assert.equal(agent.turns, 2, 'the meta row adds no turn');
+    const short = json(brain(sb, ['show', SHORT, '--json'])).session;
+    assert.equal(short.turns, 2, 'a short chat keeps its turns');
+    assert.notEqual(short.started, iso(CHAT_CREATED));
     const ide = json(brain(sb, ['show', COMPOSER, '--json'])).session;
     assert.equal(ide.started, iso(composer.createdAt));
     assert.equal(ide.ended, iso(composer.lastUpdatedAt));
@@ -79,6 +87,7 @@ test("Cursor sessions are dated by Cursor's own times, not by when they were rec
     const calls = fs.readFileSync(path.join(FIXTURES, 'cursor', 'projects', 'fixtures', 'agent-transcripts', `${CHAT}.jsonl`), 'utf8').split('"type":"tool_use"').length - 1;
     assert.deepEqual(agentDays['2025-11-03'], [1, 2, calls], JSON.stringify(agentDays));
     assert.deepEqual(agentDays[today].slice(0, 2), [3, 12], JSON.stringify(agentDays));
+    assert.equal(fs.existsSync(path.join(sb.brain, 'lake', 'cursor', 'fixtures', 'chats', SHORT)), false, 'the short chat\'s meta is not recorded');
     assert.deepEqual(days('cursor-ide'), { [iso(composer.createdAt).slice(0, 10)]: [1, 4, 2] });
 
     // A second pass appends nothing (the meta row is unchanged).

@@ -8,8 +8,22 @@ import { isRowsFile, sessionFromRows, type DbOrigin } from '../kit/sqlite';
  * a lake folder or need quoting. */
 const NAME = /^[A-Za-z0-9_@-][A-Za-z0-9._@-]*$/;
 
-/** The chats whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/: chat id ->
- * slug (the transcript is <id>.jsonl, <id>.txt or <id>/<id>.jsonl). */
+/** A session's turns are read from its largest file; the chat's meta record (one row, under a KB)
+ * joins its session only once the transcript is well past that size, so a short chat is never
+ * read from its meta record (it is then dated when it was recorded, as before). */
+export const MIN_TRANSCRIPT_BYTES = 4096;
+
+function fileSize(f: string): number {
+  try {
+    return fs.statSync(f).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The chats whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/ and holds at
+ * least MIN_TRANSCRIPT_BYTES: chat id -> slug (the transcript is <id>.jsonl, <id>.txt or
+ * <id>/<id>.jsonl). */
 function transcriptSlugs(p: path.PlatformPath, projects: string): Map<string, string> {
   const out = new Map<string, string>();
   const list = (d: string) => {
@@ -21,9 +35,12 @@ function transcriptSlugs(p: path.PlatformPath, projects: string): Map<string, st
   };
   for (const slug of list(projects)) {
     if (!NAME.test(slug)) continue;
-    for (const name of list(p.join(projects, slug, 'agent-transcripts'))) {
+    const dir = p.join(projects, slug, 'agent-transcripts');
+    for (const name of list(dir)) {
       const id = name.replace(/\.(jsonl|txt)$/, '');
-      if (NAME.test(id) && !out.has(id)) out.set(id, slug);
+      if (!NAME.test(id) || out.has(id)) continue;
+      const size = id === name ? fileSize(p.join(dir, id, `${id}.jsonl`)) : fileSize(p.join(dir, name));
+      if (size >= MIN_TRANSCRIPT_BYTES) out.set(id, slug);
     }
   }
   return out;
@@ -33,7 +50,8 @@ function transcriptSlugs(p: path.PlatformPath, projects: string): Map<string, st
  * clock; and of each such chat's own database, ~/.cursor/chats/<md5 of cwd>/<chat id>/store.db,
  * only its `meta` table (one row: hex-encoded JSON with the chat's createdAt and name), recorded
  * beside the transcript's project as <slug>/chats/<chat id>/<chat id>.rows.jsonl: what dates the
- * session. The `blobs` table (the conversation again, as a content-addressed tree) is never read. */
+ * session (a transcript under MIN_TRANSCRIPT_BYTES is not dated so). The `blobs` table (the
+ * conversation again, as a content-addressed tree) is never read. */
 export const cursorFiles: AgentFiles = {
   roots(env: Env) {
     return [
