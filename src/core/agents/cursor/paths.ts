@@ -8,6 +8,14 @@ import { isRowsFile, sessionFromRows, type DbOrigin } from '../kit/sqlite';
  * a lake folder or need quoting. */
 const NAME = /^[A-Za-z0-9_@-][A-Za-z0-9._@-]*$/;
 
+function list(d: string): string[] {
+  try {
+    return fs.readdirSync(d);
+  } catch {
+    return [];
+  }
+}
+
 /** A session's turns are read from its largest file; the chat's meta record (one row, under a KB)
  * joins its session only once the transcript is well past that size, so a short chat is never
  * read from its meta record (it is then dated when it was recorded, as before). */
@@ -21,24 +29,17 @@ function fileSize(f: string): number {
   }
 }
 
-/** The chats whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/ and holds at
- * least MIN_TRANSCRIPT_BYTES: chat id -> slug (the transcript is <id>.jsonl, <id>.txt or
+/** Of the `wanted` chats, those whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/
+ * and holds at least MIN_TRANSCRIPT_BYTES: chat id -> slug (the transcript is <id>.jsonl, <id>.txt or
  * <id>/<id>.jsonl). */
-function transcriptSlugs(p: path.PlatformPath, projects: string): Map<string, string> {
+function transcriptSlugs(p: path.PlatformPath, projects: string, wanted: Map<string, string>): Map<string, string> {
   const out = new Map<string, string>();
-  const list = (d: string) => {
-    try {
-      return fs.readdirSync(d);
-    } catch {
-      return [];
-    }
-  };
   for (const slug of list(projects)) {
     if (!NAME.test(slug)) continue;
     const dir = p.join(projects, slug, 'agent-transcripts');
     for (const name of list(dir)) {
       const id = name.replace(/\.(jsonl|txt)$/, '');
-      if (!NAME.test(id) || out.has(id)) continue;
+      if (!wanted.has(id) || out.has(id)) continue;
       const size = id === name ? fileSize(p.join(dir, id, `${id}.jsonl`)) : fileSize(p.join(dir, name));
       if (size >= MIN_TRANSCRIPT_BYTES) out.set(id, slug);
     }
@@ -65,33 +66,22 @@ export const cursorFiles: AgentFiles = {
   databases(env: Env): DbOrigin[] {
     const p = pathFor(env);
     const cursor = p.join(homeDir(env), '.cursor');
-    const slugs = transcriptSlugs(p, p.join(cursor, 'projects'));
-    if (slugs.size === 0) return [];
-    const out: DbOrigin[] = [];
-    let hashes: string[];
-    try {
-      hashes = fs.readdirSync(p.join(cursor, 'chats'));
-    } catch {
-      return [];
-    }
-    for (const h of hashes) {
-      let ids: string[];
-      try {
-        ids = fs.readdirSync(p.join(cursor, 'chats', h));
-      } catch {
-        continue;
-      }
-      for (const id of ids) {
-        const slug = slugs.get(id);
+    // Each chat's database: chat id -> its store.db.
+    const stores = new Map<string, string>();
+    for (const h of list(p.join(cursor, 'chats'))) {
+      for (const id of list(p.join(cursor, 'chats', h))) {
         const file = p.join(cursor, 'chats', h, id, 'store.db');
-        if (!slug || !fs.existsSync(file)) continue;
-        const session = sessionFromName(`${id}.jsonl`);
-        out.push({
-          file,
-          lakePrefix: `${slug}/chats/${id}/`,
-          tables: [{ name: 'meta', key: ['key'], session: `'${session}'` }],
-        });
+        if (NAME.test(id) && !stores.has(id) && fs.existsSync(file)) stores.set(id, file);
       }
+    }
+    if (stores.size === 0) return [];
+    const out: DbOrigin[] = [];
+    for (const [id, slug] of transcriptSlugs(p, p.join(cursor, 'projects'), stores)) {
+      out.push({
+        file: stores.get(id) as string,
+        lakePrefix: `${slug}/chats/${id}/`,
+        tables: [{ name: 'meta', key: ['key'], session: `'${sessionFromName(`${id}.jsonl`)}'` }],
+      });
     }
     return out.sort((a, b) => (a.file < b.file ? -1 : 1));
   },
