@@ -27,7 +27,9 @@ export const stats: Verb = {
   details: `From the DuckDB cache (brought up to the manifest first). Tokens are counted once per reply: input
 (not from cache), output, cache creation (cc:write) and cache read, as \`ccusage daily\` counts them.
 A session counts in each group where it has messages; days are in the local time zone (TZ); a line
-without its own clock counts on the day it was captured. --since also takes 30m, 12h, 7d, 2w.
+without its own clock counts on the day it was captured, or on its session's start when no line of
+the session has a clock and the agent dates the session (cursor-agent). --since also takes 30m, 12h,
+7d, 2w.
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'by', type: 'string', help: `group by ${STATS_BY.join('|')} (default agent)` },

@@ -1,8 +1,8 @@
 // The activity picture: sessions per day per agent (stacked bars) and each machine's backup age,
 // as static SVG in a webview that follows the theme. Rows come from the DuckDB cache when it is
-// there, else from the Sessions view's list (same sessions, counted by start day).
+// there, else from the Sessions view's list (same sessions, counted by local start day).
 import type { BackupInfo, ListedSession } from './protocol';
-import { age } from './status';
+import { age, day } from './labels';
 
 const COLORS = ['var(--vscode-charts-blue)', 'var(--vscode-charts-orange)', 'var(--vscode-charts-green)', 'var(--vscode-charts-purple)', 'var(--vscode-charts-red)', 'var(--vscode-charts-yellow)'];
 
@@ -23,7 +23,7 @@ export function activityHtml(sessions: ListedSession[], backup: BackupInfo, sqlR
     counts.set(day, m);
   };
   if (sqlRows?.length) for (const r of sqlRows as { day: string; agent: string; sessions: number }[]) add(String(r.day), String(r.agent), Number(r.sessions));
-  else for (const s of sessions) if (s.started) add(s.started.slice(0, 10), s.agentLabel, 1);
+  else for (const s of sessions) if (s.started) add(day(s.started), s.agentLabel, 1);
   // A continuous axis: every day from the first to the last (up to 90), empty days included, so
   // the bars' spacing is time and a gap is a gap.
   const seen = [...counts.keys()].filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).sort();

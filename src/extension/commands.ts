@@ -7,7 +7,8 @@ import type { Citation } from '../core/turns';
 import { activityHtml } from './activity';
 import { doctorHtml, statusHtml, type Check, type StatusJson } from './reportView';
 import { hitDescription, plural } from '../core/recall/words';
-import { localTime, projectLabel } from './labels';
+import { localTime, projectLabel, syncFailureText } from './labels';
+import { sshHostProblem, sshStore, storeDirProblem } from './backupSpec';
 import type { Backend } from './backend';
 import type { ListedSession } from './protocol';
 import { citationText, type Reader } from './reader';
@@ -214,14 +215,6 @@ async function showStatus(c: Ctx): Promise<void> {
   showPage('agentBrain.status', 'Agent Brain: Status', statusHtml(s, backup));
 }
 
-/** What a failed sync's toast says: what went wrong in words, and what to do; rsync's own
- * message goes to the Output panel, where Show Details leads. */
-export function syncFailureText(r: { message?: string; warning?: string; hint?: string }): string {
-  const what = (r.warning || 'the backup did not complete').replace(/^backup failing:\s*/, '');
-  const todo = r.hint || 'Run Doctor: it checks the store, ssh and rsync and says how to fix what it finds.';
-  return `Agent Brain: backup failed (${what}). ${todo}`;
-}
-
 async function syncNow(c: Ctx): Promise<boolean> {
   const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Brain: backing up…' }, () => c.backend.request('sync'));
   c.out.appendLine(`sync: ${r.ok ? 'ok' : 'failed'}: ${r.message}${r.hint ? ` (${r.hint})` : ''}`);
@@ -258,7 +251,7 @@ async function setUpBackup(c: Ctx): Promise<void> {
       prompt: 'The ssh host, as you would type it after `ssh` (a name from ~/.ssh/config, host, or user@host)',
       placeHolder: 'backup.example.lan',
       ignoreFocusOut: true,
-      validateInput: (v) => (!v.trim() ? 'Name a host' : /[:\s/]/.test(v.trim()) ? 'Only the host: no spaces, colons or slashes' : undefined),
+      validateInput: sshHostProblem,
     });
     if (!host) return;
     const dir = await vscode.window.showInputBox({
@@ -266,10 +259,10 @@ async function setUpBackup(c: Ctx): Promise<void> {
       prompt: `The store folder on ${host.trim()} (an absolute path)`,
       value: '/srv/brain',
       ignoreFocusOut: true,
-      validateInput: (v) => (v.trim().startsWith('/') ? undefined : 'An absolute path, starting with /'),
+      validateInput: storeDirProblem,
     });
     if (!dir) return;
-    store = `${host.trim()}:${dir.trim()}`;
+    store = sshStore(host, dir);
   }
   const r = await cli(c, 'setting up the backup', ['init', '--store', store, '--no-hooks', '--no-timer']);
   if (r.code !== 0) {

@@ -2,7 +2,7 @@
 // instead of raw text in the Output panel. Static HTML (no script), every value escaped: details
 // name paths and hosts, which come from the user's config and the store.
 import type { BackupInfo } from './protocol';
-import { age } from './status';
+import { age } from './labels';
 
 export interface Check {
   name: string;

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ListedSession } from './protocol';
-import { bytes } from './status';
+import { bytes } from './labels';
 import { visible } from '../core/visible';
 import { day, listable, localTime, projectLabel } from './labels';
 

@@ -2,22 +2,10 @@
 // sync; this only shows it), capture progress while a catch-up runs. Click: Show Status.
 import * as vscode from 'vscode';
 import type { BackupInfo, LoopDelay, Progress, Role } from './protocol';
+import { age, bytes, statusLabel, type StatusLabel } from './labels';
 
-export function age(iso: string | null, now = Date.now()): string {
-  if (!iso) return 'never';
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.round(s / 60)}m`;
-  if (s < 86400) return `${Math.round(s / 3600)}h`;
-  return `${Math.round(s / 86400)}d`;
-}
-
-export function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KB`;
-  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MB`;
-  return `${(n / (1 << 30)).toFixed(2)} GB`;
-}
+// Said in labels.ts (no vscode there, so the pages that use them are checked without an editor).
+export { age, bytes };
 
 export class StatusBar implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
@@ -60,27 +48,8 @@ export class StatusBar implements vscode.Disposable {
     this.draw();
   }
 
-  label(): { text: string; error: boolean; warn: boolean } {
-    const b = this.backup;
-    // A pass with nothing to take (a second window following the writer, a quiet catch-up) is
-    // not news: only a pass that is taking files or doing other work shows.
-    if (this.progress && !(this.progress.phase !== 'sync' && this.progress.phase !== 'index' && this.progress.files === 0)) {
-      const p = this.progress;
-      const what = p.phase === 'sync' ? 'syncing' : p.phase === 'index' ? 'indexing' : `recording ${p.files} files · ${bytes(p.bytes)}`;
-      return { text: `$(sync~spin) Brain: ${what}`, error: false, warn: false };
-    }
-    // Recording comes before the backup: what is not recorded cannot be backed up.
-    // This window's recorder says so at once; every window reads it from the floor's health.
-    if (this.capture) return { text: `$(error) recording failing: ${/disk that holds .* is full/.test(this.capture.problem) ? 'disk full' : 'see tooltip'}`, error: true, warn: false };
-    if (b?.recording) return { text: `$(error) ${b.recording.label}`, error: true, warn: false };
-    if (!b) return { text: '$(database) Brain', error: false, warn: false };
-    // Before a store is chosen nothing is wrong: recording works, backing up is a step still to take
-    // (the tooltip and Set Up Backup… say so), so no warning colour at install.
-    if (!b.store && b.status !== 'failing') return { text: '$(database) Brain: recording', error: false, warn: false };
-    if (b.status === 'failing') return { text: `$(error) backup failing: ${b.warning.replace(/^backup failing:\s*/, '')}`, error: true, warn: false };
-    if (b.status === 'stale') return { text: '$(warning) backup stale', error: false, warn: true };
-    if (b.status === 'ok') return { text: `$(check) backup ok · ${age(b.lastOk)}`, error: false, warn: false };
-    return { text: `$(circle-slash) ${b.warning || 'no backup yet'}`, error: false, warn: true };
+  label(): StatusLabel {
+    return statusLabel(this.backup, this.progress, this.capture);
   }
 
   draw(): void {

@@ -247,3 +247,15 @@ test('several words find the sessions holding all of them; quotes find a phrase;
   const totals = new Set([1, 3, 50].map((n) => json(['test', 'file', '--limit', String(n)]).j.total));
   assert.equal(totals.size, 1, `totals: ${[...totals].join(', ')}`);
 });
+
+test('a search with a store that holds no other machine says where it looked, never "scan (null)"', () => {
+  const sb = box('store-header', true);
+  const store = path.join(sb.dir, 'store');
+  assert.equal(brain(sb, ['init', '--store', store, '--no-hooks', '--no-timer']).status, 0);
+  assert.equal(brain(sb, ['record', '--no-caches'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
+  const r = brain(sb, ['search', 'HBO shows', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const { header } = JSON.parse(r.stdout) as { header: string };
+  assert.match(header, /this machine: turn index · store .*: scan · /, header);
+  assert.doesNotMatch(header, /null|undefined/, header);
+});

@@ -138,7 +138,18 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     await row(/^claude-code-log/).click();
     const cc = row('Hey Claude, can you please add a Github Action');
     await cc.waitFor({ timeout: 10_000 });
-    assert.match(await cc.innerText(), /37 turns/);
+    assert.match(await cc.innerText(), /\d{4}-\d{2}-\d{2} · 37 turns/);
+    // Its hover: the session's facts, times local and relative ("2025-07-13 10:04, 4 months ago"),
+    // never raw UTC ISO.
+    await cc.hover();
+    const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'turns:' }).first();
+    const tip = await until('the session\'s hover', async () => ((await hover.isVisible().catch(() => false)) ? await hover.innerText() : undefined), 15_000);
+    assert.match(tip, /started: \d{4}-\d{2}-\d{2} \d{2}:\d{2}, \d+ (minute|hour|day|month)s? ago/);
+    assert.match(tip, /cwd: \S*claude-code-log/);
+    assert.match(tip, /size: [\d.]+ (B|KB|MB), \d+ lines/);
+    assert.doesNotMatch(tip, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, 'no raw ISO time');
+    await screenshot(page, 'tree-hover');
+    await page.mouse.move(0, 0);
     await row(/^Claude Code/).click();
     // Pi → my-project → "Fix the login bug".
     await row(/^Pi/).click();
@@ -485,6 +496,10 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     }, 30_000);
     assert.equal(p2.role, 'follower');
     assert.equal((await ping(page)).role, 'writer');
+    // The follower takes no file: its status bar says nothing of a catch-up ("recording 0 files").
+    const secondText = await second.locator(STATUS_ITEM).innerText();
+    assert.doesNotMatch(secondText, /recording \d+ files?/, secondText);
+    assert.match(secondText, /Brain|backup/, secondText);
     // The first window closes: its extension host ends and the lock with it.
     const first = page;
     page = second;

@@ -127,7 +127,13 @@ describe('the first minutes in the editor', { timeout: 600_000 }, () => {
     await box.fill('does it only run on main');
     const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Hey Claude, can you please add a Github Action' }).first();
     await hit.waitFor({ timeout: 30_000 });
-    assert.match(await hit.innerText(), /Claude Code|claude-code/);
+    // Its description: the agent, the project by its folder's name, a count in the right number,
+    // no empty part; the box's title says where the answer came from, never "scan (null)".
+    const said = await hit.innerText();
+    assert.match(said, /claude-code · claude-code-log · (1 turn|\d+ turns)\b/, said);
+    assert.doesNotMatch(said, /\b1 turns\b|· ·|\(null\)/, said);
+    const title = await page.locator('.quick-input-widget .quick-input-title').innerText();
+    assert.doesNotMatch(title, /null|undefined/, title);
     await screenshot(page, 'search');
   });
 });

@@ -251,10 +251,16 @@ export async function runCommand(page: Page, title: string, timeoutMs = 40_000):
   throw new Error(`could not run "${title}" from the command palette in ${timeoutMs} ms; last: ${last instanceof Error ? last.message : String(last)}`);
 }
 
+/** README's pictures (media/screenshots/<name>.png), taken again by the run that shows them when
+ * BRAIN_E2E_SCREENSHOTS=1 (test/package/readme.test.ts checks each is one an e2e test takes). */
+export const README_SHOTS = path.join(REPO, 'media', 'screenshots');
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
+  const kept = path.join(README_SHOTS, `${name}.png`);
+  if (process.env.BRAIN_E2E_SCREENSHOTS === '1' && fs.existsSync(kept)) fs.copyFileSync(file, kept);
   return file;
 }
 

@@ -30,7 +30,8 @@ export type TurnKey = 'agent' | 'day' | 'project' | 'machine' | 'all';
 export interface TurnFilter {
   /** Lanes to keep (empty: all). */
   lanes?: string[];
-  /** Only turns at or after this time (ms). A turn without a time counts at its file's capture. */
+  /** Only turns at or after this time (ms). A turn without a time counts at its session's start
+   * when no turn of its session has a time, else at its file's capture (turnRows). */
   since?: number | null;
   /** For 'day': the time zone days are in. */
   timeZone?: string;
@@ -42,17 +43,20 @@ export type TurnRow = [string, string, string | null, number | string | null, nu
 
 /** The turn counts bucketTurns buckets, read from the index (the part that reads every packed
  * turn): a main conversation's turns (isMainTurn in truth.ts): not a sub-agent file's, not a
- * sidechain entry's. */
+ * sidechain entry's. A turn is at its own time; in a session none of whose turns has one (a
+ * transcript without a clock), at the session's start, which its agent may know from elsewhere (a
+ * database beside it); else at its file's capture. */
 export function turnRows(db: SqliteDatabase): TurnRow[] {
   return db
     .prepare(
       `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s WHERE s.subagent = 0),
-       c AS (SELECT fl.sess_id, t.key, t.file_id, count(*) AS n, min(coalesce(t.ts, unixepoch(fl.first_seen, 'subsec') * 1000)) AS at
+       c AS (SELECT fl.sess_id, t.key, t.file_id, count(*) AS n, min(t.ts) AS own, min(unixepoch(fl.first_seen, 'subsec') * 1000) AS cap
              FROM turns t JOIN files fl ON fl.id = t.file_id JOIN sb ON sb.sess_id = fl.sess_id AND sb.base = fl.base
              WHERE t.${TURN_ROLES} AND t.side = 0 AND fl.live = 1
              GROUP BY 1, 2, 3),
-       k AS (SELECT sess_id, key, max(n) AS n, min(at) AS at FROM c GROUP BY 1, 2)
-       SELECT s.lane, s.machine, s.project, k.at, sum(k.n) AS n, s.id
+       k AS (SELECT sess_id, key, max(n) AS n, min(own) AS own, min(cap) AS cap, max(min(own)) OVER (PARTITION BY sess_id) AS timed FROM c GROUP BY 1, 2)
+       SELECT s.lane, s.machine, s.project,
+              coalesce(k.own, CASE WHEN k.timed IS NULL THEN unixepoch(s.started, 'subsec') * 1000 END, k.cap) AS at, sum(k.n) AS n, s.id
        FROM k JOIN sessions s ON s.id = k.sess_id
        GROUP BY 1, 2, 3, 4, 6`,
     )

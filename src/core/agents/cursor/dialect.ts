@@ -6,9 +6,13 @@
 // <user_query>; "[REDACTED]" blocks stand for hidden text and hold nothing to search.
 // .txt (older builds): `user:` / `assistant:` lines open turns; `[Thinking]`, `[Tool call] Name` with
 // `  key: value` argument lines, and `[Tool result] Name` mark the rest.
+// A transcript holds no clock: the session is dated by its chat's store.db `meta` row (recorded as
+// <chat id>.rows.jsonl, see paths.ts), whose createdAt is cursor-agent's own.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser, addText, addThinking } from '../kit/parser';
-import { argText, arr, contentText, isObj, lineText, strOrNull, type JsonLine } from '../kit/jsonl';
+import { argText, arr, contentText, isObj, lineText, minTs, strOrNull, type JsonLine } from '../kit/jsonl';
+import { isRowsFile } from '../kit/sqlite';
+import { isoOf, rowsDialect, textOf, type RowsReader } from '../kit/rowentries';
 
 interface St {
   txt: boolean;
@@ -199,7 +203,33 @@ class CursorParser extends BaseParser<St> {
   }
 }
 
+/** The chat's metadata from a `meta` row's value: JSON written as hex (plain JSON is taken too). */
+export function chatMeta(value: number | string | Buffer | null | undefined): Record<string, unknown> | null {
+  const text = textOf(value)?.trim() ?? '';
+  const json = /^([0-9a-f]{2})+$/i.test(text) ? Buffer.from(text, 'hex').toString('utf8') : text;
+  try {
+    const o: unknown = JSON.parse(json);
+    return isObj(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+/** store.db's meta rows: no turns, only the chat's start (createdAt, ms). */
+const metaReader: RowsReader = {
+  label: 'cursor-agent',
+  entries(rows, _o, facts) {
+    for (const { row, v } of rows) {
+      const m = row.table === 'meta' ? chatMeta(v.cols.value) : null;
+      if (!m) continue;
+      facts.started = minTs(facts.started, isoOf(m.createdAt));
+    }
+    return [];
+  },
+};
+const metaDialect = rowsDialect(metaReader);
+
 export const cursorDialect: Dialect = {
   reads: (rel) => /\.(jsonl|txt)$/.test(rel),
-  open: (opts, emit, resume) => new CursorParser(opts, emit, resume),
+  open: (opts, emit, resume) => (isRowsFile(opts.rel) ? metaDialect.open(opts, emit) : new CursorParser(opts, emit, resume)),
 };

@@ -1,8 +1,58 @@
+import * as fs from 'node:fs';
+import type * as path from 'node:path';
 import { homeDir, pathFor, type Env } from '../../home';
 import { sessionFromName, type AgentFiles } from '../types';
+import { isRowsFile, sessionFromRows, type DbOrigin } from '../kit/sqlite';
 
-/** cursor-agent: ~/.cursor/projects/<slug>/agent-transcripts/** (.jsonl and .txt). The live SQLite
- * chats are not copied: they are unsafe to copy while open. */
+/** A chat id or a project folder name as cursor-agent writes them: nothing that could climb out of
+ * a lake folder or need quoting. */
+const NAME = /^[A-Za-z0-9_@-][A-Za-z0-9._@-]*$/;
+
+function list(d: string): string[] {
+  try {
+    return fs.readdirSync(d);
+  } catch {
+    return [];
+  }
+}
+
+/** A session's turns are read from its largest file; the chat's meta record (one row, under a KB)
+ * joins its session only once the transcript is well past that size, so a short chat is never
+ * read from its meta record (it is then dated when it was recorded, as before). */
+export const MIN_TRANSCRIPT_BYTES = 4096;
+
+function fileSize(f: string): number {
+  try {
+    return fs.statSync(f).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Of the `wanted` chats, those whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/
+ * and holds at least MIN_TRANSCRIPT_BYTES: chat id -> slug (the transcript is <id>.jsonl, <id>.txt or
+ * <id>/<id>.jsonl). */
+function transcriptSlugs(p: path.PlatformPath, projects: string, wanted: Map<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const slug of list(projects)) {
+    if (!NAME.test(slug)) continue;
+    const dir = p.join(projects, slug, 'agent-transcripts');
+    for (const name of list(dir)) {
+      const id = name.replace(/\.(jsonl|txt)$/, '');
+      if (!wanted.has(id) || out.has(id)) continue;
+      const size = id === name ? fileSize(p.join(dir, id, `${id}.jsonl`)) : fileSize(p.join(dir, name));
+      if (size >= MIN_TRANSCRIPT_BYTES) out.set(id, slug);
+    }
+  }
+  return out;
+}
+
+/** cursor-agent: ~/.cursor/projects/<slug>/agent-transcripts/** (.jsonl and .txt), which hold no
+ * clock; and of each such chat's own database, ~/.cursor/chats/<md5 of cwd>/<chat id>/store.db,
+ * only its `meta` table (one row: hex-encoded JSON with the chat's createdAt and name), recorded
+ * beside the transcript's project as <slug>/chats/<chat id>/<chat id>.rows.jsonl: what dates the
+ * session (a transcript under MIN_TRANSCRIPT_BYTES is not dated so). The `blobs` table (the
+ * conversation again, as a content-addressed tree) is never read. */
 export const cursorFiles: AgentFiles = {
   roots(env: Env) {
     return [
@@ -13,5 +63,27 @@ export const cursorFiles: AgentFiles = {
       },
     ];
   },
-  sessionOf: sessionFromName,
+  databases(env: Env): DbOrigin[] {
+    const p = pathFor(env);
+    const cursor = p.join(homeDir(env), '.cursor');
+    // Each chat's database: chat id -> its store.db.
+    const stores = new Map<string, string>();
+    for (const h of list(p.join(cursor, 'chats'))) {
+      for (const id of list(p.join(cursor, 'chats', h))) {
+        const file = p.join(cursor, 'chats', h, id, 'store.db');
+        if (NAME.test(id) && !stores.has(id) && fs.existsSync(file)) stores.set(id, file);
+      }
+    }
+    if (stores.size === 0) return [];
+    const out: DbOrigin[] = [];
+    for (const [id, slug] of transcriptSlugs(p, p.join(cursor, 'projects'), stores)) {
+      out.push({
+        file: stores.get(id) as string,
+        lakePrefix: `${slug}/chats/${id}/`,
+        tables: [{ name: 'meta', key: ['key'], session: `'${sessionFromName(`${id}.jsonl`)}'` }],
+      });
+    }
+    return out.sort((a, b) => (a.file < b.file ? -1 : 1));
+  },
+  sessionOf: (rel) => (isRowsFile(rel) ? sessionFromRows(rel) : sessionFromName(rel)),
 };

@@ -24,16 +24,39 @@ WHERE q.j IS NOT NULL;
 -- subagents/.
 CREATE OR REPLACE VIEW derived.v_sessions_cursor AS
 SELECT file_id,
-       regexp_extract(abs_path, '/projects/([^/]+)/agent-transcripts/', 1) AS project,
+       nullif(regexp_extract(abs_path, '/projects/([^/]+)/agent-transcripts/', 1), '') AS project,
        CASE WHEN regexp_matches(abs_path, '/subagents/[^/]+$')
               THEN regexp_extract(abs_path, '/([^/]+)/subagents/[^/]+$', 1) END AS parent_session
 FROM floor.files WHERE lane = 'cursor';
 
--- Messages: assistant lines after one prompt are one turn (no ids to tell replies apart).
+-- The chat's start, from its store.db `meta` row (a row record: the value cell holds hex-encoded
+-- JSON with createdAt in ms): a transcript line has no clock of its own.
+CREATE OR REPLACE VIEW dialects.v_cursor_started AS
+WITH
+  cell AS (
+    SELECT f.machine_id, f.session_hint AS session_id,
+           list_filter(q.j.cols, lambda c: (c->>'$[0]') = 'value')[1] AS c
+    FROM (SELECT r.file_id, unnest([TRY(from_json(r.raw_line, '{"op":"VARCHAR","table":"VARCHAR","cols":"JSON[]"}'))]) AS j
+          FROM dialects.v_live r WHERE r.lane = 'cursor' AND starts_with(r.raw_line, '{"op":"row"')) q
+    JOIN floor.files f USING (file_id)
+    WHERE q.j."table" = 'meta'),
+  txt AS (
+    SELECT machine_id, session_id,
+           CASE c->>'$[1]' WHEN 'blob' THEN TRY(decode(from_base64(c->>'$[2]'))) ELSE c->>'$[2]' END AS v
+    FROM cell),
+  meta AS (
+    SELECT machine_id, session_id,
+           TRY_CAST(CASE WHEN regexp_matches(v, '^([0-9a-fA-F]{2})+$') THEN TRY(decode(unhex(v))) ELSE v END AS JSON) AS m
+    FROM txt)
+SELECT machine_id, session_id, min(to_timestamp(TRY_CAST((m->>'$.createdAt') AS BIGINT) / 1000)) AS started
+FROM meta GROUP BY ALL;
+
+-- Messages: assistant lines after one prompt are one turn (no ids to tell replies apart), dated
+-- by the chat's start.
 CREATE OR REPLACE VIEW derived.v_messages_cursor AS
 SELECT 'cursor:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
        'cursor-agent' AS agent, session_id, role, NULL AS model,
-       text, event_time, captured_at, file_id, witness_gen, line_no,
+       text, coalesce(event_time, started) AS event_time, captured_at, file_id, witness_gen, line_no,
        machine_id,
        CASE WHEN role = 'assistant'
               THEN 'cursor:'||session_id||':'||witness_gen||':a'||coalesce(last_prompt, 0)
@@ -45,9 +68,10 @@ FROM (SELECT *, derived.text_of(content) AS text,
                OVER (PARTITION BY file_id, witness_gen ORDER BY line_no
                      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_prompt
       FROM dialects.v_cursor
-      WHERE role IN ('user','assistant'));
+      WHERE role IN ('user','assistant'))
+LEFT JOIN dialects.v_cursor_started USING (machine_id, session_id);
 
--- Tool calls: tool_use blocks, each joined to the tool_result naming it.
+-- Tool calls: tool_use blocks, each joined to the tool_result naming it, dated by the chat's start.
 CREATE OR REPLACE VIEW derived.v_tool_calls_cursor AS
 WITH
   cu_blocks AS MATERIALIZED (
@@ -62,10 +86,11 @@ WITH
     GROUP BY ALL),
   cu AS (
     SELECT 'cursor-agent' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.machine_id,
-           c.event_time, (c.b->>'$.id') AS call_id, (c.b->>'$.name') AS tool_name,
+           coalesce(c.event_time, st.started) AS event_time, (c.b->>'$.id') AS call_id, (c.b->>'$.name') AS tool_name,
            CAST((c.b->'$.input') AS VARCHAR) AS arguments,
            r.result_line_no, r.is_error, false AS is_sidechain
     FROM cu_blocks c LEFT JOIN cu_res r
       ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.call_id = (c.b->>'$.id')
+    LEFT JOIN dialects.v_cursor_started st ON st.machine_id = c.machine_id AND st.session_id = c.session_id
     WHERE c.role = 'assistant' AND (c.b->>'$.type') = 'tool_use')
 SELECT * FROM cu;

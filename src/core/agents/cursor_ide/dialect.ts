@@ -8,8 +8,10 @@
 // outputTokens}, modelInfo {modelName}, workspaceUris. Cursor writes an answer as several assistant
 // bubbles (text, each tool call, more text): those after one prompt are one reply, as the
 // cursor-agent dialect counts them; their token counts are added up.
+// A chat is dated by Cursor's own clock: the bubbles' createdAt, and the composer's createdAt and
+// lastUpdatedAt, which are all a chat has when its bubbles carry no time (inline ones never do).
 import type { FileFacts, Tokens, ToolUse } from '../../turns';
-import { arr, isObj, type Obj } from '../kit/jsonl';
+import { arr, isObj, maxTs, minTs, type Obj } from '../kit/jsonl';
 import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rowentries';
 
 interface Bubble {
@@ -45,6 +47,9 @@ export const cursorIdeReader = {
         composerAt = v.at;
         facts.native_session = key.slice('composerData:'.length);
         if (typeof val.name === 'string' && val.name) facts.title_hint = val.name;
+        const from = isoOf(val.createdAt);
+        facts.started = minTs(facts.started, from);
+        facts.ended = maxTs(facts.ended, isoOf(val.lastUpdatedAt) ?? from);
         const mc = isObj(val.modelConfig) ? val.modelConfig : null;
         if (mc && typeof mc.modelName === 'string' && mc.modelName !== 'default') model = mc.modelName;
         order = new Map(arr(val.fullConversationHeadersOnly).filter(isObj).map((h, i) => [String(h.bubbleId), i]));

@@ -50,9 +50,15 @@ WHERE kind = 'bubble' AND is_current
 GROUP BY file_id;
 
 -- Bubbles in the composer's order (fullConversationHeadersOnly; by time for one it does not list),
--- each with the prompt it answers: an answer's bubbles after one prompt share its turn_id.
+-- each with the prompt it answers: an answer's bubbles after one prompt share its turn_id. A bubble
+-- without a time of its own is dated by its composer's createdAt (Cursor's clock, not the capture's).
 CREATE OR REPLACE VIEW dialects.v_cursor_ide_bubbles AS
 WITH
+  t AS (
+    SELECT file_id, witness_gen,
+           min(coalesce(TRY_CAST((value->>'$.createdAt') AS TIMESTAMPTZ),
+                        to_timestamp(TRY_CAST((value->>'$.createdAt') AS BIGINT) / 1000))) AS composer_at
+    FROM dialects.v_cursor_ide WHERE kind = 'composer' AND is_current GROUP BY ALL),
   c AS (
     SELECT file_id, witness_gen, value->>'$.modelConfig.modelName' AS composer_model,
            unnest(json_extract(value, '$.fullConversationHeadersOnly[*]')) AS h,
@@ -67,9 +73,9 @@ WITH
     WHERE g.kind = 'bubble' AND g.is_current),
   o AS (
     SELECT b.*, row_number() OVER (PARTITION BY file_id, witness_gen ORDER BY pos NULLS LAST, event_time, line_no) AS seq FROM b)
-SELECT o.*, nullif(m.composer_model, 'default') AS composer_model,
+SELECT o.* REPLACE (coalesce(o.event_time, t.composer_at) AS event_time), nullif(m.composer_model, 'default') AS composer_model,
        max(CASE WHEN btype = 1 THEN seq END) OVER (PARTITION BY o.file_id, o.witness_gen ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS prompt_seq
-FROM o LEFT JOIN m USING (file_id, witness_gen);
+FROM o LEFT JOIN m USING (file_id, witness_gen) LEFT JOIN t USING (file_id, witness_gen);
 
 CREATE OR REPLACE VIEW derived.v_messages_cursor_ide AS
 SELECT 'cursor_ide:'||session_id||':'||witness_gen||':'||bubble_id AS msg_id,
