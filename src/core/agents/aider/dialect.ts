@@ -42,6 +42,8 @@ interface St {
   /** The session's start, as an ISO local time. */
   ts: string | null;
   model: string | null;
+  /** The headers read so far: the section (the session inside the file) lines are of. */
+  section: number;
 }
 
 export const HEADER = /^# aider chat started at (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)/;
@@ -93,7 +95,7 @@ class AiderParser extends BaseParser<St> {
   private run: Run | null = null;
 
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
-    super(opts, emit, { lastPrompt: false, anchor: 'none', command: false, replyOut: false, ts: null, model: null }, resume);
+    super(opts, emit, { lastPrompt: false, anchor: 'none', command: false, replyOut: false, ts: null, model: null, section: 0 }, resume);
   }
 
   // The base parser passes no blank line on, and blank lines matter here: they end a prompt and
@@ -117,6 +119,7 @@ class AiderParser extends BaseParser<St> {
       this.st.anchor = 'header';
       this.st.command = false;
       this.st.ts = `${h[1]}T${h[2]}`;
+      this.st.section++;
       this.seen(this.st.ts);
       this.start(l, 'notice').lines.push(text.replace(/^#\s*/, '').trim());
       return;
@@ -230,6 +233,7 @@ class AiderParser extends BaseParser<St> {
     const role = kind === 'prompt' ? 'user' : kind === 'reply' ? 'assistant' : kind === 'output' ? 'tool' : 'system';
     const tk = kind === 'prompt' ? 'prompt' : kind === 'reply' ? 'reply' : kind === 'output' ? 'output' : 'notice';
     const t = this.turn(l, role, tk, this.st.ts);
+    if (this.st.section) t.section = this.st.section;
     if (kind === 'reply') t.model = this.st.model;
     this.blk = { t, lines: [], kind };
     return this.blk;

@@ -142,6 +142,14 @@ export const aiderFiles: AgentFiles = {
   // Both files of a folder are one session: the chat history is what is shown (the input history
   // is a companion the dialect leaves alone).
   sessionOf: (rel) => rel.split('/')[0],
+  // Each `# aider chat started at` header starts a session of its own: the n-th header's is the
+  // folder's id and n (`home-ana-code-app_1a2b3c4d.3`); what comes before the first header is the
+  // folder's own.
+  sectionId: (session, section) => `${session}.${section}`,
+  sectionOfId: (id) => {
+    const m = /^(.+_[0-9a-f]{8})\.([1-9]\d*)$/.exec(id);
+    return m ? { session: m[1], section: Number(m[2]) } : null;
+  },
 };
 
 /** Test hook: forget the folders found through the turn index. */

@@ -11,7 +11,7 @@ import type { Checkpoint, FileFacts } from '../../turns';
 import { titleOf } from '../../turns';
 import { sessionFacts } from '../../truth';
 import { laneRel } from '../read';
-import { runParseJob, type ParseJob, type ParseResult } from '../parse-job';
+import { runParseJob, type ParseJob, type ParseResult, type SectionRead } from '../parse-job';
 import { ParsePool } from '../pool';
 import { baseOfGen, formOf, projectFromPath, readMeta, type MachineFloor, type MetaRecord } from '../roots';
 import { agentByLane } from '../../agents';
@@ -358,54 +358,55 @@ export class TurnIndex extends TurnBatch {
       return { bytes: 0, turns: 0, text: 0 };
     }
     const resume = job.resume;
-    // Turns read again from the checkpoint on: in the report once.
-    let again = 0;
+    // Turns read again from the checkpoint on, per session (the file's own, or a section's): in
+    // the report once.
+    const again = new Map<number, number>();
     if (resume) {
       if (row.turn_from !== null) {
         // The file's turns from the resumed line on (none lies below its last read's first
-        // rowid), through its session's blocks from that one's on.
-        for (const b of this.st.sessBlocks.all(row.sess_id, row.turn_from >> BLOCK_BITS) as number[]) {
+        // rowid), through its sessions' blocks from that one's on.
+        for (const [b, sess] of this.st.fileBlocks.all({ sess: row.sess_id, from: row.turn_from >> BLOCK_BITS }) as [number, number][]) {
           const p = this.pack(b);
           const keep = p.filter((t) => !(t.id >= (row.turn_from as number) && t.file_id === row.id && t.line_from >= resume.line));
           if (keep.length === p.length) continue;
           for (const t of p) {
             if (keep.includes(t)) continue;
             if (t.said) this.unsay(t.id);
-            if (TURN_ROLES_OF.has(t.role)) again++;
+            if (TURN_ROLES_OF.has(t.role)) again.set(sess, (again.get(sess) ?? 0) + 1);
           }
           this.touch(b, keep);
         }
       }
       // A title taken from a turn read again (a user item may turn out to be context) is
       // taken again from what this read finds.
-      this.st.untitle.run(row.sess_id, resume.n);
+      this.st.untitle.run({ sess: row.sess_id, n: resume.n });
     }
-    // The session's last block, if it has one, and its last slot taken; a new block when full.
-    let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
-    let seq = BLOCK;
-    if (block !== null) {
-      const p = this.pack(block);
-      seq = p.length ? p[p.length - 1].id - block * BLOCK : -1;
-    }
+    const sessOf = this.sectionSessions(row, r.sections);
+    const slots = new Map<number, { block: number | null; seq: number; into: TurnRow[] | null }>();
     let first: number | null = null;
-    let into: TurnRow[] = [];
     // Each new turn's key, with its folded text: an older generation's turn with that key said the
     // same (turnKey hashes the text), which is what its FTS row is deleted with.
     const keys = row.gen > 1 ? new Map<number, string>() : null;
+    const fresh = new Map<number, number>();
     for (const t of r.turns) {
-      if (++seq >= BLOCK) {
-        block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
-        seq = 0;
-        this.packs.set(block, []);
+      const sess = sessOf(t[10]);
+      let slot = slots.get(sess);
+      if (!slot) slots.set(sess, (slot = this.lastSlot(sess)));
+      if (++slot.seq >= BLOCK) {
+        slot.block = Number(this.st.newBlock.run(sess).lastInsertRowid);
+        slot.seq = 0;
+        slot.into = null;
+        this.packs.set(slot.block, []);
       }
-      if (seq === 0 || first === null) {
-        into = this.pack(block as number);
-        this.touch(block as number);
+      if (!slot.into) {
+        slot.into = this.pack(slot.block as number);
+        this.touch(slot.block as number);
       }
-      const id = (block as number) * BLOCK + seq;
-      first ??= id;
+      const id = (slot.block as number) * BLOCK + slot.seq;
+      if (first === null || id < first) first = id;
       const folded = t[8];
-      into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
+      slot.into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
+      if (t[1] !== 's') fresh.set(sess, (fresh.get(sess) ?? 0) + 1);
       keys?.set(t[9], folded);
       if (folded) {
         this.ftsRows.add(id, folded);
@@ -418,12 +419,12 @@ export class TurnIndex extends TurnBatch {
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
     // A rewritten file's session keeps its turns' keys from now on: every pack of it is written
     // again with them (each file read once more for them, this once).
-    if (row.gen > 1) for (const b of this.st.sessBlocks.all(row.sess_id, 0) as number[]) this.fillKeys(b);
+    if (row.gen > 1) for (const [b] of this.st.fileBlocks.all({ sess: row.sess_id, from: 0 }) as [number, number][]) this.fillKeys(b);
     if (keys && r.turns.length) {
       const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
       const olderIds = new Set(older.map((o) => o[0]));
       for (const sess of new Set(older.map((o) => o[1]))) {
-        for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+        for (const [b] of this.st.fileBlocks.all({ sess, from: 0 }) as [number, number][]) {
           this.fillKeys(b);
           for (const t of this.pack(b)) {
             if (!t.said || !olderIds.has(t.file_id) || !keys.has(t.key)) continue;
@@ -443,10 +444,8 @@ export class TurnIndex extends TurnBatch {
     for (const [b, ck] of r.marks) this.st.insMark.run(row.id, b, ck);
     // The title is the least titleKey (truth.ts): a real prompt before a slash command, the main
     // conversation's before a sub-agent's.
-    if (r.title) {
-      const key = r.title.key;
-      this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
-    }
+    if (r.title) this.st.setTitle.run(titleOf(r.title.text), r.title.key, row.sess_id, r.title.key);
+    for (const x of r.sections) if (x.title) this.st.setTitle.run(titleOf(x.title.text), x.title.key, sessOf(x.section), x.title.key);
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
     const done = r.end.byte + (job.tail ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
@@ -457,14 +456,61 @@ export class TurnIndex extends TurnBatch {
       this.cut.add(row.id);
     }
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
-    const turns = r.turns.filter((t) => t[1] !== 's').length;
-    const fresh = turns - again;
+    const turns = fresh.get(row.sess_id) ?? 0;
+    const cut = again.get(row.sess_id) ?? 0;
     // A file read from its start holds just the turns this read found; one read on from a
     // checkpoint, the turns it held less those read again plus these (counting them over every
     // pack of the session instead made a file read in pieces cost the square of its size).
     const before = resume ? (this.st.sessById.get(row.sess_id) as SessionRow).turns : 0;
-    this.refreshSession(row.sess_id, r.facts, row, resume ? (typeof before === 'number' && before >= again ? before - again + turns : undefined) : turns, r.meta);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: fresh, text: r.text_bytes, ahead: used };
+    this.refreshSession(row.sess_id, r.facts, row, resume ? (typeof before === 'number' && before >= cut ? before - cut + turns : undefined) : turns, r.meta);
+    this.refreshSections(row.sess_id, r.sections, new Set([...fresh.keys(), ...again.keys()]));
+    let all = 0;
+    for (const n of fresh.values()) all += n;
+    for (const n of again.values()) all -= n;
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: all, text: r.text_bytes, ahead: used };
+  }
+
+  /** A session's last block and its last slot taken (BLOCK when it has none: a new one is taken). */
+  private lastSlot(sess: number): { block: number | null; seq: number; into: TurnRow[] | null } {
+    const block = this.st.lastBlock.get(sess) as number | null;
+    if (block === null) return { block, seq: BLOCK, into: null };
+    const p = this.pack(block);
+    return { block, seq: p.length ? p[p.length - 1].id - block * BLOCK : -1, into: null };
+  }
+
+  /** The session (its index id) of each section of `row`'s file (Turn.section; 0: the file's
+   * own), made when first met. */
+  private sectionSessions(row: FileRow, sections: SectionRead[]): (section: number) => number {
+    const ids = new Map<number, number>();
+    if (sections.length === 0) return () => row.sess_id;
+    const own = this.st.sessById.get(row.sess_id) as SessionRow;
+    const name = agentByLane(row.lane)?.sectionId;
+    return (section) => {
+      if (!section || !name) return row.sess_id;
+      let id = ids.get(section);
+      if (id === undefined) {
+        const session = name(own.session, section);
+        id = (this.st.sessByKey.get(own.machine, own.lane, session) as number | undefined) ?? Number(this.st.insertSection.run(own.machine, own.lane, session, own.id, section).lastInsertRowid);
+        ids.set(section, id);
+      }
+      return id;
+    };
+  }
+
+  /** The sessions of a file's sections this read met or cut: what the file's own session says of
+   * them (project, repository), their times, and their turns counted again. */
+  private refreshSections(whole: number, sections: SectionRead[], touched: Set<number>): void {
+    const own = this.st.sessById.get(whole) as SessionRow;
+    const met = new Map<number, SectionRead>();
+    for (const x of sections) met.set(x.section, x);
+    for (const sid of touched) {
+      if (sid === whole) continue;
+      const s = this.st.sessById.get(sid) as SessionRow;
+      const x = s.section !== null ? met.get(s.section) : undefined;
+      const started = [s.started, x?.started].filter((v): v is string => !!v).sort()[0] ?? null;
+      const ended = [s.ended, x?.ended].filter((v): v is string => !!v).sort().pop() ?? null;
+      this.st.updSess.run(null, null, own.subagent, own.project, own.repo, null, started, ended, this.countTurns(sid), sid);
+    }
   }
 
   /** `fileTurns`: the turns `file` holds, when known (it is then counted without a query if it
