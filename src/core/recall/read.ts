@@ -144,7 +144,7 @@ function sessionTokens(turns: readonly Turn[], facts: FileFacts): Tokens {
 /** A section's session (Turn.section) read without the index: its own id, times and title. */
 function ofSection(info: SessionInfo, section: number, turns: Turn[]): SessionInfo {
   const name = agentByLane(info.lane)?.sectionId;
-  return { ...sectionInfo(info, turns), session: section && name ? name(info.session, section) : info.session };
+  return section && name ? { ...sectionInfo(info, turns), session: name(info.session, section) } : info;
 }
 
 /** Only opts.index 'live' (the default) opens the turn index to find the session; otherwise the

@@ -311,7 +311,7 @@ export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = tru
   const facts = r.facts;
   const scans = bySection(file, r.turns).map((g): FileScan => {
     const info = withInfo ? infoFromFile(g.file, facts, g.turns) : null;
-    const out: FileScan = { file: g.file, info: info && g.section !== undefined ? sectionInfo(info, g.turns) : info, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
+    const out: FileScan = { file: g.file, info: info && g.section ? sectionInfo(info, g.turns) : info, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
     addMentions(out, g.turns, q, term, keep);
     return out;
   });

@@ -143,8 +143,12 @@ export class IndexQueries extends IndexBase {
     return this.db.prepare(`SELECT id, machine, lane, session, native, parent, subagent, project, repo, started, ended, turns, whole, section FROM sessions`).all() as SessionKeys[];
   }
 
+  /** Sessions with a turn, and those of live files; a file that gathers several sessions
+   * (Turn.section) is listed as its sections, its own session only when it holds a turn. */
   sessions(): SessionRow[] {
-    return this.db.prepare(`SELECT * FROM sessions WHERE turns > 0 OR id IN (SELECT sess_id FROM files WHERE live = 1)`).all() as SessionRow[];
+    return this.db
+      .prepare(`SELECT * FROM sessions WHERE turns > 0 OR (id IN (SELECT sess_id FROM files WHERE live = 1) AND id NOT IN (SELECT whole FROM sessions WHERE whole IS NOT NULL))`)
+      .all() as SessionRow[];
   }
 
   file(id: number): FileRow | undefined {

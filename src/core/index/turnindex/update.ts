@@ -406,7 +406,7 @@ export class TurnIndex extends TurnBatch {
       if (first === null || id < first) first = id;
       const folded = t[8];
       slot.into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
-      if (t[1] !== 's') fresh.set(sess, (fresh.get(sess) ?? 0) + 1);
+      fresh.set(sess, (fresh.get(sess) ?? 0) + (t[1] !== 's' ? 1 : 0));
       keys?.set(t[9], folded);
       if (folded) {
         this.ftsRows.add(id, folded);
