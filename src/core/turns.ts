@@ -82,8 +82,9 @@ export interface Turn {
   branch: boolean;
   span: Span;
   /** A file that gathers several sessions (Aider's history: a `# aider chat started at` header
-   * starts each): the number of the section of the file, the session this entry is of
-   * (AgentFiles.sectionId names it). Absent (or 0): the file's own session. */
+   * starts each): the key of the section of the file that is the session this entry is of
+   * (AgentFiles.sectionId names it), the same in every generation of the file (Aider's: the
+   * header's time as digits, 20240805193332). Absent (or 0): the file's own session. */
   section?: number;
   /** False when parsed for the index: thinking, tool arguments and tool output were not read. */
   full: boolean;

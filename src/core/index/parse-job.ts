@@ -80,7 +80,7 @@ export type ParseResult =
       turns: IndexTurn[];
       /** The title of the file's own session (section 0). */
       title: TitleTurn | null;
-      /** The sections (1, 2, …) this read met, in order. */
+      /** The sections (Turn.section, not 0) this read met, in order. */
       sections: SectionRead[];
       /** UTF-8 bytes of the turns' text. */
       text_bytes: number;

@@ -263,7 +263,7 @@ export function addMentions(out: FileScan, turns: Iterable<Turn>, q: string, ter
 
 /** A file's turns per session: one group, the file's, unless its agent gathers several sessions
  * in a file (Turn.section), then a group per section, its file named as that session
- * (FloorFile.session the section's id) and `section` its number. */
+ * (FloorFile.session the section's id) and `section` its key. */
 export function bySection<T extends Pick<Turn, 'section'>>(file: FloorFile, turns: T[]): { file: FloorFile; turns: T[]; section?: number }[] {
   const name = agentByLane(file.lane)?.sectionId;
   if (!name) return [{ file, turns }];

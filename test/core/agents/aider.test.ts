@@ -55,7 +55,7 @@ function countsOf(file: string) {
 const kinds = (turns: Turn[], role: string) => turns.filter((t) => t.role === role);
 
 /** The sessions of a history as the Markdown has them, without the dialect: each
- * `# aider chat started at` header starts one (numbered from 1, as its id ends), running to the
+ * `# aider chat started at` header starts one (numbered from 1), running to the
  * line before the next; with its start (as Aider wrote it) and its prompts (runs of `#### ` lines).
  * The first (number 0) is what comes before the first header: the folder's own session (a slice
  * of a history may start inside a session). */
@@ -73,8 +73,9 @@ function headersOf(text: string) {
   return out;
 }
 
-/** A session's id: the folder's, and the header's number after it. */
-const idOf = (folder: string, h: { n: number }) => (h.n ? `${folder}.${h.n}` : folder);
+/** A session's id: the folder's, and its header's time (as digits) after it. */
+const idOf = (folder: string, h: { started: string | null }) => (h.started ? `${folder}.${h.started.replace(/\D/g, '')}` : folder);
+const keyOf = (h: { started: string | null }) => (h.started ? Number(h.started.replace(/\D/g, '')) : null);
 
 /** A section's turns as the dialect reads them (a prompt or a reply). */
 const turnsIn = (turns: Turn[], h: { from: number; to: number }) => turns.filter((t) => (t.role === 'user' || t.role === 'assistant') && t.span.line_from >= h.from && t.span.line_from <= h.to);
@@ -99,7 +100,7 @@ for (const n of NAMES) {
     assert.equal(full.counts.bad, 0);
     // Each entry is of the session of the last header above it (none above: the file's own).
     const heads = headersOf(fs.readFileSync(fixture(n), 'utf8'));
-    for (const t of full.turns) assert.equal(t.section ?? 0, heads.find((h) => t.span.line_from >= h.from && t.span.line_from <= h.to)?.n, `turn ${t.n}`);
+    for (const t of full.turns) assert.equal(t.section ?? null, keyOf(heads.find((h) => t.span.line_from >= h.from && t.span.line_from <= h.to)!), `turn ${t.n}`);
   });
 }
 
@@ -218,14 +219,14 @@ test('each history is on the floor byte for byte, its input history beside it; n
 });
 
 /** The turn index's rows of the sessions in a history file: the file's own (`id`) and one per
- * header (`id.1`, `id.2`, …). */
+ * header (`id.20240805193302`, …), in the order they were met. */
 function indexRows(id: string) {
   const o = openIndex(homeRoot(sb.env, sb.brain));
   assert.ok(o.ok);
   try {
     const own = o.index.findSessions(id).find((r) => r.session === id);
     assert.ok(own, id);
-    const sections = o.index.db.prepare(`SELECT * FROM sessions WHERE whole = ? ORDER BY section`).all(own.id) as SessionRow[];
+    const sections = o.index.db.prepare(`SELECT * FROM sessions WHERE whole = ? ORDER BY id`).all(own.id) as SessionRow[];
     return { own, sections, listed: o.index.sessions().filter((r) => r.lane === 'aider') };
   } finally {
     o.index.close();
@@ -246,7 +247,7 @@ test('the index has a session per header: its id, start, title and turns as the 
       // the folder's own session.
       const row = h.n ? sections[h.n - 1] : own;
       assert.equal(row.session, idOf(id, h));
-      assert.equal(row.section, h.n || null);
+      assert.equal(row.section, keyOf(h));
       if (h.n) assert.equal(row.started, h.started, `${row.session}: started at its header`);
       const mine = turnsIn(turns, h);
       assert.equal(row.turns, mine.length, `${row.session}: turns`);
@@ -287,7 +288,7 @@ test('show reads one session: its turns only, its start, each turn cited inside 
   assert.equal(shownTurns, all.filter((t) => t.role === 'user' || t.role === 'assistant').length, 'every turn is in one session');
   // The session a commit was made in, with its tokens.
   const commit = heads.find((h) => h.from <= 211 && 211 <= h.to)!;
-  const shown = readSession({ session: `${id}.${commit.n}` }, sb.env);
+  const shown = readSession({ session: idOf(id, commit) }, sb.env);
   const replies = shown.turns.filter((t) => t.role === 'assistant');
   assert.ok(replies.some((t) => t.tools.some((x) => x.name === 'commit' && x.arguments.startsWith('feat: Use the Spinner'))));
   assert.equal(shown.session.started, '2024-08-05T19:33:32');
@@ -303,9 +304,8 @@ test('search lists each session that says it, and cites its lines of the recorde
   const lake = fs.readFileSync(lakeOf('aider-history-start'));
   const sessions = new Set<string>();
   for (const hit of out.hits) {
-    const m = /^(.*)\.(\d+)$/.exec(hit.session);
-    assert.ok(m && m[1] === id, hit.session);
-    const h = heads[Number(m[2])];
+    const h = heads.find((x) => idOf(id, x) === hit.session);
+    assert.ok(h, hit.session);
     sessions.add(hit.session);
     for (const sn of hit.snippets) {
       const c = sn.citation;
@@ -410,7 +410,7 @@ test('a history appended in pieces: each session keeps its id and turns, a new h
       const a = now.find((x) => x.id === b.id);
       assert.ok(a, b.session);
       assert.deepEqual([a.session, a.section, a.started], [b.session, b.section, b.started]);
-      if (b.section !== before.length) assert.equal(a.turns, b.turns, `${b.session} unchanged`);
+      if (b !== before[before.length - 1]) assert.equal(a.turns, b.turns, `${b.session} unchanged`);
     }
     for (const h of heads.slice(1)) assert.equal(now[h.n - 1].turns, turnsIn(turns, h).length, `piece ${i}: ${h.n}`);
     before = now;
@@ -420,8 +420,38 @@ test('a history appended in pieces: each session keeps its id and turns, a new h
   assert.ok(!fs.existsSync(`${lakeOf(n)}.g2`), 'no generation: the history only grew');
   // A session of the appended part is shown as such.
   const last = headersOf(fs.readFileSync(file, 'utf8')).filter((h) => turnsIn(parse(file, false).turns, h).length > 0).pop()!;
-  const shown = readSession({ session: `${id}.${last.n}` }, sb.env);
+  const shown = readSession({ session: idOf(id, last) }, sb.env);
   assert.equal(shown.session.started, last.started);
+});
+
+test('a history cut short and written on is a new generation: each session once, by its header', async () => {
+  const n = 'zen-mcp-server';
+  const file = path.join(repos[n], HIST);
+  const id = aiderFolderName(sb.env, repos[n]);
+  const before = indexRows(id).sections;
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const heads = headersOf(lines.join('\n'));
+  // Cut before its last session, then a session of the other history written after it.
+  const cache = fs.readFileSync(fixture('aider-history-cache'), 'utf8').split('\n');
+  const next = headersOf(cache.join('\n'));
+  const added = cache.slice(next[1].from - 1, next[2].from - 1).join('\n') + '\n';
+  fs.writeFileSync(file, lines.slice(0, heads[heads.length - 1].from - 1).join('\n') + '\n' + added);
+  await record();
+  assert.ok(fs.existsSync(`${lakeOf(n)}.g2`), 'a new generation');
+  const now = indexRows(id).sections;
+  // Every session there was keeps its id and its turns (the one cut away too: the first
+  // generation holds it); the sessions both generations hold are counted once.
+  for (const b of before) {
+    const a = now.find((x) => x.session === b.session);
+    assert.ok(a, b.session);
+    assert.equal(a.turns, b.turns, b.session);
+    const shown = readSession({ session: b.session }, sb.env);
+    assert.equal(shown.session.turns, b.turns, `show ${b.session}`);
+  }
+  const fresh = now.filter((x) => !before.some((b) => b.id === x.id));
+  assert.deepEqual(fresh.map((x) => x.session), [idOf(id, next[1])]);
+  assert.equal(fresh[0].turns, turnsIn(parse(fixture('aider-history-cache'), false).turns, next[1]).length);
+  assert.ok(fresh[0].turns > 0);
 });
 
 test('paths: Windows and macOS folders, AIDER_CHAT_HISTORY_FILE, a bad config value named', () => {

@@ -42,7 +42,8 @@ interface St {
   /** The session's start, as an ISO local time. */
   ts: string | null;
   model: string | null;
-  /** The headers read so far: the section (the session inside the file) lines are of. */
+  /** The section (the session inside the file) lines are of: the last header's time as digits
+   * (0: no header yet). */
   section: number;
 }
 
@@ -119,7 +120,7 @@ class AiderParser extends BaseParser<St> {
       this.st.anchor = 'header';
       this.st.command = false;
       this.st.ts = `${h[1]}T${h[2]}`;
-      this.st.section++;
+      this.st.section = Number(`${h[1]}${h[2]}`.replace(/\D/g, ''));
       this.seen(this.st.ts);
       this.start(l, 'notice').lines.push(text.replace(/^#\s*/, '').trim());
       return;

@@ -14,9 +14,9 @@ CREATE OR REPLACE MACRO dialects.aider_count(s) AS
 --   said     the line without Aider's framing (`#### `, `> `, the two trailing spaces)
 --   run      the lines of one prompt, one reply, one command's output or one notice share it;
 --            Aider's words after a reply have the reply's run (owner: reply | output | notice)
---   aider_session  the n-th `# aider chat started at` header of the file (0: lines before any):
---            the session the line is of (session_id), started_at its time (local, as Aider writes
---            it), model the last model Aider announced
+--   aider_session  the n-th `# aider chat started at` header of the file (0: lines before any),
+--            started_at its time (local, as Aider writes it), model the last model Aider announced;
+--            session_id is the session the line is of: the folder's, and its header's time
 CREATE OR REPLACE VIEW dialects.v_aider AS
 WITH
   lines AS (
@@ -75,9 +75,9 @@ WITH
     WINDOW w AS (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
 SELECT
   file_id, witness_gen, line_no, abs_path,
-  -- Each header starts a session of its own: the n-th header's is the folder's id and n, as
+  -- Each header starts a session of its own: the folder's id and the header's time as digits, as
   -- paths.ts (sectionId) names it; lines before the first header are the folder's own.
-  CASE WHEN aider_session > 0 THEN session_hint || '.' || aider_session ELSE session_hint END AS session_id,
+  CASE WHEN aider_session > 0 THEN session_hint || '.' || regexp_replace(started_text, '[^0-9]', '', 'g') ELSE session_hint END AS session_id,
   CAST(TRY_CAST(started_text AS TIMESTAMP) AS TIMESTAMPTZ) AS event_time, captured_at,
   kind, raw_line,
   CASE kind WHEN 'prompt' THEN CASE WHEN raw_line = '#### <blank>  ' THEN ''

@@ -39,7 +39,7 @@ export type DB = SqliteDatabase;
 // 13: a reply's key (turnKey) leaves its text out when it has a time; a session's facts come from
 // all its generations (sessionFacts).
 // 14: a file that gathers several sessions (Aider's history) has a session per section
-// (Turn.section): its row names the file's own session (whole) and the section's number.
+// (Turn.section): its row names the file's own session (whole) and the section's key.
 export const SCHEMA_VERSION = '14';
 /** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
 export const PAGE_SIZE = 16384;
@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   ended TEXT,
   turns INTEGER NOT NULL DEFAULT 0,
   -- A section of a file that gathers several sessions (Turn.section): the session whose files
-  -- hold it (the file's own), and its number; NULL for every other session.
+  -- hold it (the file's own), and its key; NULL for every other session.
   whole INTEGER,
   section INTEGER,
   UNIQUE (machine, lane, session)
@@ -145,7 +145,7 @@ export interface SessionRow {
   started: string | null;
   ended: string | null;
   turns: number;
-  /** A section's (Turn.section): the session whose files hold it, and its number; else null. */
+  /** A section's (Turn.section): the session whose files hold it, and its key; else null. */
   whole: number | null;
   section: number | null;
 }
