@@ -22,8 +22,9 @@
 // Turns: a run of `####` lines is a prompt (a blank line ends it); each reply is one; Aider's words
 // after a reply belong to it (its span) and give its tokens, its edits, commits and shell commands
 // (tool calls); Aider's words after a prompt are that command's output (a tool turn); the header
-// and Aider's words after it are a notice. Aider writes no time but the session's start: every turn
-// of a session has that time. Its tokens are the counts it shows ("5.4k", "5,244"): input = sent −
+// and Aider's words after it are a notice. Each header starts a session of its own: every entry
+// after it carries the header's time as its section (Turn.section; paths.ts names the session).
+// Aider writes no time but the session's start: every turn of a session has that time. Its tokens are the counts it shows ("5.4k", "5,244"): input = sent −
 // cache write − cache hit, output = received. views.sql reads the file by the same rules.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser } from '../kit/parser';
