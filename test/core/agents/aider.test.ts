@@ -17,6 +17,8 @@ import { openIndex, type SessionRow } from '../../../src/core/index/turnindex';
 import { homeRoot } from '../../../src/core/index/roots';
 import { rebuildCache, runReadOnlySql } from '../../../src/core/cache';
 import { search, readSession, verify } from '../../../src/core/recall';
+import type { ReadOutput, SearchOutput } from '../../../src/core/recall/types';
+import { callTool } from '../../../src/core/tools';
 import { statsReport } from '../../../src/core/recall/stats';
 import { FloorView } from '../../../src/core/recall/floorview';
 import { agentByLane } from '../../../src/core/agents';
@@ -324,6 +326,36 @@ test('search lists each session that says it, and cites its lines of the recorde
   // Without the index (a floor scan) the same sessions.
   const scanned = search({ term: 'IgnorantTemporaryDirectory', agent: 'aider', limit: 50 }, sb.env, { index: 'off' });
   assert.deepEqual(new Set(scanned.hits.map((h) => h.session)), sessions);
+});
+
+test('the MCP / LM tools: search names each session, read_session reads a snippet\'s turn of it and pages within it', async () => {
+  const ctx = { env: sb.env, home: sb.brain, index: 'snapshot' as const, budget: 20_000, caller: null };
+  const id = aiderFolderName(sb.env, repos['aider-history-start']);
+  const heads = headersOf(fs.readFileSync(fixture('aider-history-start'), 'utf8'));
+  const found = (await callTool('search', { term: 'GitTemporaryDirectory', agent: 'aider' }, ctx)) as SearchOutput;
+  const mine = found.hits.filter((x) => x.session.startsWith(`${id}.`));
+  assert.ok(mine.length > 1);
+  for (const hit of mine) {
+    const h = heads.find((x) => idOf(id, x) === hit.session);
+    assert.ok(h, hit.session);
+    const sn = hit.snippets[0];
+    const one = (await callTool('read_session', { session: hit.session, turns: String(sn.turn) }, ctx)) as ReadOutput;
+    assert.deepEqual(one.turns.map((t) => t.citation), [sn.citation], hit.session);
+    // Page by page, every turn once, each inside the session's lines.
+    const seen: number[] = [];
+    let turns: string | undefined;
+    for (let i = 0; i < 50; i++) {
+      const page = (await callTool('read_session', turns ? { session: hit.session, turns } : { session: hit.session }, ctx)) as ReadOutput & { next: string | null };
+      for (const t of page.turns) {
+        assert.ok(t.citation.line_from >= h.from && t.citation.line_to <= h.to, `${hit.session}: turn ${t.n}`);
+        seen.push(t.n);
+      }
+      if (!page.next) break;
+      turns = page.next;
+    }
+    assert.equal(seen.filter((n, i) => seen.indexOf(n) === i).length, seen.length);
+    assert.equal(seen.length, (readSession({ session: hit.session }, sb.env)).total);
+  }
 });
 
 test('derived.* and brain stats: a session per header, turns as the index counts them, tokens as the raw files sum', async () => {
