@@ -2,10 +2,12 @@
 // Lint: Biome's recommended rules, plus the architecture's own rules that no general linter knows:
 // src/core never imports vscode; nothing reads ../shared; one file per CLI verb; no import cycles
 // (scripts/cycles.mjs); no import from a lower layer to a higher one (scripts/layers.mjs); BRAIN_*
-// variables are read only through src/core/settings.ts.
+// variables are read only through src/core/settings.ts; no function in src/ longer than
+// scripts/longest.mjs's LIMIT but the few its LONG_OK names, each with why.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { problems as longFunctions } from './longest.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 process.chdir(root);
@@ -48,6 +50,7 @@ for (const f of walk('src')) {
     if (m[1] !== 'setting' && !DIRECT_OK[m[2]]) problems.push(`${f}:${line(m.index)}: reads ${m[2]} through ${m[1]}(); use setting(env, '${m[2]}') from src/core/settings.ts`);
   }
 }
+problems.push(...longFunctions());
 const layers = spawnSync(process.execPath, [join(root, 'scripts', 'layers.mjs')], { stdio: 'inherit' });
 if (layers.status !== 0) problems.push('imports against the layering (scripts/layers.mjs)');
 for (const p of problems) console.error(p);

@@ -1,10 +1,12 @@
 import * as path from 'node:path';
-import { parseRange, type CiteInput } from '../core/recall';
+import { type CiteInput, type CiteOutput, type VerifyOutput } from '../core/recall';
 import { brainHome } from '../core/home';
-import { checkLineEverywhere, citeEverywhere, verifyEverywhere } from '../core/remote/everywhere';
+import { checkLineEverywhere } from '../core/remote/everywhere';
+import { callRecall } from '../core/tools/recall';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
+import { recallContext } from './reveal';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -39,12 +41,20 @@ function floorRelative(p: string, store: string | undefined, env: NodeJS.Process
   throw new BrainError('usage', `${p} is not a file of ${store ? `the store ${store}` : `the floor ${brainHome(env)}`}`, 'give the lake path a citation names (lake/<agent>/...), or a path inside BRAIN_HOME');
 }
 
+/** A line range as the command line gives it: A..B, A-B or A–B (how citations print one: show,
+ * search, cite itself), or A. Which lines a file has, and that A comes first, the cite tool checks. */
+export function lineRange(s: string): [number, number] {
+  const m = /^\s*(\d+)\s*(?:(?:\.\.|[-–])\s*(\d+)\s*)?$/.exec(s);
+  if (!m) throw new BrainError('usage', `cite: cannot read "${s}" as a line range`, 'use A..B, A-B or A (lines, from 1)');
+  return [Number(m[1]), Number(m[2] ?? m[1])];
+}
+
 export const cite: Verb = {
   name: 'cite',
   summary: 'Cite lines of a floor file (sha256 of exactly those bytes), or verify a citation.',
   usage: 'cite LAKE_PATH A..B|A-B [--machine M] [--store DIR] [--json] | cite --verify [CITATION_JSON] [--store DIR]',
   details: `LAKE_PATH is relative to the machine's floor (lake/<agent>/...), as citations name it, or its absolute
-path inside BRAIN_HOME (or the --store folder). The range is A..B or A-B. The citation is
+path inside BRAIN_HOME (or the --store folder). The range is A..B, A-B or A. The citation is
 machine, path, generation, line and byte range and sha256, and anyone can check it:
   sed -n 'A,Bp' BRAIN_HOME/LAKE_PATH | sha256sum
 (the check line printed names the file by its absolute path). A range past the file's end is cut to
@@ -63,7 +73,7 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
     const o = args.opts;
     if (o.verify) {
       const c = await readCitation(args.positionals[0], ctx.stdin);
-      const r = await verifyEverywhere({ citation: c, ...(o.store ? { store: o.store as string } : {}) }, ctx.env);
+      const r = (await callRecall('verify_citation', { citation: c, ...(o.store ? { store: o.store as string } : {}) }, recallContext('cite', args, ctx))) as VerifyOutput;
       if (o.json) write(ctx.stdout, JSON.stringify(r));
       else write(ctx.stdout, r.ok ? `ok: ${r.path} lines ${c.line_from}-${c.line_to} hash to ${r.sha256}` : `does not verify: ${r.problem}`);
       return r.ok ? 0 : 1;
@@ -72,14 +82,12 @@ ${COMMON_EXIT_CODES} Exit 1: the citation does not verify.`,
     if (!given || !range || args.positionals.length > 2) throw new BrainError('usage', 'cite takes LAKE_PATH and a line range A..B', 'brain cite lake/cc/<project>/<session>.jsonl 12..15');
     const where = floorRelative(given, o.store as string | undefined, ctx.env);
     const lakePath = where.rel;
-    // "46-48" and "46–48" are how citations print a range (show, search, cite itself).
-    const [a, b] = parseRange(range.replace(/^\s*(\d+)\s*[-–]\s*(\d+)\s*$/, '$1..$2'));
-    if (!Number.isFinite(b)) throw new BrainError('usage', `cite needs an end line: ${range}`, 'use A..B or A');
+    const [a, b] = lineRange(range);
     const input: CiteInput = { lake_path: lakePath, line_from: a, line_to: b };
     if (o.machine !== undefined) input.machine = o.machine as string;
     else if (where.machine) input.machine = where.machine;
     if (o.store !== undefined) input.store = o.store as string;
-    const c = await citeEverywhere(input, ctx.env);
+    const c = (await callRecall('cite', input, recallContext('cite', args, ctx))) as CiteOutput;
     if (o.json) write(ctx.stdout, JSON.stringify(c));
     else {
       write(

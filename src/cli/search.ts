@@ -1,13 +1,12 @@
 import { DEFAULT_LIMIT, type SearchHit, type SearchInput } from '../core/recall';
-import { searchEverywhere } from '../core/remote/everywhere';
 import { columns, snippetText } from '../core/recall/snippet';
 import { matchedText } from '../core/recall/words';
-import { searchAllWords } from '../core/recall/words-search';
 import { BrainError } from '../core/errors';
-import { callerSession, SESSION_ENV } from '../core/harness/caller';
+import { SESSION_ENV } from '../core/harness/caller';
+import { callRecall, type McpSearchOutput } from '../core/tools/recall';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
 import { registry } from '../core/agents';
-import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
+import { REVEAL_OPTION, recallContext, revealNote } from './reveal';
 
 /** The words of the command line: each argument a word, unless it holds spaces (a phrase the
  * user quoted), or quotes the shell left in ('"a b" c' as one argument). */
@@ -104,28 +103,23 @@ ${COMMON_EXIT_CODES} Exit 1: nothing found.`,
     if (!term) throw new BrainError('usage', 'search needs a TERM', 'brain search "what to find"');
     const o = args.opts;
     const input: SearchInput = { term };
-    if (o.agent !== undefined) input.agent = o.agent as string;
-    if (o.project !== undefined) input.project = o.project as string;
-    if (o.machine !== undefined) input.machine = o.machine as string;
-    if (o.since !== undefined) input.since = o.since as string;
+    for (const k of ['agent', 'project', 'machine', 'since', 'skip', 'store'] as const) if (o[k] !== undefined) input[k] = o[k] as string;
     if (o.limit !== undefined) input.limit = o.limit as number;
-    // An agent running `brain search` from its shell is searching from inside its own session:
-    // leave that one out unless told otherwise.
-    const skip = o.skip !== undefined ? (o.skip as string) : callerSession(ctx.env)?.session;
-    if (skip) input.skip = skip;
     if (o.newest) input.newest = true;
-    if (o.store !== undefined) input.store = o.store as string;
-    const opts = { index: o.scan ? ('off' as const) : ('live' as const) };
-    const answer = words.length > 1 ? await searchAllWords(words, input, (i) => searchEverywhere(i, ctx.env, opts)) : await searchEverywhere(input, ctx.env, opts);
-    const { value: r, masked } = await maskedAnswer('search', args, ctx, answer);
+    // The front door validates, leaves out the calling agent session (named in this process's
+    // environment) unless --skip says otherwise, picks the store and masks: as for brain mcp.
+    const tctx = { ...recallContext('search', args, ctx), words };
+    const r = (await callRecall('search', input, tctx)) as McpSearchOutput & { masked: number };
+    const masked = r.masked;
     for (const x of r.refused) write(ctx.stderr, `brain search: refused ${x.machine}:${x.lake_path} — it ${x.problem}; not read (remove or fix that entry)`);
     if (o.json) {
-      write(ctx.stdout, JSON.stringify({ ...r, masked }));
+      write(ctx.stdout, JSON.stringify(r));
       return r.hits.length ? 0 : 1;
     }
     const w = width(ctx.stdout);
-    const lines = [fit(r.header, w)];
-    // The header is cut to the terminal: a store left out is said whole on a line of its own.
+    // The header is cut to a terminal, not on its way to a program or a file, which gets every fact
+    // of it; a store left out is said whole on a line of its own either way.
+    const lines = [(ctx.stdout as NodeJS.WriteStream).isTTY ? fit(r.header, w) : r.header];
     if (r.store && !r.store.searched && r.store.note) lines.push(`note: ${r.store.note}`);
     r.hits.forEach((h, i) => {
       if (i === 0 || h.tier !== r.hits[i - 1].tier) lines.push('', h.tier === 'turns' ? 'Said in the conversation:' : 'Only in tool output, thinking, arguments or injected instructions:');

@@ -1,9 +1,9 @@
 import { type ReadInput, type ReadOutput, type TurnView } from '../core/recall';
-import { readEverywhere } from '../core/remote/everywhere';
+import { callRecall, type McpReadOutput } from '../core/tools/recall';
 import { BrainError } from '../core/errors';
 import type { Citation } from '../core/turns';
 import { COMMON_EXIT_CODES, write, type Verb } from './args';
-import { REVEAL_OPTION, maskedAnswer, revealNote } from './reveal';
+import { REVEAL_OPTION, recallContext, revealNote } from './reveal';
 import { paged } from './pager';
 
 function fence(s: string): string {
@@ -102,16 +102,15 @@ ${COMMON_EXIT_CODES}`,
     if (!session || args.positionals.length > 1) throw new BrainError('usage', 'show takes one SESSION', 'brain show <session id> [--turns A..B]');
     const o = args.opts;
     const input: ReadInput = { session };
-    if (o.turns !== undefined) input.turns = o.turns as string;
-    if (o.machine !== undefined) input.machine = o.machine as string;
-    if (o.agent !== undefined) input.agent = o.agent as string;
+    for (const k of ['turns', 'machine', 'agent', 'store'] as const) if (o[k] !== undefined) input[k] = o[k] as string;
     if (o.gen !== undefined) input.gen = o.gen as number;
-    if (o.store !== undefined) input.store = o.store as string;
     if (o.full) input.max_chars = 0;
-    const m = await maskedAnswer('show', args, ctx, await readEverywhere(input, ctx.env, { index: args.opts.scan ? 'off' : 'live' }));
-    if (o.json) write(ctx.stdout, JSON.stringify({ ...m.value, masked: m.masked }));
+    // Through the front door, as brain mcp and the editor read a session (validated, the store
+    // picked, masked); no budget: the whole range asked.
+    const r = (await callRecall('read_session', input, recallContext('show', args, ctx))) as McpReadOutput & { masked: number };
+    if (o.json) write(ctx.stdout, JSON.stringify(r));
     // A long session to a terminal goes through the pager (pager.ts).
-    else paged(ctx.stdout, toMarkdown(m.value) + (m.masked ? `\n${revealNote('show', m.masked)}\n` : ''), ctx.env);
+    else paged(ctx.stdout, toMarkdown(r) + (r.masked ? `\n${revealNote('show', r.masked)}\n` : ''), ctx.env);
     return 0;
   },
 };

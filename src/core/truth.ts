@@ -18,7 +18,10 @@
 // Tool call one call a reply made (an unclaimed output is not a call).
 // Tokens    counted once per reply, from the reply's final usage (a reply streamed over several
 //           lines reports its usage so far on each: the last line's is the whole), in one unit:
-//           input not served from cache, output (with thinking), cache write, cache read.
+//           input not served from cache, output (with thinking), cache write, cache read. Usage a
+//           file reports that no reply claims (an agent that writes it once per session: a
+//           settings or state file, a session row) is the session's (FileFacts.unclaimed_tokens,
+//           added by show as the SQL views add it).
 import { countTurns, isSaid, isTurn, titleOf, type FileFacts, type Tokens, type Turn } from './turns';
 
 export { countTurns, isSaid, isTurn };

@@ -102,7 +102,8 @@ test('one session per task folder, session folder and Continue session: turns co
   }
   assert.equal((by.get('cline-cli') as any).sessions, 1, 'the manifest and the messages are one session');
   assert.equal((by.get('continue-dev') as any).sessions, 1);
-  // derived.messages: each message once, though the first generation holds the first turn too.
+  // derived.messages: each message once, though the first generation holds the first turn too; a
+  // task's reply of only a call (the readFile) has a row of its own, as show lists it.
   const m = sql(
     `SELECT agent, count(DISTINCT session_id), count(*) FILTER (WHERE role = 'user' AND NOT is_meta), count(*) FILTER (WHERE role = 'assistant')
      FROM derived.messages WHERE agent IN ('cline','roo-code','kilo-code-ext','cline-cli','continue-dev') GROUP BY agent ORDER BY agent`,
@@ -110,11 +111,11 @@ test('one session per task folder, session folder and Continue session: turns co
   assert.deepEqual(
     m.rows.map((r) => [r[0], Number(r[1]), Number(r[2]), Number(r[3])]),
     [
-      ['cline', 1, 2, 3],
+      ['cline', 1, 2, 4],
       ['cline-cli', 1, 2, 3],
       ['continue-dev', 1, 2, 3],
-      ['kilo-code-ext', 1, 2, 3],
-      ['roo-code', 1, 2, 3],
+      ['kilo-code-ext', 1, 2, 4],
+      ['roo-code', 1, 2, 4],
     ],
   );
   const prompts = sql(`SELECT agent, text FROM derived.messages WHERE role = 'user' AND NOT is_meta AND agent IN ('cline-cli','continue-dev','cline') ORDER BY agent, event_time NULLS LAST, msg_id`);

@@ -27,7 +27,9 @@ test('search --json: hits with session facts, snippets and citations', () => {
   assert.equal(j.term, 'green and yellow');
   assert.equal(j.source, 'index');
   assert.equal(j.fallback, null);
-  assert.deepEqual(Object.keys(j).sort(), ['fallback', 'header', 'hits', 'masked', 'refused', 'source', 'term', 'tool_output_searched', 'total']);
+  // The search tool's shape, as brain mcp answers it: with the session left out as the caller's.
+  assert.deepEqual(Object.keys(j).sort(), ['fallback', 'header', 'hits', 'masked', 'refused', 'skipped', 'source', 'term', 'tool_output_searched', 'total']);
+  assert.equal(j.skipped, null);
   const h = j.hits[0];
   assert.deepEqual(
     Object.keys(h).sort(),
@@ -59,6 +61,16 @@ test('search: human listing fits the terminal and names the tiers', () => {
   assert.ok(lines.every((l) => l.length <= 100), 'no line wider than the default 100 columns');
   assert.match(r.stdout, / {2}pi {5}pi-mono {2}testbox/);
   assert.match(r.stdout, /\[#\d+ L\d+-\d+ [0-9a-f]{8}\]/);
+});
+
+test('search: piped to a program, the header is whole; the hits still fit 100 columns', () => {
+  const words = ['make', 'the', 'colors', 'green', 'and', 'yellow'];
+  const r = brain(sb, ['search', ...words]);
+  assert.equal(r.status, 0, r.stderr);
+  const [header, ...rest] = r.stdout.trimEnd().split('\n');
+  assert.ok(header.length > 100, header);
+  assert.equal(header, json(['search', ...words]).header);
+  assert.ok(rest.every((l) => l.length <= 100), 'hit lines fit the default width');
 });
 
 test('search: nothing found exits 1; usage errors exit 2', () => {

@@ -41,7 +41,9 @@ test('show --turns A..B and --json', () => {
   );
   assert.match(r.stdout, /## 6 · user · [^\n]*· sub-agent/);
   const j = JSON.parse(brain(sb, ['show', '5c0375b4', '--turns', '3', '--json']).stdout);
-  assert.deepEqual(Object.keys(j).sort(), ['gen', 'generations', 'masked', 'session', 'total', 'turns', 'unparsed_lines']);
+  // The read_session tool's shape, as brain mcp answers it: with the range it holds.
+  assert.deepEqual(Object.keys(j).sort(), ['gen', 'generations', 'masked', 'next', 'range', 'session', 'total', 'turns', 'unparsed_lines']);
+  assert.deepEqual([j.range, j.next], ['3..3', null]);
   assert.equal(j.turns.length, 1);
   assert.deepEqual(
     Object.keys(j.turns[0]).sort(),

@@ -48,7 +48,8 @@ export function rawDbUsage(home: string): Map<string, Tokens> {
     });
   }
   // Goose: per request from usage_ledger (newer builds) for the sessions it has rows of, the
-  // session totals of all its requests for the others.
+  // session totals of all its requests for the others (accumulated_*, else the plain columns a
+  // build without them wrote).
   read(path.join(data, 'goose', 'sessions', 'sessions.db'), (db) => {
     const ledger = !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_ledger'").get();
     if (ledger) {
@@ -56,15 +57,23 @@ export function rawDbUsage(home: string): Map<string, Tokens> {
       add('goose', { input: l.i, output: l.o, cacheCreation: l.cw, cacheRead: l.cr });
     }
     const r = db
-      .prepare(`SELECT coalesce(sum(accumulated_input_tokens), 0) AS i, coalesce(sum(accumulated_output_tokens), 0) AS o FROM sessions${ledger ? ' WHERE id NOT IN (SELECT session_id FROM usage_ledger)' : ''}`)
+      .prepare(`SELECT coalesce(sum(coalesce(accumulated_input_tokens, input_tokens)), 0) AS i, coalesce(sum(coalesce(accumulated_output_tokens, output_tokens)), 0) AS o FROM sessions${ledger ? ' WHERE id NOT IN (SELECT session_id FROM usage_ledger)' : ''}`)
       .get() as { i: number; o: number };
     add('goose', { input: r.i, output: r.o, cacheCreation: 0, cacheRead: 0 });
   });
-  // Zed: each thread's cumulative_token_usage, inside its (zstd) JSON document.
+  // Zed: each thread (its zstd or plain JSON document), count by count the larger of its
+  // cumulative_token_usage (every request's, where the Zed build kept it up) and its per-prompt
+  // request_token_usage map added up (each prompt's latest request; the first agent's
+  // per-message list repeats earlier usage in its gaps and is not added).
   read(path.join(data, 'zed', 'threads', 'threads.db'), (db) => {
+    const four = (u: Record<string, number> | undefined): Tokens => ({ input: u?.input_tokens ?? 0, output: u?.output_tokens ?? 0, cacheCreation: u?.cache_creation_input_tokens ?? 0, cacheRead: u?.cache_read_input_tokens ?? 0 });
     for (const r of db.prepare('SELECT data_type, data FROM threads').all() as { data_type: string; data: Buffer }[]) {
-      const u = JSON.parse((r.data_type === 'zstd' ? zlib.zstdDecompressSync(r.data) : r.data).toString('utf8')).cumulative_token_usage ?? {};
-      add('zed', { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheCreation: u.cache_creation_input_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0 });
+      const doc = JSON.parse((r.data_type === 'zstd' ? zlib.zstdDecompressSync(r.data) : r.data).toString('utf8'));
+      const cum = four(doc.cumulative_token_usage);
+      const req = doc.request_token_usage;
+      const prompts = (req && typeof req === 'object' && !Array.isArray(req) ? Object.values(req) : []).map((u) => four(u as Record<string, number>));
+      const sum = (k: keyof Tokens) => prompts.reduce((a, u) => a + u[k], 0);
+      add('zed', { input: Math.max(cum.input, sum('input')), output: Math.max(cum.output, sum('output')), cacheCreation: Math.max(cum.cacheCreation, sum('cacheCreation')), cacheRead: Math.max(cum.cacheRead, sum('cacheRead')) });
     }
   });
   // Warp: one total per model and conversation (warp_tokens + byok_tokens), counted as input.

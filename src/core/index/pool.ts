@@ -10,7 +10,7 @@ import { BUILTIN, registry } from '../agents';
 import type { ParseJob, ParseResult } from './parse-job';
 import { setting } from '../settings';
 
-/** A parse thread's heap: it parses one piece (update.ts pieceBytes) at a time. */
+/** A parse thread's heap: it parses one piece (turnindex/fileread.ts pieceBytes) at a time. */
 const HEAP_MB = 256;
 
 export interface PoolReply {

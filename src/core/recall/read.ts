@@ -3,13 +3,13 @@
 // in full by the agent's dialect, so tool calls, their output and thinking are all there.
 import { BrainError } from '../errors';
 import type { Env } from '../home';
-import { countTurns, type FileFacts, type Tokens, type Turn } from '../turns';
+import { countTurns, type Tokens, type Turn } from '../turns';
 import { addTokens, sessionFacts } from '../truth';
 import { agentByLane, registry } from '../agents';
 import { timeline, type TimelineEntry } from './generations';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
-import { laneRel, readTurns } from '../index/read';
-import { resolveRoot, type Root } from '../index/roots';
+import { laneRel, readTurns, type FileTurns } from '../index/read';
+import { baseOfGen, resolveRoot, type Root } from '../index/roots';
 import { citeSpan } from './cite';
 import { floorFiles, type FloorFile } from './scan';
 import { infoFromFile, infoFromRow, sectionInfo } from './session';
@@ -42,6 +42,9 @@ interface Found {
   info: SessionInfo | null;
   /** Every generation of the session's file (the largest of its newest forms), oldest first. */
   gens: FloorFile[];
+  /** The newest generation of each other form of the session on the same machine: a copy of the
+   * conversation, or a file beside it that holds its totals (sessionTokens). */
+  others: FloorFile[];
   /** A file that gathers several sessions (Turn.section): the section that is this session (0:
    * what comes before the first). Absent: the file is one session. */
   section?: number;
@@ -64,6 +67,26 @@ function shownGens(files: FloorFile[]): FloorFile[] {
   const pick = [...newest.values()].sort((a, b) => (b.to ?? 0) - (a.to ?? 0))[0];
   if (!pick) return [];
   return files.filter((f) => f.mf.machine === pick.mf.machine && f.base === pick.base).sort((a, b) => a.gen - b.gen || (a.lake_path < b.lake_path ? -1 : 1));
+}
+
+/** The session's files and what show reads of them: the shown form's generations, and the newest
+ * generation of each other form on the same machine (but those `entries` knows hold entries). */
+function foundOf(info: SessionInfo | null, files: FloorFile[], entries: ReadonlySet<string> = new Set()): Found | null {
+  const gens = shownGens(files);
+  if (gens.length === 0) return null;
+  const at = gens[0];
+  const others = [...newestOf(files.filter((f) => f.mf.machine === at.mf.machine && f.base !== at.base), (f) => f.base).values()];
+  return { info, gens, others: others.filter((f) => !entries.has(f.lake_path)) };
+}
+
+/** Of each group of files (by `key`), the one of the newest generation. */
+function newestOf<F extends { gen: number }>(files: readonly F[], key: (f: F) => string): Map<string, F> {
+  const out = new Map<string, F>();
+  for (const f of files) {
+    const n = out.get(key(f));
+    if (!n || f.gen > n.gen) out.set(key(f), f);
+  }
+  return out;
 }
 
 function ambiguous(ref: string, cands: { session: string; machine: string; lane: string }[]): never {
@@ -91,13 +114,11 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string, lan
   const mf = root.machines.find((m) => m.machine === s.machine);
   if (!mf) return null;
   // The largest live file is the session's (an archived copy of a rollout has the same id).
-  const files = idx
-    .filesOf(s.id)
-    .sort((a, b) => b.claimed - a.claimed || a.id - b.id)
-    .map((fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen }));
-  const gens = shownGens(files);
-  if (gens.length === 0) return null;
-  return { info: infoFromRow(s), gens, section: sectionOf(s.lane, s) };
+  const frs = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed || a.id - b.id);
+  const files = frs.map((fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen }));
+  // A file whose last read gave entries is a copy of the conversation, not its totals: not read again.
+  const found = foundOf(infoFromRow(s), files, new Set(frs.filter((fr) => fr.turn_from !== null).map((fr) => fr.lake_path)));
+  return found && { ...found, section: sectionOf(s.lane, s) };
 }
 
 /** The files of a section's session (Turn.section) `ref` names, with the section. */
@@ -115,7 +136,10 @@ function viaFloor(root: Root, ref: string, machine?: string, lanes?: string[]): 
   let files = floorFiles(root, refused).filter((f) => (!machine || f.mf.machine === machine) && (!lanes || lanes.includes(f.lane)));
   const exact = files.filter((f) => f.session === ref);
   const section = exact.length ? null : sectionFiles(files, ref);
-  if (section) return { info: null, gens: shownGens(section.files), section: section.section };
+  if (section) {
+    const found = foundOf(null, section.files);
+    return found && { ...found, section: section.section };
+  }
   files = exact.length ? exact : files.filter((f) => f.session.startsWith(ref));
   if (files.length === 0) {
     // A session whose only file was refused is named as refused, not as missing.
@@ -129,22 +153,46 @@ function viaFloor(root: Root, ref: string, machine?: string, lanes?: string[]): 
     keys.set(k, [...(keys.get(k) ?? []), f]);
   }
   if (keys.size > 1) ambiguous(ref, [...keys.values()].map((l) => ({ session: l[0].session, machine: l[0].mf.machine, lane: l[0].lane })));
-  const gens = shownGens([...keys.values()][0]);
-  return { info: null, gens, section: sectionOf(gens[0].lane, null) };
-}
-
-/** A session's tokens as every view sums them (truth.ts): each reply's once, plus what its file
- * reports that no reply claims. */
-function sessionTokens(turns: readonly Turn[], facts: FileFacts): Tokens {
-  let t: Tokens = { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
-  for (const x of turns) if (x.tokens) t = addTokens(t, x.tokens);
-  return facts.unclaimed_tokens ? addTokens(t, facts.unclaimed_tokens) : t;
+  const found = foundOf(null, [...keys.values()][0]);
+  return found && { ...found, section: sectionOf(found.gens[0].lane, null) };
 }
 
 /** A section's session (Turn.section) read without the index: its own id, times and title. */
 function ofSection(info: SessionInfo, section: number, turns: Turn[]): SessionInfo {
   const name = agentByLane(info.lane)?.sectionId;
   return section && name ? { ...sectionInfo(info, turns), session: name(info.session, section) } : info;
+}
+
+/** A file show read: which one, and what its dialect made of it. */
+interface FileRead {
+  file: FloorFile;
+  r: FileTurns;
+}
+
+/**
+ * A session's tokens as every view sums them (truth.ts): each reply's once, plus what its files
+ * report that no reply claims (an agent that writes its usage once per session: a count before
+ * any reply, a session row, a state or settings file). Of a file rewritten whole only its newest
+ * generation's counts; of a conversation written a file per event, every part's; and a form of the
+ * session that holds no turns (a settings file beside the conversation) adds its own, where a
+ * form that does (a copy of the conversation) adds nothing.
+ */
+function sessionTokens(turns: readonly Turn[], files: readonly FileRead[], others: readonly FloorFile[]): Tokens {
+  let t: Tokens = { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
+  for (const x of turns) if (x.tokens) t = addTokens(t, x.tokens);
+  const beside = others.flatMap((file) => {
+    const r = readFile(file);
+    return r && countTurns(r.turns) === 0 ? [{ file, r }] : [];
+  });
+  for (const { r } of newestOf([...files, ...beside].map((x) => ({ ...x, gen: x.file.gen })), (x) => baseOfGen(x.file.lake_path, x.file.gen)).values()) {
+    if (r.facts.unclaimed_tokens) t = addTokens(t, r.facts.unclaimed_tokens);
+  }
+  return t;
+}
+
+/** A floor file through its dialect, as show reads it (null: no dialect reads it). */
+function readFile(f: FloorFile): FileTurns | null {
+  return readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
 }
 
 /** Only opts.index 'live' (the default) opens the turn index to find the session; otherwise the
@@ -178,7 +226,7 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
   const newest = found.gens[found.gens.length - 1];
   const section = found.section;
   const read = (f: FloorFile) => {
-    const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
+    const r = readFile(f);
     if (!r) throw new BrainError('not-found', `${f.lake_path} is not a transcript any dialect reads`);
     // A file that gathers several sessions: this session's section of it.
     return section === undefined ? r : { ...r, turns: r.turns.filter((t) => (t.section ?? 0) === section) };
@@ -197,13 +245,13 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     unparsed = r.counts.bad;
     // The generation as it was: its own title (its first prompt) and count.
     const own = infoFromFile(f, r.facts, r.turns);
-    info = { ...(found.info ?? own), title: own.title || (found.info?.title ?? ''), turns: countTurns(r.turns), tokens: sessionTokens(r.turns, r.facts) };
+    info = { ...(found.info ?? own), title: own.title || (found.info?.title ?? ''), turns: countTurns(r.turns), tokens: sessionTokens(r.turns, [{ file: f, r }], []) };
   } else if (new Set(found.gens.map((f) => f.gen)).size < found.gens.length) {
     // Parts of one conversation (a file per event, AgentFiles.partOf): their turns together, in
     // the order of their numbers, each cited in its own file.
     const reads = found.gens.flatMap((f) => {
-      // A part no dialect reads (a state file beside the events) holds no turns.
-      const r = readTurns(lakeFile(f.mf.dir, f.lake_path), f.lane, laneRel(f.lake_path).rel, { full: true, to: f.to, tail: f.unterminated });
+      // A part no dialect reads holds no turns.
+      const r = readFile(f);
       return r ? [{ file: f, r }] : [];
     });
     if (reads.length === 0) throw new BrainError('not-found', `${newest.lake_path} is not a transcript any dialect reads`);
@@ -211,8 +259,9 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
       .flatMap((x) => x.r.turns.map((turn) => ({ turn, gen: x.file.gen, file: x.file, rewritten: null })))
       .sort((a, b) => a.turn.n - b.turn.n);
     unparsed = reads.reduce((a, x) => a + x.r.counts.bad, 0);
-    const last = reads[reads.length - 1];
-    info = { ...(found.info ?? infoFromFile(last.file, last.r.facts, last.r.turns)), turns: countTurns(entries.map((e) => e.turn)), tokens: sessionTokens(entries.map((e) => e.turn), last.r.facts) };
+    // The session's facts from the last part with turns (a state file beside the events has none).
+    const last = [...reads].reverse().find((x) => x.r.turns.length > 0) ?? reads[reads.length - 1];
+    info = { ...(found.info ?? infoFromFile(last.file, last.r.facts, last.r.turns)), turns: countTurns(entries.map((e) => e.turn)), tokens: sessionTokens(entries.map((e) => e.turn), reads, found.others) };
   } else {
     const reads = found.gens.map((f) => ({ gen: f.gen, file: f, r: read(f) }));
     const last = reads[reads.length - 1];
@@ -222,7 +271,7 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     // The session's facts from every generation (a rewrite may cut the newest one's first line).
     const facts = sessionFacts(reads.map((x) => x.r.facts)) ?? last.r.facts;
     info = found.info ?? { ...infoFromFile(last.file, facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
-    info = { ...info, tokens: sessionTokens(entries.map((e) => e.turn), last.r.facts) };
+    info = { ...info, tokens: sessionTokens(entries.map((e) => e.turn), reads, found.others) };
   }
   if (section !== undefined && !found.info) info = ofSection(info, section, entries.map((e) => e.turn));
   const view = ({ turn: t, gen, file: f, rewritten }: TimelineEntry<FloorFile>): TurnView => ({

@@ -5,20 +5,20 @@
 // discussed a thing beats one that mentioned it once). The turn index answers it.
 // Tier 2, tools: sessions where only tool output, thinking, tool arguments, instructions the harness
 // injected (system prompt, AGENTS.md, environment context) or an unparsed line hold it. The turn
-// index's raw trigrams pick the files that may hold it, which are then read to verify, so only
-// while tier 1 leaves room in the listing; otherwise the header says tool output was not searched.
+// index's raw trigrams pick the files that may hold it, which are then read to verify, whether or
+// not tier 1 leaves room in the listing: the total is the same whatever the limit.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { agentByLane, registry } from '../agents';
 import type { Env } from '../home';
-import { indexable, fold, openIndex, snapshotIndex, type TurnIndex, type SessionKeys } from '../index/turnindex';
+import { indexable, fold, openIndex, snapshotIndex, type FileRow, type LiveFile, type SessionKeys, type TurnIndex, type TurnRow } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
 import { laneRel, turnText } from '../index/read';
 import { roleOfIndex } from '../index/parse-job';
 import { citeBytes, citeChecked, citeSpan } from './cite';
 import { floorFiles, nodeHas, prefilter, rawPatterns, scanFile, type FileScan, type FloorFile, type Mention } from './scan';
 import { snippetText } from './snippet';
-import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, readMapped, rewrittenSessions, turnGens } from './indexmemo';
+import { dropKeptLive, fileRow, keptLive, liveFilesAmong, lookups, markBefore, newestGen, readMapped, rewrittenSessions, turnGens, type Lookups, type TurnGen } from './indexmemo';
 import { scanParts } from './partial';
 import { onePerTurn } from './generations';
 import { infoFromRow } from './session';
@@ -231,13 +231,27 @@ function fullInfo(idx: TurnIndex, shown: Ranked[]): void {
   }
 }
 
-function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Filter, newest: boolean, refused: RefusedFile[]): SearchOutput {
+/** One search over the turn index: what its steps share. */
+interface IndexSearch {
+  idx: TurnIndex;
+  root: Root;
+  term: string;
+  f: Filter;
+  refused: RefusedFile[];
+  l: Lookups;
+  /** Folders found safe on the way to a lake file, shared by every path check of the search. */
+  seen: Set<string>;
+  /** A file's path checked on disk once a search, not once a snippet (a session's three are
+   * mostly in one file); its reads still refuse a symlink or FIFO put there since (openRegular). */
+  checked(dir: string, lakePath: string): string;
+}
+
+type Match = ReturnType<TurnIndex['match']>[number];
+/** Every session's keys (without titles), read in one go when there are many to look up. */
+type KeysById = Map<number, SessionKeys> | null;
+
+function indexSearch(idx: TurnIndex, root: Root, term: string, f: Filter, refused: RefusedFile[]): IndexSearch {
   const seen = new Set<string>();
-  const tier1: Ranked[] = [];
-  const inTier1 = new Set<number>();
-  const l = lookups(idx);
-  // A file's path is checked on disk once a search, not once a snippet (a session's three are
-  // mostly in one file); its reads still refuse a symlink or FIFO put there since (openRegular).
   const paths = new Map<string, string>();
   const checked = (dir: string, lakePath: string): string => {
     const k = `${dir}\0${lakePath}`;
@@ -245,154 +259,142 @@ function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Fi
     if (p === undefined) paths.set(k, (p = lakeFile(dir, lakePath, seen)));
     return p;
   };
-  const matches = idx.match(term);
-  // A session whose file was rewritten holds a turn once per generation that kept it: its
-  // matches count each turn once, and cite the newest generation that holds it.
-  const rewritten = matches.length ? rewrittenSessions(l, matches.map((m) => m.sess_id)) : new Set<number>();
-  const genOf = (file: { machine: string; base: string; gen: number }) => ({ gen: file.gen, rewritten_away: newestGen(l, file) > file.gen });
+  return { idx, root, term, f, refused, l: lookups(idx), seen, checked };
+}
+
+function viaIndex(idx: TurnIndex, root: Root, term: string, limit: number, f: Filter, newest: boolean, refused: RefusedFile[]): SearchOutput {
+  const s = indexSearch(idx, root, term, f, refused);
+  const { tier1, keys } = conversationTier(s);
+  rank(tier1, newest);
+  if (keys) fullInfo(idx, tier1.slice(0, limit));
+  // The tool tier is searched whether or not the list has room for its sessions, so the total a
+  // search reports is the same whatever --limit. (Only the sessions listed get their snippets and
+  // full details.)
+  const tier2 = toolTier(s, new Set(tier1.map((r) => r.id!)), keys);
+  rank(tier2, newest);
+  fullInfo(idx, tier2.slice(0, Math.max(0, limit - tier1.length)));
+  return out(term, 'index', null, true, tier1, tier2, limit, refused);
+}
+
+/** Tier 1: the sessions whose turns the index matches and the filters pass. A session whose file
+ * was rewritten holds a turn once per generation that kept it: its matches count each turn once,
+ * and cite the newest generation that holds it. */
+function conversationTier(s: IndexSearch): { tier1: Ranked[]; keys: KeysById } {
+  const matches = s.idx.match(s.term);
+  const rewritten = matches.length ? rewrittenSessions(s.l, matches.map((m) => m.sess_id)) : new Set<number>();
   // Many sessions: one read of the table (without the titles) beats a lookup each; the titles of
   // the sessions shown are read after ranking.
-  const all = matches.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null;
-  const listed: { m: (typeof matches)[number]; row: SessionKeys; info: SessionInfo }[] = [];
-  for (const m of matches) {
-    const row = all ? all.get(m.sess_id) : idx.session(m.sess_id);
-    if (!row) continue;
-    const info = lightInfo(row);
-    if (!passes(f, info)) continue;
-    listed.push({ m, row, info });
-  }
+  const keys: KeysById = matches.length > 200 ? new Map(s.idx.sessionKeys().map((r) => [r.id, r])) : null;
+  const listed = listedMatches(s, matches, keys);
   // The matched turns of every rewritten session listed, with their keys, in one read.
   const again = listed.filter((x) => rewritten.has(x.m.sess_id)).map((x) => x.m.all);
-  const gens = again.length ? turnGens(l, again.join(',')) : null;
-  for (const { m, row, info } of listed) {
-    inTier1.add(row.id);
-    let { count, ids } = m;
-    if (gens && rewritten.has(m.sess_id)) {
-      const one = onePerTurn(m.all.split(',').flatMap((id) => gens.get(Number(id)) ?? []));
-      count = one.length;
-      // What the newest generation still says first, then what was rewritten away.
-      ids = one
-        .sort((a, b) => Number(a.gen < a.newest) - Number(b.gen < b.newest) || a.id - b.id)
-        .slice(0, SNIPPETS)
-        .map((t) => t.id);
-    }
-    tier1.push({
-      id: row.id,
-      info,
-      count,
-      snip: () =>
-        ids
-          .slice(0, SNIPPETS)
-          .map((id) => idx.turn(id))
-          .filter((t) => t !== undefined)
-          .flatMap((t) => {
-          const file = fileRow(l, t.file_id);
-          const mf = file && root.machines.find((x) => x.machine === file.machine);
-          if (!file || !mf) return [];
-          const role = roleOfIndex(t.role);
-          try {
-            const bytes = spanBytes(checked(mf.dir, file.lake_path), t);
-            // The index keeps no turn text: the snippet comes from the turn's own lines (the raw
-            // lines when no dialect turn comes out of them: kept honest, not pretty).
-            const text = turnText(bytes, file.lane, laneRel(file.lake_path).rel, t, role) ?? bytes.toString('utf8', 0, Math.min(bytes.length, 1 << 20));
-            return [
-              {
-                turn: t.n,
-                role,
-                field: 'text' as const,
-                text: snippetText(text, term),
-                ...genOf(file),
-                citation: citeBytes(mf.machine, file.lake_path, t, file.gen, bytes),
-              },
-            ];
-          } catch (e) {
-            const r = refusalOf(file.machine, file.lake_path, e);
-            if (r) noteRefused(refused, r);
-            return []; // the file went away under the index (a store being changed), or is refused: no snippet
-          }
-        }),
-    });
+  const gens = again.length ? turnGens(s.l, again.join(',')) : null;
+  const tier1 = listed.map(({ m, row, info }): Ranked => {
+    const { count, ids } = gens && rewritten.has(m.sess_id) ? oncePerTurn(m, gens) : m;
+    return { id: row.id, info, count, snip: () => turnSnippets(s, ids) };
+  });
+  return { tier1, keys };
+}
+
+/** The matched sessions the filters pass, with their keys and light facts. */
+function listedMatches(s: IndexSearch, matches: Match[], keys: KeysById): { m: Match; row: SessionKeys; info: SessionInfo }[] {
+  const listed: { m: Match; row: SessionKeys; info: SessionInfo }[] = [];
+  for (const m of matches) {
+    const row = keys ? keys.get(m.sess_id) : s.idx.session(m.sess_id);
+    if (!row) continue;
+    const info = lightInfo(row);
+    if (passes(s.f, info)) listed.push({ m, row, info });
   }
-  rank(tier1, newest);
-  if (all) fullInfo(idx, tier1.slice(0, limit));
-  // The tool tier, over the files of sessions tier 1 did not list: searched whether or not the
-  // list has room for its sessions, so the total a search reports is the same whatever --limit.
-  // (Only the sessions listed get their snippets and full details.) The raw index names
-  // the files whose complete lines may hold the term; lines it does not hold yet (one still being
-  // written, a file it could not read) are read here. Only those files are parsed, as rg's are.
-  const forms = rawPatterns(term);
-  const hit = forms ? idx.rawFiles(forms) : null;
-  const files: { id: number; file: FloorFile; sess: SessionKeys; tailFrom: number | null }[] = [];
-  const live = hit ? liveFilesAmong(idx, hit.keys()) : idx.liveFiles();
+  return listed;
+}
+
+/** A rewritten session's matched turns, each once: how many, and the ones to show (what the
+ * newest generation still says first, then what was rewritten away). */
+function oncePerTurn(m: Match, gens: Map<number, TurnGen>): { count: number; ids: number[] } {
+  const one = onePerTurn(m.all.split(',').flatMap((id) => gens.get(Number(id)) ?? []));
+  const ids = one
+    .sort((a, b) => Number(a.gen < a.newest) - Number(b.gen < b.newest) || a.id - b.id)
+    .slice(0, SNIPPETS)
+    .map((t) => t.id);
+  return { count: one.length, ids };
+}
+
+/** The snippets of a session's matched turns, each read from the turn's own lines and cited. */
+function turnSnippets(s: IndexSearch, ids: number[]): Snippet[] {
+  return ids
+    .slice(0, SNIPPETS)
+    .map((id) => s.idx.turn(id))
+    .filter((t) => t !== undefined)
+    .flatMap((t) => {
+      const file = fileRow(s.l, t.file_id);
+      const mf = file && s.root.machines.find((x) => x.machine === file.machine);
+      if (!file || !mf) return [];
+      try {
+        return [turnSnippet(s, t, file, mf)];
+      } catch (e) {
+        const r = refusalOf(file.machine, file.lake_path, e);
+        if (r) noteRefused(s.refused, r);
+        return []; // the file went away under the index (a store being changed), or is refused: no snippet
+      }
+    });
+}
+
+function turnSnippet(s: IndexSearch, t: TurnRow, file: FileRow, mf: Root['machines'][number]): Snippet {
+  const role = roleOfIndex(t.role);
+  const bytes = spanBytes(s.checked(mf.dir, file.lake_path), t);
+  // The index keeps no turn text: the snippet comes from the turn's own lines (the raw lines when
+  // no dialect turn comes out of them: kept honest, not pretty).
+  const text = turnText(bytes, file.lane, laneRel(file.lake_path).rel, t, role) ?? bytes.toString('utf8', 0, Math.min(bytes.length, 1 << 20));
+  return {
+    turn: t.n,
+    role,
+    field: 'text' as const,
+    text: snippetText(text, s.term),
+    gen: file.gen,
+    rewritten_away: newestGen(s.l, file) > file.gen,
+    citation: citeBytes(mf.machine, file.lake_path, t, file.gen, bytes),
+  };
+}
+
+/** A file the tool tier reads: its floor facts, its session's keys, and (when the raw index holds
+ * only its first lines) where the lines it does not hold yet begin. */
+interface ToolFile {
+  id: number;
+  file: FloorFile;
+  sess: SessionKeys;
+  tailFrom: number | null;
+}
+
+/** Tier 2, over the files of sessions tier 1 did not list. The raw index names the files whose
+ * complete lines may hold the term; lines it does not hold yet (one still being written, a file it
+ * could not read) are read here. Only those files are parsed, as rg's are. */
+function toolTier(s: IndexSearch, inTier1: Set<number>, keys: KeysById): Ranked[] {
+  const forms = rawPatterns(s.term);
+  const hit = forms ? s.idx.rawFiles(forms) : null;
+  const live = hit ? liveFilesAmong(s.idx, hit.keys()) : s.idx.liveFiles();
   // The sessions' keys (without titles) for each file's filter: one read of the table for many
   // files, a lookup each for a few; titles after ranking.
-  const keys = all ?? (live.length > 200 ? new Map(idx.sessionKeys().map((r) => [r.id, r])) : null);
-  const keyOf = (id: number): SessionKeys | undefined => (keys ? keys.get(id) : idx.session(id));
-  const passed = new Map<number, boolean>();
-  for (const fr of live) {
-    if (inTier1.has(fr.sess_id) && !sectioned(fr.lane)) continue;
-    const s = keyOf(fr.sess_id);
-    const mf = root.machines.find((x) => x.machine === fr.machine);
-    if (!s || !mf) continue;
-    let ok = passed.get(s.id);
-    if (ok === undefined) passed.set(s.id, (ok = passes(f, lightInfo(s))));
-    if (!ok) continue;
-    // The one check of this file's path in this search: its chunk reads, parse and citations use
-    // the path it gives.
-    const { abs, problem } = checkedLake(mf.dir, fr.lake_path, seen);
-    if (problem !== null) {
-      noteRefused(refused, { machine: mf.machine, lake_path: fr.lake_path, session: s.session, problem });
-      continue;
-    }
-    files.push({
-      id: fr.id,
-      sess: s,
-      tailFrom: hit && !hit.has(fr.id) ? fr.raw_done : null,
-      file: {
-        mf,
-        lake_path: fr.lake_path,
-        lane: fr.lane,
-        session: s.session,
-        gen: fr.gen,
-        base: fr.base,
-        to: fr.claimed,
-        unterminated: !!fr.unterminated,
-        first_seen: fr.first_seen,
-        last_seen: fr.last_seen,
-        abs,
-      },
-    });
-  }
+  const files = toolFiles(s, live, hit, inTier1, keys ?? (live.length > 200 ? new Map(s.idx.sessionKeys().map((r) => [r.id, r])) : null));
   const bySess = new Map<number, { sess: SessionKeys; scans: FileScan[] }>();
-  const entryOf = new Map(files.map((x) => [x.file, x]));
   // Files with lines the raw index does not hold yet: read whole, those lines included.
   const partlyRaw = new Set(live.filter((fr) => fr.raw_done < fr.claimed).map((fr) => fr.id));
-  const candidates = hit
-    ? files.filter((x) => x.tailFrom === null || nodeHas(path.join(x.file.mf.dir, x.file.lake_path), forms!, x.file.to, x.tailFrom))
-    : prefilter(
-        files.map((x) => x.file),
-        term,
-      ).files.map((file) => entryOf.get(file)!);
-  for (const { id, file, sess, tailFrom } of candidates) {
-    file.newest = newestGen(l, { machine: file.mf.machine, base: file.base, gen: file.gen });
+  for (const { id, file, sess, tailFrom } of toolCandidates(s, files, hit, forms)) {
+    file.newest = newestGen(s.l, { machine: file.mf.machine, base: file.base, gen: file.gen });
     // A file the raw index holds whole: only its matched chunks are read, and parsed around the
     // lines that hold the term; else (lines it does not hold yet) the whole file is parsed.
     const ranges = hit && tailFrom === null && !partlyRaw.has(id) ? hit.get(id) : undefined;
-    const scans = ranges ? scanParts(file, term, SNIPPETS, ranges, forms!, (b) => markBefore(idx, id, b)) : scanFile(file, term, SNIPPETS, false);
+    const scans = ranges ? scanParts(file, s.term, SNIPPETS, ranges, forms!, (b) => markBefore(s.idx, id, b)) : scanFile(file, s.term, SNIPPETS, false);
     for (const sc of scans ?? []) {
       if (sc.toolCount === 0) continue;
       // A section of the file (Turn.section) is a session of its own.
-      const own = sc.file.session === sess.session ? sess : sectionKeys(idx, sess, sc.file.session);
+      const own = sc.file.session === sess.session ? sess : sectionKeys(s.idx, sess, sc.file.session);
       if (!own || inTier1.has(own.id)) continue;
       const e = bySess.get(own.id) ?? { sess: own, scans: [] };
       e.scans.push(sc);
       bySess.set(own.id, e);
     }
   }
-  const tier2: Ranked[] = [...bySess.values()].map(({ sess, scans }) => ({ ...toolRanked(lightInfo(sess), scans), id: sess.id }));
-  rank(tier2, newest);
-  fullInfo(idx, tier2.slice(0, Math.max(0, limit - tier1.length)));
-  return out(term, 'index', null, true, tier1, tier2, limit, refused);
+  return [...bySess.values()].map(({ sess, scans }) => ({ ...toolRanked(lightInfo(sess), scans), id: sess.id }));
 }
 
 /** Does this lane's agent gather several sessions in a file (Turn.section)? */
@@ -403,6 +405,42 @@ function sectioned(lane: string): boolean {
 /** The index's keys of the session `session` that is a section of `whole`'s file. */
 function sectionKeys(idx: TurnIndex, whole: SessionKeys, session: string): SessionKeys | undefined {
   return idx.findSessions(session).find((r) => r.machine === whole.machine && r.lane === whole.lane && r.session === session && r.whole === whole.id);
+}
+
+/** The live files of sessions not in tier 1 that the filters pass, each path checked once (its
+ * chunk reads, parse and citations use the path it gives); a refused one is noted. */
+function toolFiles(s: IndexSearch, live: LiveFile[], hit: Map<number, number[]> | null, inTier1: Set<number>, keys: KeysById): ToolFile[] {
+  const keyOf = (id: number): SessionKeys | undefined => (keys ? keys.get(id) : s.idx.session(id));
+  const passed = new Map<number, boolean>();
+  const files: ToolFile[] = [];
+  for (const fr of live) {
+    if (inTier1.has(fr.sess_id) && !sectioned(fr.lane)) continue;
+    const sess = keyOf(fr.sess_id);
+    const mf = s.root.machines.find((x) => x.machine === fr.machine);
+    if (!sess || !mf) continue;
+    let ok = passed.get(sess.id);
+    if (ok === undefined) passed.set(sess.id, (ok = passes(s.f, lightInfo(sess))));
+    if (!ok) continue;
+    const { abs, problem } = checkedLake(mf.dir, fr.lake_path, s.seen);
+    if (problem !== null) {
+      noteRefused(s.refused, { machine: mf.machine, lake_path: fr.lake_path, session: sess.session, problem });
+      continue;
+    }
+    const file: FloorFile = { mf, lake_path: fr.lake_path, lane: fr.lane, session: sess.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen, abs };
+    files.push({ id: fr.id, sess, tailFrom: hit && !hit.has(fr.id) ? fr.raw_done : null, file });
+  }
+  return files;
+}
+
+/** The files that may hold the term: those the raw index names (with their unindexed tails
+ * checked for it), or without a raw index, those the byte prefilter passes. */
+function toolCandidates(s: IndexSearch, files: ToolFile[], hit: Map<number, number[]> | null, forms: string[] | null): ToolFile[] {
+  if (hit) return files.filter((x) => x.tailFrom === null || nodeHas(path.join(x.file.mf.dir, x.file.lake_path), forms!, x.file.to, x.tailFrom));
+  const entryOf = new Map(files.map((x) => [x.file, x]));
+  return prefilter(
+    files.map((x) => x.file),
+    s.term,
+  ).files.map((file) => entryOf.get(file)!);
 }
 
 function toolRanked(info: SessionInfo, scans: FileScan[]): Ranked {

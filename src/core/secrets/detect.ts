@@ -274,6 +274,19 @@ async function hitsOf(buf: Buffer, salt: string, stats?: DetectStats, opts: Dete
     stats.candidate_lines += cands.length;
   }
   if (cands.length === 0) return [];
+  const texts = textsOf(buf, cands, every);
+  if (texts.length === 0) return [];
+  if (stats) {
+    stats.texts += texts.length;
+    for (const t of texts) stats.text_chars += t.s.length;
+  }
+  const raws = [...(await presetHits(buf, cands, texts)), ...extraRaws(texts)];
+  return oneHitPerSecret(raws, texts, cands, salt);
+}
+
+/** The texts of the candidate lines (decodeLine: a JSON line's strings, or the raw line); a PEM
+ * block that goes on over the next lines is one text, and those lines are skipped. */
+function textsOf(buf: Buffer, cands: Candidate[], every: boolean): Text[] {
   const texts: Text[] = [];
   for (let i = 0; i < cands.length; i++) {
     const c = cands[i];
@@ -292,12 +305,15 @@ async function hitsOf(buf: Buffer, salt: string, stats?: DetectStats, opts: Dete
     c.ts = d.ts;
     for (const s of d.texts) texts.push({ line: i, s });
   }
-  if (texts.length === 0) return [];
-  if (stats) {
-    stats.texts += texts.length;
-    for (const t of texts) stats.text_chars += t.s.length;
-  }
+  return texts;
+}
 
+/** A detector's hit in text `t`, before one hit per secret per line is kept (rank: 0 preset,
+ * 1 a named detector, 2 a generic assignment). */
+type Raw = { rule: string; message_id: string; kind: SecretKind; label: string; t: number; value: string; rank: number };
+
+/** secretlint's preset over the texts. */
+async function presetHits(buf: Buffer, cands: Candidate[], texts: Text[]): Promise<Raw[]> {
   // One secretlint call for the chunk: the texts joined by a separator no rule reads across.
   const SEP = '\n\u0000\n';
   const starts: number[] = [];
@@ -312,21 +328,9 @@ async function hitsOf(buf: Buffer, salt: string, stats?: DetectStats, opts: Dete
     source: { content, filePath: 'transcript.jsonl', ext: '.jsonl', contentType: 'text' },
     options: { config, maskSecrets: true, noPhysicFilePath: true },
   });
-
-  type Raw = { rule: string; message_id: string; kind: SecretKind; label: string; t: number; value: string; rank: number };
   const raws: Raw[] = [];
-  const textAt = (offset: number): number => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
   for (const m of res.messages) {
-    const ti = textAt(m.range[0]);
+    const ti = textAt(starts, m.range[0]);
     const local: [number, number] = [m.range[0] - starts[ti], Math.min(m.range[1] - starts[ti], texts[ti].s.length)];
     const short = m.ruleId.replace(/^@secretlint\/secretlint-rule-/, '');
     let { kind, label } = ruleInfo(m.ruleId, m.messageId);
@@ -344,15 +348,36 @@ async function hitsOf(buf: Buffer, salt: string, stats?: DetectStats, opts: Dete
     }
     raws.push({ rule: m.ruleId, message_id: m.messageId, kind, label, t: ti, value, rank: 0 });
   }
+  return raws;
+}
+
+/** The text an offset of the joined content falls in (`starts`: each text's first offset). */
+function textAt(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The named detectors and the generic assignment (extra.ts) over the texts. */
+function extraRaws(texts: Text[]): Raw[] {
+  const raws: Raw[] = [];
   for (let ti = 0; ti < texts.length; ti++) {
     for (const h of extraHits(texts[ti].s)) {
       const rank = h.rule === `${EXTRA_RULE_PREFIX}env-assignment` ? 2 : 1;
       raws.push({ rule: h.rule, message_id: h.message_id, kind: h.kind, label: h.label, t: ti, value: texts[ti].s.slice(h.start, h.end), rank });
     }
   }
+  return raws;
+}
 
-  // One finding per secret per line: the most specific rule wins (preset, then the named
-  // detectors, then a generic assignment), and a generic hit that is part of a specific one goes.
+/** One finding per secret per line: the most specific rule wins (preset, then the named
+ * detectors, then a generic assignment), and a generic hit that is part of a specific one goes. */
+function oneHitPerSecret(raws: Raw[], texts: Text[], cands: Candidate[], salt: string): (Hit & { value: string })[] {
   const byLine = new Map<number, Raw[]>();
   for (const r of raws) {
     const li = texts[r.t].line;

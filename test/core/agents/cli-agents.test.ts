@@ -9,7 +9,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FIXTURES } from '../../helpers/env';
+import { FIXTURES, sandbox } from '../../helpers/env';
+import { capture } from '../../../src/core/floor/capture';
+import { readSession } from '../../../src/core/recall';
 import { readTurns, turnText } from '../../../src/core/index/read';
 import { forEachLine } from '../../../src/core/agents/kit/jsonl';
 import { agentByLane } from '../../../src/core/agents';
@@ -159,6 +161,43 @@ test('Droid: the context it injects before a prompt is an instruction, not a pro
   assert.equal(injected.length, 1);
   assert.match(injected[0].text, /^<system-reminder>/);
   assert.equal(r.facts.title_hint, lines(FIXTURE[2].file)[0].title);
+});
+
+/** Droid's settings file beside the fixture's conversation, and its totals read here. */
+const DROID_SETTINGS = FIXTURE[2].file.replace(/\.jsonl$/, '.settings.json');
+const droidTotals = (file: string) => {
+  const u = JSON.parse(fs.readFileSync(file, 'utf8')).tokenUsage;
+  return { input: u.inputTokens, output: u.outputTokens, cache_creation: u.cacheCreationTokens, cache_read: u.cacheReadTokens };
+};
+
+test("Droid: the settings file holds no turns; its tokenUsage is the session's tokens", () => {
+  const r = readTurns(DROID_SETTINGS, 'droid', FIXTURE[2].rel.replace(/\.jsonl$/, '.settings.json'), { full: false, tail: true });
+  assert.ok(r);
+  assert.deepEqual(r.turns, []);
+  assert.ok(droidTotals(DROID_SETTINGS).input > 0);
+  assert.deepEqual(r.facts.unclaimed_tokens, droidTotals(DROID_SETTINGS));
+  // Its generations too (<id>.settings.g2.json).
+  assert.ok(readTurns(DROID_SETTINGS, 'droid', FIXTURE[2].rel.replace(/\.jsonl$/, '.settings.g2.json'), { full: false, tail: true })?.facts.unclaimed_tokens);
+});
+
+test("Droid: show's session tokens are the settings file's totals, of its newest version", async () => {
+  const sb = sandbox({ fixtures: true, name: 'droid-tokens' });
+  try {
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    const id = path.basename(FIXTURE[2].file, '.jsonl');
+    const shown = () => readSession({ session: id, agent: 'droid' }, sb.env);
+    assert.equal(shown().turns.filter((t) => t.role === 'user').length, 2);
+    assert.deepEqual(shown().session.tokens, droidTotals(DROID_SETTINGS));
+    // Droid rewrites the file with its totals so far: the newest version counts, not every version.
+    const home = path.join(sb.home, '.factory', 'sessions', path.basename(path.dirname(DROID_SETTINGS)), path.basename(DROID_SETTINGS));
+    const doc = JSON.parse(fs.readFileSync(home, 'utf8'));
+    doc.tokenUsage = { ...doc.tokenUsage, inputTokens: 900, outputTokens: 50, cacheReadTokens: 128 };
+    fs.writeFileSync(home, JSON.stringify(doc, null, 2));
+    await capture({ home: sb.brain, env: { ...sb.env, BRAIN_REWRITE_QUIET_SECONDS: '0' }, quietMs: 0, lockWaitMs: 10_000 });
+    assert.deepEqual(shown().session.tokens, { input: 900, output: 50, cache_creation: 0, cache_read: 128 });
+  } finally {
+    sb.cleanup();
+  }
 });
 
 test('paths: each agent\'s folder, its env override, and only the conversation files', () => {

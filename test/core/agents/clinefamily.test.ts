@@ -8,10 +8,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FIXTURES } from '../../helpers/env';
+import { FIXTURES, sandbox } from '../../helpers/env';
+import { capture } from '../../../src/core/floor/capture';
+import { rebuildCache, runReadOnlySql } from '../../../src/core/cache';
 import { readTurns } from '../../../src/core/index/read';
 import { agentByLane } from '../../../src/core/agents';
-import { mergeFacts } from '../../../src/core/index/turnindex/update';
+import { mergeFacts } from '../../../src/core/index/turnindex/sessions';
 
 const CLINE_TASK = path.join(FIXTURES, 'cline', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks', '1796300000000');
 const CLI_DIR = path.join(FIXTURES, 'cline-cli', 'data', 'sessions', '1796305112683_y6dtj');
@@ -99,6 +101,63 @@ test('Roo Code and Kilo Code read as Cline does; every file of a task folder is 
       assert.equal(a.sessionOf(`code/${task}/${f}`), task);
       assert.equal(a.rewritesWhole?.(`code/${task}/${f}`), true);
     }
+  }
+});
+
+/** A task as Cline writes it, each message's ts one more than the last: a call approved after an
+ * ask (said again with the same text), two reads of one tool in one reply, a reply of only
+ * reasoning, and reasoning said with no model call open. */
+function taskMessages(): Record<string, unknown>[] {
+  const edit = JSON.stringify({ tool: 'editedExistingFile', path: 'a.ts' });
+  const rows: [string, string, string][] = [
+    ['say', 'task', 'Rename the helper'],
+    ['say', 'api_req_started', JSON.stringify({ tokensIn: 10, tokensOut: 2 })],
+    ['ask', 'tool', edit],
+    ['say', 'tool', edit],
+    ['say', 'api_req_started', '{}'],
+    ['say', 'tool', JSON.stringify({ tool: 'readFile', path: 'a.ts' })],
+    ['say', 'tool', JSON.stringify({ tool: 'readFile', path: 'b.ts' })],
+    ['say', 'api_req_started', '{}'],
+    ['say', 'reasoning', 'Both files read.'],
+    ['say', 'api_req_started', '{}'],
+    ['say', 'completion_result', 'Renamed.'],
+    ['ask', 'completion_result', ''],
+    ['say', 'user_feedback', 'Thanks'],
+    ['say', 'reasoning', 'A thank-you.'],
+    ['say', 'text', 'Glad to help.'],
+  ];
+  return rows.map(([type, kind, text], i) => ({ ts: 1796300900000 + i, type, [type]: kind, text }));
+}
+
+test('Cline-family turns and calls: one reply per model call whatever it holds, an approved ask once; the dialect and derived.* alike', async () => {
+  const want = [
+    ['user', 'Rename the helper', ''],
+    ['assistant', '', 'editedExistingFile'],
+    ['assistant', '', 'readFile,readFile'],
+    ['assistant', '', ''],
+    ['assistant', 'Renamed.', ''],
+    ['user', 'Thanks', ''],
+    ['assistant', 'Glad to help.', ''],
+  ];
+  inTmp((dir) => {
+    fs.writeFileSync(path.join(dir, 'ui_messages.json'), JSON.stringify(taskMessages()));
+    // With tool bodies (show) and without (the index): the same turns and calls.
+    for (const full of [true, false]) assert.deepEqual(brief(read(path.join(dir, 'ui_messages.json'), 'cline', 'code/1796300900000/ui_messages.json', full).turns), want, `full: ${full}`);
+  });
+  const sb = sandbox({ name: 'cline-turns' });
+  try {
+    const task = path.join(sb.home, '.cline', 'data', 'tasks', '1796300900000');
+    fs.mkdirSync(task, { recursive: true });
+    fs.writeFileSync(path.join(task, 'ui_messages.json'), JSON.stringify(taskMessages()));
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    await rebuildCache(sb.brain);
+    const q = async (sql: string) => (await runReadOnlySql(sb.brain, sql, { limit: 1000, timeZone: 'UTC' })).rows;
+    const turns = await q(`SELECT role, string_agg(coalesce(text, ''), '' ORDER BY line_no) FROM derived.messages WHERE agent = 'cline' GROUP BY turn_id, role ORDER BY min(event_time)`);
+    assert.deepEqual(turns, want.map(([role, text]) => [role, text]));
+    const calls = await q(`SELECT tool_name FROM derived.calls WHERE agent = 'cline' ORDER BY event_time`);
+    assert.deepEqual(calls.flat(), ['editedExistingFile', 'readFile', 'readFile']);
+  } finally {
+    sb.cleanup();
   }
 });
 

@@ -139,7 +139,11 @@ test('Goose through the pipeline: recorded, searched, shown, counted (tokens as 
     // Tokens: what Goose summed per session, read from its database with plain SQL here.
     const raw = new BetterSqlite3(db, { readonly: true });
     const sum = raw.prepare('SELECT sum(accumulated_input_tokens) AS i, sum(accumulated_output_tokens) AS o FROM sessions').get() as { i: number; o: number };
+    const own = raw.prepare("SELECT accumulated_input_tokens AS i, accumulated_output_tokens AS o FROM sessions WHERE id = '20250314_1'").get() as { i: number; o: number };
     raw.close();
+    // show: the session's totals are its tokens (no message carries any).
+    assert.ok(own.i > 0);
+    assert.deepEqual(shown.session.tokens, { input: own.i, output: own.o, cache_creation: 0, cache_read: 0 });
     const stats = await cacheStats(sb.brain, 'agent', { timeZone: 'UTC' });
     const row = stats.rows.find((x) => x.key === 'goose');
     assert.ok(row, JSON.stringify(stats.rows));
@@ -172,6 +176,9 @@ test("Goose's usage_ledger (newer builds): a session with ledger rows is counted
     const raw = new BetterSqlite3(db, { readonly: true });
     const ledger = raw.prepare('SELECT sum(input_tokens) AS i, sum(output_tokens) AS o, sum(cache_read_tokens) AS cr, sum(cache_write_tokens) AS cw FROM usage_ledger').get() as { i: number; o: number; cr: number; cw: number };
     const other = raw.prepare('SELECT accumulated_input_tokens AS i, accumulated_output_tokens AS o FROM sessions WHERE id NOT IN (SELECT session_id FROM usage_ledger)').get() as { i: number; o: number };
+    const own = raw
+      .prepare("SELECT sum(input_tokens) AS i, sum(output_tokens) AS o, sum(cache_read_tokens) AS cr, sum(cache_write_tokens) AS cw FROM usage_ledger WHERE session_id = '20250314_1'")
+      .get() as { i: number; o: number; cr: number; cw: number };
     raw.close();
     const row = (await cacheStats(sb.brain, 'agent', { timeZone: 'UTC' })).rows.find((x) => x.key === 'goose');
     assert.ok(row);
@@ -179,6 +186,9 @@ test("Goose's usage_ledger (newer builds): a session with ledger rows is counted
     // The ledger's rows are in the session's lake file, and its turns are unchanged.
     const shown = readSession({ session: '20250314_1' }, sb.env);
     assert.equal(shown.turns.filter((x) => x.role === 'user' || x.role === 'assistant').length, 6);
+    // show: the session's ledger rows added up, not its totals as well.
+    assert.ok(own.i > 0);
+    assert.deepEqual(shown.session.tokens, { input: own.i, output: own.o, cache_creation: own.cw, cache_read: own.cr });
   } finally {
     restore();
     sb.cleanup();

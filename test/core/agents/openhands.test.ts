@@ -38,7 +38,13 @@ test('an event a file: each read on its own, numbered from its event number', ()
     [5, 21, 'tool', 'output', 'ERROR: The path /workspace/project/NOTES.md does not exist.', [['file_editor', true]]],
     [6, 25, 'assistant', 'reply', 'README.md has 42 lines. There is no NOTES.md.', []],
   ]);
-  assert.equal(readTurns(path.join(DIR, 'base_state.json'), 'openhands', `${ID}/base_state.json`, { full: true }), null, 'the state holds no turns');
+  // The state holds no turns; its accumulated counts are the session's tokens (input without what
+  // was read from the cache).
+  const state = readTurns(path.join(DIR, 'base_state.json'), 'openhands', `${ID}/base_state.json`, { full: true, tail: true });
+  assert.ok(state);
+  assert.deepEqual(state.turns, []);
+  const raw = rawOpenhands(path.join(DIR, 'base_state.json'));
+  assert.deepEqual(state.facts.unclaimed_tokens, { input: raw.input, output: raw.output, cache_creation: raw.cacheCreation, cache_read: raw.cacheRead });
 });
 
 let sb: Sandbox;
@@ -99,6 +105,9 @@ test('one session everywhere: index, show, search, derived.*, brain stats', asyn
   assert.equal(r.sessions, 1);
   assert.equal(r.turns, 4);
   assert.deepEqual([r.tokens.input, r.tokens.output, r.tokens.cache_creation, r.tokens.cache_read], [raw.input, raw.output, raw.cacheCreation, raw.cacheRead]);
+  // show: the state's accumulated counts are the session's tokens (no event carries any).
+  assert.ok(raw.input > 0 && raw.cacheRead > 0);
+  assert.deepEqual(shown.session.tokens, { input: raw.input, output: raw.output, cache_creation: raw.cacheCreation, cache_read: raw.cacheRead });
   assert.equal(r.tool_calls, 2);
   assert.equal(r.tool_failures, 1);
 });

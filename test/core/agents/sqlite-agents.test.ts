@@ -8,10 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { capture } from '../../../src/core/floor/capture';
-import { search } from '../../../src/core/recall';
+import { readSession, search } from '../../../src/core/recall';
 import { runReadOnlySql } from '../../../src/core/cache';
 import { cacheStats } from '../../../src/core/cache/reports';
 import { FIXTURES, sandbox } from '../../helpers/env';
+import { buildCrush } from '../../fixtures/crush/build';
 
 const OC_SESSION = 'ses_dc3cc580effeztp8M3eCaCDS20';
 
@@ -85,6 +86,40 @@ test('Crush: a project database listed in projects.json is recorded per session,
     const msgs = await runReadOnlySql(sb.brain, `SELECT role, text, is_meta FROM derived.messages WHERE agent = 'crush' ORDER BY line_no`, { timeZone: 'UTC' });
     assert.ok(msgs.rows.some((x) => x[0] === 'system' && String(x[1]).includes('zinnia-lighthouse') && x[2] === true), JSON.stringify(msgs.rows));
     assert.ok(msgs.rows.some((x) => x[0] === 'user' && x[1] === 'water the marigold-sundial please'));
+  } finally {
+    sb.cleanup();
+  }
+});
+
+test('Crush: a tool message is no turn (its results join the calls they answer), in show and derived.* alike', async () => {
+  const sb = sandbox({ name: 'crush-turns' });
+  try {
+    const file = buildCrush(path.join(sb.home, 'work', 'garden'), path.join(sb.home, '.local', 'share', 'crush'));
+    const db = new Database(file);
+    const t = 1767225600 + 10;
+    const msg = db.prepare('INSERT INTO messages (id, session_id, role, parts, model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const parts = (...p: [string, Record<string, unknown>][]) => JSON.stringify(p.map(([type, data]) => ({ type, data })));
+    msg.run('m5', 's-1', 'user', parts(['text', { text: 'now prune the roses' }]), null, t, t);
+    // A reply of two calls, answered by one tool message (one result an error).
+    msg.run('m6', 's-1', 'assistant', parts(['tool_call', { id: 'c2', name: 'bash', input: '{}' }], ['tool_call', { id: 'c3', name: 'view', input: '{}' }]), 'standin-chat-1', t + 1, t + 1);
+    msg.run('m7', 's-1', 'tool', parts(['tool_result', { tool_call_id: 'c2', content: 'ok' }], ['tool_result', { tool_call_id: 'c3', content: 'no such file', is_error: true }]), null, t + 2, t + 2);
+    // A tool message with no reply before it: output nobody claimed, no turn.
+    msg.run('m8', 's-1', 'user', parts(['text', { text: 'and the tulips?' }]), null, t + 3, t + 3);
+    msg.run('m9', 's-1', 'tool', parts(['tool_result', { tool_call_id: 'c9', content: 'stray output' }]), null, t + 4, t + 4);
+    msg.run('m10', 's-1', 'assistant', parts(['text', { text: 'Pruned.' }]), 'standin-chat-1', t + 5, t + 5);
+    db.close();
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    const shown = readSession({ session: 's-1', agent: 'crush' }, sb.env);
+    assert.deepEqual(
+      shown.turns.map((x) => [x.role, x.tools.length]),
+      [['user', 0], ['assistant', 1], ['assistant', 0], ['user', 0], ['assistant', 2], ['user', 0], ['tool', 0], ['assistant', 0]],
+    );
+    assert.deepEqual(shown.turns[4].tools.map((c) => c.is_error), [false, true]);
+    const q = async (sql: string) => (await runReadOnlySql(sb.brain, sql, { timeZone: 'UTC' })).rows;
+    const [[turns]] = await q(`SELECT count(DISTINCT turn_id) FROM derived.messages WHERE agent = 'crush' AND NOT is_sidechain`);
+    assert.equal(Number(turns), shown.turns.filter((x) => x.role === 'user' || x.role === 'assistant').length);
+    const calls = await q(`SELECT tool_name, is_error, result_line_no IS NOT NULL FROM derived.calls WHERE agent = 'crush' ORDER BY call_id`);
+    assert.deepEqual(calls, [['bash', false, true], ['bash', false, true], ['view', true, true]]);
   } finally {
     sb.cleanup();
   }

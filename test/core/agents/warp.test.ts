@@ -99,6 +99,9 @@ test('Warp through the pipeline: recorded, searched, shown, its token totals cou
     const row = stats.rows.find((x) => x.key === 'warp');
     assert.ok(row, JSON.stringify(stats.rows));
     assert.equal(row.tokens.input, want);
+    // show: the conversation's per-model totals are the session's tokens (no message carries any).
+    assert.ok(want > 0);
+    assert.deepEqual(shown.session.tokens, { input: want, output: 0, cache_creation: 0, cache_read: 0 });
     assert.equal(row.turns, 5);
     assert.deepEqual(row.models.sort(), [...WARP_USAGE.map((u) => u.model_id), 'claude-4-sonnet'].sort());
     const calls = await toolCalls(sb.brain, { agent: 'warp' });

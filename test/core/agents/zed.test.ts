@@ -123,18 +123,23 @@ test('Zed through the pipeline: recorded, searched, shown, tokens counted out of
     assert.equal(shown.turns.length, 5);
     assert.equal(shown.turns[1].tools[0].name, 'grep');
 
-    // An independent sum: every thread's cumulative_token_usage, decompressed here.
+    // An independent sum: every thread's cumulative_token_usage, decompressed here (in these
+    // threads it is at least their prompts' usage added up).
     const raw = new BetterSqlite3(db, { readonly: true });
     const want = { input: 0, output: 0, cw: 0, cr: 0 };
-    for (const row of raw.prepare('SELECT data_type, data FROM threads').all() as { data_type: string; data: Buffer }[]) {
+    let own: Record<string, number> = {};
+    for (const row of raw.prepare('SELECT id, data_type, data FROM threads').all() as { id: string; data_type: string; data: Buffer }[]) {
       const j = JSON.parse((row.data_type === 'zstd' ? zlib.zstdDecompressSync(row.data) : row.data).toString('utf8'));
       const u = j.cumulative_token_usage;
+      if (row.id === ZED_THREAD_ID) own = u;
       want.input += u.input_tokens;
       want.output += u.output_tokens;
       want.cw += u.cache_creation_input_tokens;
       want.cr += u.cache_read_input_tokens;
     }
     raw.close();
+    // show: the thread's tokens.
+    assert.deepEqual(shown.session.tokens, { input: own.input_tokens, output: own.output_tokens, cache_creation: own.cache_creation_input_tokens, cache_read: own.cache_read_input_tokens });
     const stats = await cacheStats(sb.brain, 'agent', { timeZone: 'UTC' });
     const row = stats.rows.find((x) => x.key === 'zed');
     assert.ok(row, JSON.stringify(stats.rows));
@@ -150,4 +155,40 @@ test('Zed through the pipeline: recorded, searched, shown, tokens counted out of
     sb.cleanup();
   }
   assert.equal(registry(), BUILTIN);
+});
+
+test("Zed: a thread's tokens are, count by count, the larger of its cumulative usage and its prompts' usage added up, in show and stats", async () => {
+  const sb = sandbox({ name: 'zed-usage' });
+  const stage = path.join(sb.dir, 'rows');
+  const db = path.join(sb.dir, 'threads.db');
+  buildZed(db);
+  const usage = (i: number, o: number, cw: number, cr: number) => ({ input_tokens: i, output_tokens: o, cache_creation_input_tokens: cw, cache_read_input_tokens: cr });
+  const per = { 'user-msg-1': usage(3000, 400, 2048, 4096), 'user-msg-2': usage(2120, 240, 0, 4096) };
+  // A build that kept no cumulative usage (zero): the prompts' usage is the thread's.
+  const kept = '7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f';
+  // A prompt whose tool loop made earlier requests: the cumulative usage holds them too.
+  const loop = '8d2e3f4a-5b6c-4d7e-9f0a-1b2c3d4e5f60';
+  const w = new BetterSqlite3(db);
+  saveThread(w, kept, { ...zedThread(), cumulative_token_usage: usage(0, 0, 0, 0), request_token_usage: per });
+  saveThread(w, loop, { ...zedThread(), cumulative_token_usage: usage(9000, 700, 2048, 8192), request_token_usage: per });
+  w.close();
+  stageRows(BUILTIN.byLane('zed')!, sb.env, db, stage);
+  const restore = useRegistry(filesRegistry('zed', stage));
+  try {
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    const a = readSession({ session: kept }, sb.env);
+    assert.deepEqual(a.session.tokens, { input: 5120, output: 640, cache_creation: 2048, cache_read: 8192 });
+    const b = readSession({ session: loop }, sb.env);
+    assert.deepEqual(b.session.tokens, { input: 9000, output: 700, cache_creation: 2048, cache_read: 8192 });
+    // The replies keep their prompts' usage; the rest is the thread's.
+    assert.deepEqual(b.turns[4].tokens, { input: 2120, output: 240, cache_creation: 0, cache_read: 4096 });
+    const row = (await cacheStats(sb.brain, 'agent', { timeZone: 'UTC' })).rows.find((x) => x.key === 'zed');
+    assert.ok(row);
+    // The fixture's two threads (5120/640/2048/8192 and the first agent's 300/20) and these two.
+    const t = row.tokens;
+    assert.deepEqual([t.input, t.output, t.cache_creation, t.cache_read], [5120 + 300 + 5120 + 9000, 640 + 20 + 640 + 700, 2048 * 3, 8192 * 3]);
+  } finally {
+    restore();
+    sb.cleanup();
+  }
 });

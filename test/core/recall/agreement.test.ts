@@ -41,29 +41,6 @@ const KNOWN: Record<string, string> = {
   // the .jsonl change log of one session both count); show reads the largest form.
   'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
   "copilot-chat: export's sessions with turns": 'two forms of one session both counted in SQL',
-  // Agents that write their tokens once per session (a settings file, a session row, a
-  // conversation's metadata) rather than per reply: stats and the raw files count them, the
-  // dialects do not yet hand them to show as the session's (FileFacts.unclaimed_tokens).
-  'factory-droid: stats tokens': "session totals in <id>.settings.json, not on a reply",
-  'factory-droid: tokens summed from the raw files': 'as stats tokens',
-  'goose: stats tokens': 'session totals or usage_ledger rows, not on a message',
-  'goose: tokens summed from the raw files': 'as stats tokens',
-  'warp: stats tokens': "one total per model in the conversation's metadata",
-  'warp: tokens summed from the raw files': 'as stats tokens',
-  'openhands: stats tokens': "the conversation state's accumulated usage, not an event's",
-  'openhands: tokens summed from the raw files': 'as stats tokens',
-  // Zed: the thread's cumulative usage (stats) against the per-prompt usage the dialect sums.
-  'zed: stats tokens': "cumulative thread usage against per-prompt usage",
-  'zed: tokens summed from the raw files': 'as stats tokens',
-  // Cline's task format: the SQL view folds an ask and its repeat into one reply where the dialect
-  // keeps them apart.
-  'cline: derived.messages turns': 'an approval ask and its repeat fold differently in SQL',
-  'roo-code: derived.messages turns': 'as cline',
-  'kilo-code-ext: derived.messages turns': 'as cline',
-  // Crush: a tool message's results are joined to the reply before it in the dialect, not in SQL.
-  'crush: stats tool calls': 'tool calls read from parts in the dialect only',
-  'crush: brain calls': 'as stats tool calls',
-  'crush: derived.messages turns': 'a tool message counted as a turn in SQL',
   // OpenHands writes a file per event: export lists each event file as derived.sessions does.
   "openhands: export's sessions with turns": 'one row per event file in derived.sessions',
   // Aider's history gathers a session per header: derived.sessions keeps a row per file, its

@@ -6,10 +6,16 @@
 //     message of tool_result blocks answers the calls of the reply before it (the reply's span
 //     grows over it). An assistant message is one model reply (text, thinking, tool_use, modelId).
 //   agent_turn_outcome and records a newer build may add: bookkeeping, no turn.
-// The token totals are not in this file but in <id>.settings.json beside it (see views.sql).
+// The token totals are not in this file but in <id>.settings.json beside it: its tokenUsage, the
+// session's own totals so far (inputTokens without the cached part; thinkingTokens is not added to
+// output, which providers already count it in). That file holds no turns; its totals are the
+// session's (FileFacts.unclaimed_tokens), of its newest generation, as views.sql counts them.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
+import { tokens } from '../../truth';
 import { BaseParser, addText, addThinking } from '../kit/parser';
+import { DocumentParser } from '../kit/document';
 import { arr, isObj, lineText, strOrNull, tsOf } from '../kit/jsonl';
+import { isDroidSettings } from './paths';
 
 interface St {
   lastId: string;
@@ -123,7 +129,24 @@ class DroidParser extends BaseParser<St> {
   }
 }
 
+/** <id>.settings.json: no turns, the session's token totals. */
+class DroidSettingsParser extends DocumentParser {
+  constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
+    super(opts, emit, {}, resume);
+  }
+
+  protected document(o: unknown): void {
+    const u = isObj(o) && isObj(o.tokenUsage) ? o.tokenUsage : null;
+    if (!u) return;
+    const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+    this.facts.unclaimed_tokens = tokens({ input: n(u.inputTokens), output: n(u.outputTokens), cacheWrite: n(u.cacheCreationTokens), cached: n(u.cacheReadTokens) });
+  }
+}
+
+/** A settings file's generations are named <id>.settings.g<n>.json. */
+const settingsFile = (rel: string) => isDroidSettings(rel.replace(/\.g\d+\.json$/, '.json'));
+
 export const droidDialect: Dialect = {
-  reads: (rel) => /(^|\/)[^/]+\.jsonl$/.test(rel),
-  open: (opts, emit, resume) => new DroidParser(opts, emit, resume),
+  reads: (rel) => /(^|\/)[^/]+\.jsonl$/.test(rel) || settingsFile(rel),
+  open: (opts, emit, resume) => (settingsFile(opts.rel) ? new DroidSettingsParser(opts, emit, resume) : new DroidParser(opts, emit, resume)),
 };

@@ -11,7 +11,13 @@
 // A user message that only answers tool calls is the output of the reply that asked for them; an
 // assistant message is one reply; a message the user never sees (a compaction summary) is an
 // entry of the session, not a turn.
-import type { FileFacts, ToolUse } from '../../turns';
+// Tokens: no message carries usage. usage_ledger (newer builds) holds one row per request
+// (input_tokens, output_tokens, cache_write_tokens, cache_read_tokens); a session without ledger
+// rows has only its totals on its sessions row (accumulated_input_tokens / accumulated_output_tokens,
+// else input_tokens / output_tokens). Either is the session's (FileFacts.unclaimed_tokens), as
+// views.sql counts them.
+import type { FileFacts, Tokens, ToolUse } from '../../turns';
+import { addTokens, tokens } from '../../truth';
 import { arr, isObj, type Obj } from '../kit/jsonl';
 import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type RowAt } from '../kit/rowentries';
 
@@ -44,9 +50,32 @@ function callOf(item: Obj): ToolUse {
   };
 }
 
+/** A column as a number (SQLite hands integers over as numbers, a record may hold text). */
+function num(v: unknown): number | undefined {
+  const x = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(x) ? x : undefined;
+}
+
+/** The session's tokens: its ledger rows added up, else its sessions row's totals. */
+function sessionUsage(rows: RowAt[]): Tokens | null {
+  const ledger = rows.filter((r) => r.row.table === 'usage_ledger');
+  let t: Tokens | null = null;
+  for (const { v } of ledger) {
+    const c = v.cols;
+    t = addTokens(t, tokens({ input: num(c.input_tokens), output: num(c.output_tokens), cacheWrite: num(c.cache_write_tokens), cached: num(c.cache_read_tokens) }));
+  }
+  if (ledger.length > 0) return t;
+  for (const { v } of rows.filter((r) => r.row.table === 'sessions')) {
+    const c = v.cols;
+    t = addTokens(t, tokens({ input: num(c.accumulated_input_tokens) ?? num(c.input_tokens), output: num(c.accumulated_output_tokens) ?? num(c.output_tokens) }));
+  }
+  return t;
+}
+
 export const gooseReader = {
   label: 'Goose',
   entries(rows: RowAt[], _o: { full: boolean }, facts: FileFacts): Entry[] {
+    facts.unclaimed_tokens = sessionUsage(rows);
     let model: string | null = null;
     for (const { row, v } of rows) {
       if (row.table !== 'sessions') continue;

@@ -84,8 +84,22 @@ const OUTPUTS = new Set(['command_output', 'mcp_server_response', 'browser_actio
 /** Cline's own environment block names the working folder in every first request. */
 const CWD = /# Current Working Directory \(([^)\n]+)\) Files/;
 
+/** The calls a reply makes: tools, commands, MCP calls, browser actions. */
+const CALLS = new Set(['tool', 'command', 'use_mcp_server', 'browser_action_launch', 'browser_action']);
+
+/** A call's name: the tool a `tool` message names, `execute_command`, the MCP server and tool. */
+function callName(kind: string, text: unknown): string {
+  const j = parseJson(text);
+  if (kind === 'tool') return strOrNull(j?.tool) ?? 'tool';
+  if (kind === 'command') return 'execute_command';
+  if (kind === 'use_mcp_server') return ['use_mcp_server', strOrNull(j?.serverName), strOrNull(j?.toolName)].filter(Boolean).join(':');
+  return 'browser_action';
+}
+
 class ClineTaskParser extends DocumentParser {
   private reply: Turn | null = null;
+  /** The reply's last call when it was an ask for approval: its kind and text as written. */
+  private asked: { kind: string; text: unknown } | null = null;
 
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
     super(opts, emit, {}, resume);
@@ -116,6 +130,7 @@ class ClineTaskParser extends DocumentParser {
   private close(): void {
     if (this.reply) this.emit(this.reply);
     this.reply = null;
+    this.asked = null;
   }
 
   private replyAt(ts: string | null, model: string | null): Turn {
@@ -162,24 +177,20 @@ class ClineTaskParser extends DocumentParser {
       return;
     }
     if (kind === 'reasoning') {
-      if (this.opts.full) addThinking(this.replyAt(ts, model), typeof m.text === 'string' ? m.text : asText(m.reasoning));
+      // A reply whatever it holds: read without tool bodies, the same turns are made.
+      const t = this.replyAt(ts, model);
+      if (this.opts.full) addThinking(t, typeof m.text === 'string' ? m.text : asText(m.reasoning));
       return;
     }
-    if (kind === 'tool' || kind === 'command' || kind === 'use_mcp_server' || kind === 'browser_action_launch' || kind === 'browser_action') {
-      const j = parseJson(m.text);
-      const name =
-        kind === 'tool'
-          ? (strOrNull(j?.tool) ?? 'tool')
-          : kind === 'command'
-            ? 'execute_command'
-            : kind === 'use_mcp_server'
-              ? ['use_mcp_server', strOrNull(j?.serverName), strOrNull(j?.toolName)].filter(Boolean).join(':')
-              : 'browser_action';
+    if (CALLS.has(kind)) {
       const t = this.replyAt(ts, model);
-      // An ask that was approved is said again with the same text: one call.
-      const last = t.tools[t.tools.length - 1];
-      if (last && last.name === name && last.arguments === (this.opts.full ? asText(m.text) : '') && m.type === 'say') return;
-      t.tools.push({ id: null, name, arguments: this.opts.full ? asText(m.text) : '', output: '', is_error: false });
+      // An ask for approval that Cline says again once approved (the same kind and text, the
+      // reply's next call) is one call; any other call is one of its own, read with or without
+      // tool bodies alike (kit/tasks_cline.sql reads the same rule).
+      const again = m.type === 'say' && this.asked?.kind === kind && this.asked.text === m.text;
+      this.asked = m.type === 'ask' ? { kind, text: m.text } : null;
+      if (again) return;
+      t.tools.push({ id: null, name: callName(kind, m.text), arguments: this.opts.full ? asText(m.text) : '', output: '', is_error: false });
       return;
     }
     if (OUTPUTS.has(kind)) {

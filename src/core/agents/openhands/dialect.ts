@@ -12,8 +12,13 @@
 //   ObservationEvent  { tool_name, tool_call_id, observation: { content: [{ text }], is_error } },
 //   UserRejectObservation, AgentErrorEvent: a call's outcome, in a file of its own (a tool turn)
 //   SystemPromptEvent { system_prompt: { text } }: instructions
-// base_state.json (the conversation's state, its token counts in stats) holds no turns.
-import type { Checkpoint, Dialect, ParseOptions, Turn } from '../../turns';
+// base_state.json (the conversation's state, rewritten whole) holds no turns: its stats hold each
+// LLM's accumulated token counts (stats.usage_to_metrics.<usage id>.accumulated_token_usage
+// {prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens}; prompt_tokens counts
+// what was read from the cache), the session's tokens (FileFacts.unclaimed_tokens: the events
+// carry none), of the state's newest generation, as views.sql counts them.
+import type { Checkpoint, Dialect, ParseOptions, Tokens, Turn } from '../../turns';
+import { addTokens, tokens } from '../../truth';
 import { addText, addThinking } from '../kit/parser';
 import { DocumentParser } from '../kit/document';
 import { arr, isObj, strOrNull, tsOf, type Obj } from '../kit/jsonl';
@@ -40,6 +45,7 @@ class OpenHandsParser extends DocumentParser<Record<string, never>> {
 
   protected document(o: unknown): void {
     if (!isObj(o)) this.counts.bad++;
+    else if (isState(this.opts.rel)) this.facts.unclaimed_tokens = stateTokens(o);
     else this.event(o);
   }
 
@@ -99,8 +105,25 @@ class OpenHandsParser extends DocumentParser<Record<string, never>> {
   }
 }
 
+/** base_state.json, or one of its generations (base_state.g<n>.json). */
+const isState = (rel: string) => /(^|\/)base_state(\.g\d+)?\.json$/.test(rel);
+
+/** The state's token counts: every LLM's accumulated usage, added up. */
+function stateTokens(state: Obj): Tokens | null {
+  const stats = isObj(state.stats) && isObj(state.stats.usage_to_metrics) ? state.stats.usage_to_metrics : {};
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  let t: Tokens | null = null;
+  for (const m of Object.values(stats)) {
+    const u = isObj(m) && isObj(m.accumulated_token_usage) ? m.accumulated_token_usage : null;
+    if (!u) continue;
+    const k = tokens({ input: n(u.prompt_tokens), inputIncludesCached: true, cached: n(u.cache_read_tokens), cacheWrite: n(u.cache_write_tokens), output: n(u.completion_tokens) });
+    t = addTokens(t, { ...k, input: Math.max(0, k.input) });
+  }
+  return t;
+}
+
 export const openhandsDialect: Dialect = {
-  reads: (rel) => /\/events\/event-\d{5,}-[^/]+\.json$/.test(rel),
+  reads: (rel) => /\/events\/event-\d{5,}-[^/]+\.json$/.test(rel) || isState(rel),
   sharedSpans: () => true,
   open: (opts, emit, resume) => new OpenHandsParser(opts, emit, resume),
 };

@@ -9,9 +9,12 @@
 // The messages of one request (request_id) after a prompt are one reply; a tool_call_result is
 // the output of the call it names. ai_queries gives each exchange's working directory and model
 // (and the prompt, when no task holds one); agent_conversations' conversation_data JSON the usage
-// (Warp records one token total per model, no split).
-import type { FileFacts, ToolUse } from '../../turns';
-import { isObj } from '../kit/jsonl';
+// (Warp records one token total per model, no split): conversation_usage_metadata.token_usage
+// [{model_id, warp_tokens, byok_tokens}], the session's tokens (FileFacts.unclaimed_tokens),
+// counted as input, as views.sql counts them.
+import type { FileFacts, Tokens, ToolUse } from '../../turns';
+import { addTokens, tokens } from '../../truth';
+import { arr, isObj } from '../kit/jsonl';
 import { isoOf, joinTexts, jsonOf, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rowentries';
 import { all, fields, first, str, sub, texts, toJson, type Field } from '../kit/protobuf';
 
@@ -67,6 +70,13 @@ function queryText(input: unknown): string {
   return joinTexts(items.map((i) => (isObj(i) && isObj(i.Query) && typeof i.Query.text === 'string' ? i.Query.text : '')));
 }
 
+/** A conversation's tokens: each model's total (Warp's credits and the user's own key's), as input. */
+function conversationTokens(data: unknown): Tokens {
+  const meta = isObj(data) && isObj(data.conversation_usage_metadata) ? data.conversation_usage_metadata : {};
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  return tokens({ input: arr(meta.token_usage).reduce((a: number, u) => a + (isObj(u) ? n(u.warp_tokens) + n(u.byok_tokens) : 0), 0) });
+}
+
 export const warpReader = {
   label: 'Warp',
   shared: true,
@@ -85,15 +95,18 @@ export const warpReader = {
         if (ex) models.set(ex, m);
       }
     }
+    let used: Tokens | null = null;
     for (const { row, v } of rows) {
       if (row.table !== 'agent_conversations') continue;
       facts.native_session = textOf(v.cols.conversation_id) ?? facts.native_session;
       const data = jsonOf(v.cols.conversation_data);
+      used = addTokens(used, conversationTokens(data));
       if (isObj(data) && typeof data.parent_conversation_id === 'string') {
         facts.parent_session = data.parent_conversation_id;
         facts.subagent = true;
       }
     }
+    facts.unclaimed_tokens = used;
     const msgs: Msg[] = [];
     let order = 0;
     for (const { row, v } of rows) {

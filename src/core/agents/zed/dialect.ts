@@ -12,9 +12,15 @@
 // Threads of the first agent (no version or an older one) have {role, segments: [{type, text}],
 // tool_uses, tool_results} messages instead.
 // request_token_usage holds, per prompt, the usage of the prompt's latest request: it is given to
-// the prompt's last reply.
+// the prompt's last reply. cumulative_token_usage is every request's usage added up (the earlier
+// requests of a prompt's tool loop and compaction requests too) where the Zed build kept it: the
+// first agent did and newer builds do, while the builds between saved it unchanged (zero for a
+// thread they started). The thread's tokens are, count by count, the larger of the two; what that
+// holds beyond the replies' usage is the session's, no reply's (FileFacts.unclaimed_tokens), as
+// views.sql counts the thread (README.md says why).
 import * as zlib from 'node:zlib';
 import type { FileFacts, Tokens, ToolUse } from '../../turns';
+import { addTokens } from '../../truth';
 import { arr, isObj, type Obj } from '../kit/jsonl';
 import { isoOf, joinTexts, rowsDialect, textOf, type Entry, type LineRef, type RowAt } from '../kit/rowentries';
 
@@ -42,6 +48,30 @@ function tokensOf(u: unknown): Tokens | null {
   if (!isObj(u)) return null;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   return { input: n(u.input_tokens), output: n(u.output_tokens), cache_creation: n(u.cache_creation_input_tokens), cache_read: n(u.cache_read_input_tokens) };
+}
+
+const ZERO: Tokens = { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
+
+/** A thread's tokens: count by count, the larger of its cumulative usage and its prompts' usage added up. */
+export function threadTokens(thread: Obj): Tokens {
+  const perPrompt = Object.values(isObj(thread.request_token_usage) ? thread.request_token_usage : {}).reduce((t: Tokens, u) => addTokens(t, tokensOf(u) ?? ZERO), ZERO);
+  const cum = tokensOf(thread.cumulative_token_usage) ?? ZERO;
+  return {
+    input: Math.max(cum.input, perPrompt.input),
+    output: Math.max(cum.output, perPrompt.output),
+    cache_creation: Math.max(cum.cache_creation, perPrompt.cache_creation),
+    cache_read: Math.max(cum.cache_read, perPrompt.cache_read),
+  };
+}
+
+/** What `whole` holds beyond `part`, count by count. */
+function beyond(whole: Tokens, part: Tokens): Tokens {
+  return {
+    input: Math.max(0, whole.input - part.input),
+    output: Math.max(0, whole.output - part.output),
+    cache_creation: Math.max(0, whole.cache_creation - part.cache_creation),
+    cache_read: Math.max(0, whole.cache_read - part.cache_read),
+  };
 }
 
 /** A tagged value ({"Text": s}) or a plain string, as text. */
@@ -106,6 +136,7 @@ export const zedReader = {
   shared: true,
   entries(rows: RowAt[], _o: { full: boolean }, facts: FileFacts): Entry[] {
     const out: Entry[] = [];
+    let unclaimed: Tokens | null = null;
     for (const { row, v } of rows) {
       if (row.table !== 'threads') continue;
       const at = [v.at];
@@ -128,8 +159,11 @@ export const zedReader = {
       const usage = isObj(thread.request_token_usage) ? thread.request_token_usage : {};
       let prompt: string | null = null;
       let lastReply: Entry | null = null;
+      let claimed = ZERO;
       const settle = () => {
-        if (prompt && lastReply) lastReply.tokens = tokensOf(usage[prompt]);
+        if (!prompt || !lastReply) return;
+        lastReply.tokens = tokensOf(usage[prompt]);
+        if (lastReply.tokens) claimed = addTokens(claimed, lastReply.tokens);
       };
       for (const msg of arr(thread.messages)) {
         if (msg === 'Resume') {
@@ -155,7 +189,9 @@ export const zedReader = {
         }
       }
       settle();
+      unclaimed = addTokens(unclaimed, beyond(threadTokens(thread), claimed));
     }
+    facts.unclaimed_tokens = unclaimed;
     return out;
   },
 };

@@ -100,16 +100,28 @@ SELECT 'zed' AS agent, session_id, file_id, witness_gen, line_no, machine_id, ev
 FROM a
 WHERE (c->'$.ToolUse') IS NOT NULL;
 
--- Usage: the thread's cumulative_token_usage (Zed adds each request's usage to it), one line per
--- thread: its current version.
+-- Usage: one line per thread (its current version): count by count, the larger of the thread's
+-- cumulative_token_usage (every request's usage, where the Zed build kept it) and its
+-- request_token_usage added up (per prompt, the prompt's latest request's; a map of the current
+-- agent's threads, not the first agent's per-message list), as dialect.ts counts the thread.
 CREATE OR REPLACE VIEW derived.v_usage_lines_zed AS
-SELECT 'zed' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time,
+WITH
+  t AS (SELECT * FROM dialects.v_zed WHERE table_name = 'threads' AND is_current AND thread IS NOT NULL),
+  p AS (
+    SELECT t.file_id, t.witness_gen, t.line_no,
+           sum(coalesce(TRY_CAST((e.value->>'$.input_tokens') AS BIGINT), 0)) AS input_tokens,
+           sum(coalesce(TRY_CAST((e.value->>'$.output_tokens') AS BIGINT), 0)) AS output_tokens,
+           sum(coalesce(TRY_CAST((e.value->>'$.cache_creation_input_tokens') AS BIGINT), 0)) AS cache_creation_tokens,
+           sum(coalesce(TRY_CAST((e.value->>'$.cache_read_input_tokens') AS BIGINT), 0)) AS cache_read_tokens
+    FROM t, json_each(json_extract(t.thread, '$.request_token_usage')) e
+    WHERE json_type(t.thread, '$.request_token_usage') = 'OBJECT'
+    GROUP BY ALL)
+SELECT 'zed' AS agent, session_id, t.file_id, t.witness_gen, t.line_no, machine_id, abs_path, event_time,
        thread->>'$.model.model' AS model,
        NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
-       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.input_tokens') AS BIGINT), 0) AS input_tokens,
-       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.output_tokens') AS BIGINT), 0) AS output_tokens,
-       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_creation_input_tokens') AS BIGINT), 0) AS cache_creation_tokens,
-       coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_read_input_tokens') AS BIGINT), 0) AS cache_read_tokens,
+       greatest(coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.input_tokens') AS BIGINT), 0), coalesce(p.input_tokens, 0)) AS input_tokens,
+       greatest(coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.output_tokens') AS BIGINT), 0), coalesce(p.output_tokens, 0)) AS output_tokens,
+       greatest(coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_creation_input_tokens') AS BIGINT), 0), coalesce(p.cache_creation_tokens, 0)) AS cache_creation_tokens,
+       greatest(coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_read_input_tokens') AS BIGINT), 0), coalesce(p.cache_read_tokens, 0)) AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
-FROM dialects.v_zed
-WHERE table_name = 'threads' AND is_current AND thread IS NOT NULL;
+FROM t LEFT JOIN p ON p.file_id = t.file_id AND p.witness_gen = t.witness_gen AND p.line_no = t.line_no;

@@ -145,6 +145,6 @@ export abstract class TurnBatch extends IndexQueries {
     return this.raw;
   }
 
-  /** The parse of a file as far as its row says (update.ts). */
+  /** The parse of a file as far as its row says (fileread.ts). */
   protected abstract jobFor(row: FileRow, refused?: UpdateReport['refused'], checked?: boolean): ParseJob | null;
 }

@@ -7,8 +7,8 @@
 // verify.
 //
 // schema.ts holds its tables and the connection's base, query.ts what it answers, update.ts how
-// it is kept current from the floor, open.ts opening and rebuilding it, snapshot.ts the in-memory
-// copy a reader that writes nothing uses.
+// it is kept current from the floor (with claims.ts, fileread.ts, sessions.ts, ahead.ts), open.ts
+// opening and rebuilding it, snapshot.ts the in-memory copy a reader that writes nothing uses.
 export { fold } from '../parse-job';
 export type { Turn } from '../../turns';
 export type { FileRow, LiveFile, SessionKeys, SessionRow, TurnRow, UpdateReport } from './schema';

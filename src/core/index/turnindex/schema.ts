@@ -192,7 +192,7 @@ export interface UpdateReport {
   /** A parse thread stopped answering (it died: out of its heap, say); the rest was parsed in
    * the writing thread. */
   thread_failed?: string;
-  /** Pieces read of files larger than a piece (update.ts pieceBytes), and such files read whole
+  /** Pieces read of files larger than a piece (fileread.ts pieceBytes), and such files read whole
    * after all (their checkpoint did not move). */
   pieces?: number;
   whole?: number;
