@@ -9,7 +9,8 @@
 // Session   one conversation: one origin file of an agent (its generations are one session; an
 //           archived or second-form copy of it is not another), that is not a sub-agent's and
 //           holds at least one turn. A sub-agent's file is listed under its parent, never counted
-//           as a session of its own.
+//           as a session of its own. A file that gathers several sessions (Aider's history) is a
+//           session per section (Turn.section, AgentFiles.sectionId).
 // Turn      a user prompt or one assistant reply (one API response, whatever it holds: a reply with
 //           only tool calls is a turn too), not inside a sub-agent (a sidechain entry or a
 //           sub-agent's file). Injected instructions, summaries, notices (an interrupt), names and

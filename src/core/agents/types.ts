@@ -40,6 +40,12 @@ export interface AgentFiles {
    * they make up: their turns together are the session's, in the order of their numbers. Null (or
    * no function) for a file that is a whole conversation on its own. */
   partOf?(rel: string): string | null;
+  /** A file that gathers several sessions, one per section (Turn.section): the id of the section
+   * keyed `section` of the file whose own session is `session`. A section keeps its key as the
+   * file grows and in every generation of it, so its id never changes. */
+  sectionId?(session: string, section: number): string;
+  /** The inverse of sectionId: the file's session and the section an id names (null: none). */
+  sectionOfId?(id: string): { session: string; section: number } | null;
 }
 
 export interface AgentDef<L extends string = string> extends AgentFiles {

@@ -44,8 +44,9 @@ export { fold };
  * [n, role ('u'|'a' for a turn, 's' for a summary, notice or name), sidechain (0|1), ts (ms since
  * 1970, or the text when it is no time Date.parse reads),
  * line_from, line_to, byte_from, byte_to, folded text, key (turnKey: the same entry in another
- * generation has the same key)]. Only 'u' and 'a' rows count as turns. */
-export type IndexTurn = [number, IndexRole, number, number | string | null, number, number, number, number, string, number];
+ * generation has the same key), section (Turn.section: 0 for the file's own session)]. Only 'u'
+ * and 'a' rows count as turns. */
+export type IndexTurn = [number, IndexRole, number, number | string | null, number, number, number, number, string, number, number];
 export type IndexRole = 'u' | 'a' | 's';
 
 export function indexRole(t: Pick<Turn, 'role'>): IndexRole {
@@ -56,12 +57,31 @@ export function roleOfIndex(r: IndexRole): Turn['role'] {
   return r === 'u' ? 'user' : r === 'a' ? 'assistant' : 'system';
 }
 
+/** The first prompt with text (main conversation first), as written: a session's title. */
+export interface TitleTurn {
+  n: number;
+  side: number;
+  text: string;
+  key: number;
+}
+
+/** A section of a file that gathers several sessions (Turn.section), as one read met it. */
+export interface SectionRead {
+  section: number;
+  title: TitleTurn | null;
+  /** Its entries' first and last time, as written. */
+  started: string | null;
+  ended: string | null;
+}
+
 export type ParseResult =
   | {
       kind: 'turns';
       turns: IndexTurn[];
-      /** The first prompt with text (main conversation first), as written: a session's title. */
-      title: { n: number; side: number; text: string; key: number } | null;
+      /** The title of the file's own session (section 0). */
+      title: TitleTurn | null;
+      /** The sections (Turn.section, not 0) this read met, in order. */
+      sections: SectionRead[];
       /** UTF-8 bytes of the turns' text. */
       text_bytes: number;
       facts: FileFacts;
@@ -166,17 +186,26 @@ export function runParseJob(j: ParseJob): ParseResult {
   }
   if (!r) return { kind: 'none' };
   const turns: IndexTurn[] = [];
-  let title: { n: number; side: number; text: string; key: number } | null = null;
+  const own: SectionRead = { section: 0, title: null, started: null, ended: null };
+  const sections: SectionRead[] = [];
   let bytes = 0;
   for (const t of r.turns) {
     if (!isSaid(t)) continue;
+    const section = t.section ?? 0;
     // Folded here, in the parse thread, so the thread that writes SQLite does not.
-    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, tsValue(t.ts), t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t)]);
+    turns.push([t.n, indexRole(t), t.sidechain ? 1 : 0, tsValue(t.ts), t.span.line_from, t.span.line_to, t.span.byte_from, t.span.byte_to, t.text ? fold(t.text) : '', turnKey(t), section]);
+    let sec = own;
+    if (section) {
+      sec = sections[sections.length - 1];
+      if (sec?.section !== section) sections.push((sec = { section, title: null, started: null, ended: null }));
+      if (t.ts && (!sec.started || t.ts < sec.started)) sec.started = t.ts;
+      if (t.ts && (!sec.ended || t.ts > sec.ended)) sec.ended = t.ts;
+    }
     if (!t.text) continue;
     bytes += Buffer.byteLength(t.text);
     if (t.role === 'user') {
       const key = titleKey(t);
-      if (!title || key < title.key) title = { n: t.n, side: t.sidechain ? 1 : 0, text: t.text, key };
+      if (!sec.title || key < sec.title.key) sec.title = { n: t.n, side: t.sidechain ? 1 : 0, text: t.text, key };
     }
   }
   try {
@@ -186,5 +215,5 @@ export function runParseJob(j: ParseJob): ParseResult {
     if (!(e instanceof NotRegularError) && (e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
   }
   const meta = j.meta ? readMeta(j.meta.dir, j.meta.lane, j.meta.session, seenDirs) : undefined;
-  return { kind: 'turns', turns, title, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw, marks, meta };
+  return { kind: 'turns', turns, title: own.title, sections, text_bytes: bytes, facts: r.facts, counts: r.counts, checkpoint: r.checkpoint, end: r.end, raw, marks, meta };
 }

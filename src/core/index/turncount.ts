@@ -19,6 +19,12 @@ export function shownBase(sess: string): string {
            ORDER BY f.claimed DESC, f.id LIMIT 1)`;
 }
 
+/** The session whose files hold session `sess` (an SQL expression): a section's (Turn.section)
+ * is the file's own session, any other session is its own. */
+export function filesSess(sess: string): string {
+  return `(SELECT coalesce(x.whole, x.id) FROM sessions x WHERE x.id = ${sess})`;
+}
+
 /** The turn index's rowids come in blocks of 2^BLOCK_BITS, each a session's (schema.ts). */
 export const BLOCK_BITS = 8;
 
@@ -49,9 +55,10 @@ export type TurnRow = [string, string, string | null, number | string | null, nu
 export function turnRows(db: SqliteDatabase): TurnRow[] {
   return db
     .prepare(
-      `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('s.id')} AS base FROM sessions s WHERE s.subagent = 0),
-       c AS (SELECT fl.sess_id, t.key, t.file_id, count(*) AS n, min(t.ts) AS own, min(unixepoch(fl.first_seen, 'subsec') * 1000) AS cap
-             FROM turns t JOIN files fl ON fl.id = t.file_id JOIN sb ON sb.sess_id = fl.sess_id AND sb.base = fl.base
+      // A turn's session is its block's (a section of a file is a session of its own).
+      `WITH sb AS (SELECT s.id AS sess_id, ${shownBase('coalesce(s.whole, s.id)')} AS base FROM sessions s WHERE s.subagent = 0),
+       c AS (SELECT sb.sess_id, t.key, t.file_id, count(*) AS n, min(t.ts) AS own, min(unixepoch(fl.first_seen, 'subsec') * 1000) AS cap
+             FROM turns t JOIN blocks b ON b.id = t.id >> ${BLOCK_BITS} JOIN files fl ON fl.id = t.file_id JOIN sb ON sb.sess_id = b.sess_id AND sb.base = fl.base
              WHERE t.${TURN_ROLES} AND t.side = 0 AND fl.live = 1
              GROUP BY 1, 2, 3),
        k AS (SELECT sess_id, key, max(n) AS n, min(own) AS own, min(cap) AS cap, max(min(own)) OVER (PARTITION BY sess_id) AS timed FROM c GROUP BY 1, 2)

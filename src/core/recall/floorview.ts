@@ -17,9 +17,9 @@ import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { readSession } from './read';
 import { lakeFile } from '../index/lakepath';
 import { INDEX_OFF, type IndexUse, type SessionInfo, type TurnView } from './types';
-import type { FileFacts } from '../turns';
-import type { FloorFile } from './scan';
-import { infoFromFile, infoFromRow } from './session';
+import { countTurns, type FileFacts } from '../turns';
+import { bySection, type FloorFile } from './scan';
+import { infoFromFile, infoFromRow, sectionInfo } from './session';
 
 /** What a file no dialect could read tells of its session. */
 const EMPTY_FACTS: FileFacts = { native_session: null, parent_session: null, cwd: null, started: null, ended: null, title_hint: null, subagent: false };
@@ -70,7 +70,8 @@ interface Acc {
   first: string | null;
   last: string | null;
   parsedAt?: number;
-  info?: SessionInfo;
+  /** The session as its file tells it; one per section when the file gathers several sessions. */
+  infos?: SessionInfo[];
   cwd?: string;
 }
 
@@ -238,9 +239,9 @@ export class FloorView {
     a.last = m.captured_at;
   }
 
-  private fromFloor(r: StoreFloor, a: Acc): ListedSession {
+  private fromFloor(r: StoreFloor, a: Acc): ListedSession[] {
     const { rel } = laneRel(a.lakePath);
-    if (!a.info || a.parsedAt !== a.bytes) {
+    if (!a.infos || a.parsedAt !== a.bytes) {
       const file: FloorFile = {
         mf: { machine: r.machine, dir: r.root },
         lake_path: a.lakePath,
@@ -261,11 +262,17 @@ export class FloorView {
           return null;
         }
       })();
-      a.info = infoFromFile(file, got?.facts ?? EMPTY_FACTS, got?.turns ?? []);
+      const facts = got?.facts ?? EMPTY_FACTS;
+      // A file that gathers several sessions (Turn.section): each section with a turn is one (as
+      // the turn index lists them).
+      const groups = bySection(file, got?.turns ?? []);
+      a.infos = groups
+        .filter((g) => g.section === undefined || countTurns(g.turns) > 0)
+        .map((g) => (g.section ? sectionInfo(infoFromFile(g.file, facts, g.turns), g.turns) : infoFromFile(g.file, facts, g.turns)));
       a.cwd = got?.facts.cwd ?? readMeta(r.root, a.lane, a.session)?.cwd ?? undefined;
       a.parsedAt = a.bytes;
     }
-    return listed(a.info, {
+    return a.infos.map((info) => listed(info, {
       root: r.root,
       lakePath: a.lakePath,
       bytes: a.bytes,
@@ -273,7 +280,7 @@ export class FloorView {
       project: projectFromPath(a.lane, rel) ?? rel.split('/')[0] ?? null,
       cwd: a.cwd,
       branch: readMeta(r.root, a.lane, a.session)?.git?.branch ?? undefined,
-    });
+    }));
   }
 
   private fromRow(idx: TurnIndex, s: SessionRow): ListedSession {
@@ -293,8 +300,8 @@ export class FloorView {
   sessions(): ListedSession[] {
     const out: ListedSession[] = [];
     if (this.index) for (const s of this.index.sessions()) out.push(this.fromRow(this.index, s));
-    else for (const a of this.homeFloor.sessions.values()) out.push(this.fromFloor(this.homeFloor, a));
-    for (const r of this.stores.values()) for (const a of r.sessions.values()) out.push(this.fromFloor(r, a));
+    else for (const a of this.homeFloor.sessions.values()) out.push(...this.fromFloor(this.homeFloor, a));
+    for (const r of this.stores.values()) for (const a of r.sessions.values()) out.push(...this.fromFloor(r, a));
     return out;
   }
 

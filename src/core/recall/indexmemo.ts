@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import { openIndex, type FileRow, type IndexOpen, type LiveFile, type TurnIndex } from '../index/turnindex';
 import type { Root } from '../index/roots';
+import { filesSess } from '../index/turncount';
 import { IndexKeeper } from '../index/turnindex/keeper';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase } from '../sqlite';
@@ -87,9 +88,10 @@ export function readMapped(idx: TurnIndex): void {
  * Many sessions: one read of the files table (kept while the index stays the same); a few (a rare
  * term in a one-shot search): one indexed lookup each, since that table holds every file's facts. */
 export function rewrittenSessions({ idx, memo: m }: Lookups, sessions: number[]): Set<number> {
-  if (!m.rewritten && sessions.length > 50) m.rewritten = new Set(stmt(idx, `SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1`).pluck().all() as number[]);
+  if (!m.rewritten && sessions.length > 50) m.rewritten = idx.rewrittenSessions();
   if (m.rewritten) return m.rewritten;
-  const one = stmt(idx, `SELECT 1 FROM files WHERE sess_id = ? AND gen > 1 AND live = 1 LIMIT 1`).pluck();
+  // A section's (Turn.section) files are its file's session's.
+  const one = stmt(idx, `SELECT 1 FROM files WHERE sess_id = ${filesSess('?')} AND gen > 1 AND live = 1 LIMIT 1`).pluck();
   return new Set(sessions.filter((s) => one.get(s) !== undefined));
 }
 

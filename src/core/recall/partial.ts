@@ -15,7 +15,7 @@ import { lakeFile } from '../index/lakepath';
 import { UnsafePathError } from '../safepath';
 import { NotRegularError, openRegular } from '../safeopen';
 import { snippetText } from './snippet';
-import { addMentions, type FileScan, type FloorFile, type Mention } from './scan';
+import { addMentions, bySection, type FileScan, type FloorFile, type Mention } from './scan';
 
 // The matched chunks are read into one buffer kept between searches (up to 4 MB; larger ones get
 // their own): a new one a chunk cost a rare term's search its allocation and page faults (short-turn
@@ -118,7 +118,7 @@ function matchedLines(buf: Buffer, len: number, at: number, forms: string[]): nu
   return out;
 }
 
-/** What `file` holds for `term` (as scanFile says it, without the session's info), reading only
+/** What `file` holds for `term` (as scanFile says it, per session, without the sessions' info), reading only
  * the byte `ranges` (from, to pairs, ascending: the chunks the raw index matched) and parsing
  * around the lines that hold one of `forms`. `markBefore` gives the last kept checkpoint at or
  * before a byte. Null: no line holds the term (the raw index's false match), or the file is gone. */
@@ -129,7 +129,7 @@ export function scanParts(
   ranges: number[],
   forms: string[],
   markBefore: (byte: number) => { byte: number; ck: string } | null,
-): FileScan | null {
+): FileScan[] | null {
   const { rel } = laneRel(file.lake_path);
   const d = dialectFor(file.lane);
   if (!d || !d.reads(rel)) return null;
@@ -161,7 +161,7 @@ function parts(
   ranges: number[],
   forms: string[],
   markBefore: (byte: number) => { byte: number; ck: string } | null,
-): FileScan | null {
+): FileScan[] | null {
   const lines: number[] = [];
   for (let i = 0; i < ranges.length; i += 2) {
     const from = ranges[i];
@@ -221,12 +221,19 @@ function parts(
   // At the end of the file what is still open is all there is of it.
   if (atEnd) cur.p?.finish();
 
-  const out: FileScan = { file, info: null, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
-  addMentions(out, [...turns.values()].sort((a, b) => a.n - b.n), q, term, keep);
-  // Unparsed lines come after the turns' mentions, in line order.
+  const scans = bySection(
+    file,
+    [...turns.values()].sort((a, b) => a.n - b.n),
+  ).map((g): FileScan => {
+    const out: FileScan = { file: g.file, info: null, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
+    addMentions(out, g.turns, q, term, keep);
+    return out;
+  });
+  // Unparsed lines come after the turns' mentions, in line order (the first session's).
+  const out = scans[0];
   const badList = [...bad.entries()].sort((a, b) => a[0] - b[0]).map(([, m]) => m);
   out.toolCount += badList.length;
   out.toolKeys.push(...badList.map((m) => m.key));
   out.tool.push(...badList.slice(0, Math.max(0, keep - out.tool.length)));
-  return out;
+  return scans;
 }

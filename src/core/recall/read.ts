@@ -5,14 +5,14 @@ import { BrainError } from '../errors';
 import type { Env } from '../home';
 import { countTurns, type Tokens, type Turn } from '../turns';
 import { addTokens, sessionFacts } from '../truth';
-import { registry } from '../agents';
+import { agentByLane, registry } from '../agents';
 import { timeline, type TimelineEntry } from './generations';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
 import { laneRel, readTurns, type FileTurns } from '../index/read';
 import { baseOfGen, resolveRoot, type Root } from '../index/roots';
 import { citeSpan } from './cite';
 import { floorFiles, type FloorFile } from './scan';
-import { infoFromFile, infoFromRow } from './session';
+import { infoFromFile, infoFromRow, sectionInfo } from './session';
 import type { ReadInput, ReadOutput, RecallOptions, SessionInfo, TurnView } from './types';
 import { READ_INPUT_SCHEMA } from './types';
 import { validateInput } from './validate';
@@ -45,6 +45,14 @@ interface Found {
   /** The newest generation of each other form of the session on the same machine: a copy of the
    * conversation, or a file beside it that holds its totals (sessionTokens). */
   others: FloorFile[];
+  /** A file that gathers several sessions (Turn.section): the section that is this session (0:
+   * what comes before the first). Absent: the file is one session. */
+  section?: number;
+}
+
+/** The section of its file a session is, when its agent's files gather several sessions. */
+function sectionOf(lane: string, row: { section: number | null } | null): number | undefined {
+  return agentByLane(lane)?.sectionId ? (row?.section ?? 0) : undefined;
 }
 
 /** Of a session's files (each form, each generation), the generations of the one show reads: of
@@ -109,13 +117,29 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string, lan
   const frs = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed || a.id - b.id);
   const files = frs.map((fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen }));
   // A file whose last read gave entries is a copy of the conversation, not its totals: not read again.
-  return foundOf(infoFromRow(s), files, new Set(frs.filter((fr) => fr.turn_from !== null).map((fr) => fr.lake_path)));
+  const found = foundOf(infoFromRow(s), files, new Set(frs.filter((fr) => fr.turn_from !== null).map((fr) => fr.lake_path)));
+  return found && { ...found, section: sectionOf(s.lane, s) };
+}
+
+/** The files of a section's session (Turn.section) `ref` names, with the section. */
+function sectionFiles(files: FloorFile[], ref: string): { files: FloorFile[]; section: number } | null {
+  for (const a of registry().list) {
+    const s = a.sectionOfId?.(ref);
+    const mine = s ? files.filter((f) => f.lane === a.lane && f.session === s.session) : [];
+    if (s && mine.length) return { files: mine, section: s.section };
+  }
+  return null;
 }
 
 function viaFloor(root: Root, ref: string, machine?: string, lanes?: string[]): Found | null {
   const refused: RefusedFile[] = [];
   let files = floorFiles(root, refused).filter((f) => (!machine || f.mf.machine === machine) && (!lanes || lanes.includes(f.lane)));
   const exact = files.filter((f) => f.session === ref);
+  const section = exact.length ? null : sectionFiles(files, ref);
+  if (section) {
+    const found = foundOf(null, section.files);
+    return found && { ...found, section: section.section };
+  }
   files = exact.length ? exact : files.filter((f) => f.session.startsWith(ref));
   if (files.length === 0) {
     // A session whose only file was refused is named as refused, not as missing.
@@ -129,7 +153,14 @@ function viaFloor(root: Root, ref: string, machine?: string, lanes?: string[]): 
     keys.set(k, [...(keys.get(k) ?? []), f]);
   }
   if (keys.size > 1) ambiguous(ref, [...keys.values()].map((l) => ({ session: l[0].session, machine: l[0].mf.machine, lane: l[0].lane })));
-  return foundOf(null, [...keys.values()][0]);
+  const found = foundOf(null, [...keys.values()][0]);
+  return found && { ...found, section: sectionOf(found.gens[0].lane, null) };
+}
+
+/** A section's session (Turn.section) read without the index: its own id, times and title. */
+function ofSection(info: SessionInfo, section: number, turns: Turn[]): SessionInfo {
+  const name = agentByLane(info.lane)?.sectionId;
+  return section && name ? { ...sectionInfo(info, turns), session: name(info.session, section) } : info;
 }
 
 /** A file show read: which one, and what its dialect made of it. */
@@ -193,10 +224,12 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     throw new BrainError('not-found', `no session "${input.session}" in ${root.kind === 'store' ? `the store ${root.path}` : root.path}`, 'search for it first (brain search TERM) and use the session id it lists');
   }
   const newest = found.gens[found.gens.length - 1];
+  const section = found.section;
   const read = (f: FloorFile) => {
     const r = readFile(f);
     if (!r) throw new BrainError('not-found', `${f.lake_path} is not a transcript any dialect reads`);
-    return r;
+    // A file that gathers several sessions: this session's section of it.
+    return section === undefined ? r : { ...r, turns: r.turns.filter((t) => (t.section ?? 0) === section) };
   };
   let entries: TimelineEntry<FloorFile>[];
   let unparsed: number;
@@ -240,6 +273,7 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     info = found.info ?? { ...infoFromFile(last.file, facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
     info = { ...info, tokens: sessionTokens(entries.map((e) => e.turn), reads, found.others) };
   }
+  if (section !== undefined && !found.info) info = ofSection(info, section, entries.map((e) => e.turn));
   const view = ({ turn: t, gen, file: f, rewritten }: TimelineEntry<FloorFile>): TurnView => ({
     n: t.n,
     role: t.role,

@@ -23,7 +23,7 @@ import { UnsafePathError } from '../safepath';
 import { checkDeadline, DeadlineError, NotRegularError, openRegular } from '../safeopen';
 import { lakeFile } from '../index/lakepath';
 import { checkedLake, noteRefused } from './floorpath';
-import { infoFromFile } from './session';
+import { infoFromFile, sectionInfo } from './session';
 import type { RefusedFile, SessionInfo, SnippetField } from './types';
 import { setting } from '../settings';
 
@@ -261,9 +261,27 @@ export function addMentions(out: FileScan, turns: Iterable<Turn>, q: string, ter
   }
 }
 
-export function scanFile(file: FloorFile, term: string, keep?: number): (FileScan & { info: SessionInfo }) | null;
-export function scanFile(file: FloorFile, term: string, keep: number, withInfo: boolean): FileScan | null;
-export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = true): FileScan | null {
+/** A file's turns per session: one group, the file's, unless its agent gathers several sessions
+ * in a file (Turn.section), then a group per section, its file named as that session
+ * (FloorFile.session the section's id) and `section` its key. */
+export function bySection<T extends Pick<Turn, 'section'>>(file: FloorFile, turns: T[]): { file: FloorFile; turns: T[]; section?: number }[] {
+  const name = agentByLane(file.lane)?.sectionId;
+  if (!name) return [{ file, turns }];
+  const groups = new Map<number, T[]>();
+  for (const t of turns) {
+    const k = t.section ?? 0;
+    const g = groups.get(k);
+    if (g) g.push(t);
+    else groups.set(k, [t]);
+  }
+  if (groups.size === 0) return [{ file, turns, section: 0 }];
+  return [...groups].map(([k, ts]) => ({ file: k ? { ...file, session: name(file.session, k) } : file, turns: ts, section: k }));
+}
+
+/** The scan of each session a file holds (bySection): one, or one per section. */
+export function scanFile(file: FloorFile, term: string, keep?: number): (FileScan & { info: SessionInfo })[] | null;
+export function scanFile(file: FloorFile, term: string, keep: number, withInfo: boolean): FileScan[] | null;
+export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = true): FileScan[] | null {
   const q = fold(term);
   const { rel } = laneRel(file.lake_path);
   const bad: Mention[] = [];
@@ -290,13 +308,19 @@ export function scanFile(file: FloorFile, term: string, keep = 3, withInfo = tru
     throw e;
   }
   if (!r) return null;
-  const out: FileScan = { file, info: withInfo ? infoFromFile(file, r.facts, r.turns) : null, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
-  addMentions(out, r.turns, q, term, keep);
-  // Unparsed lines come after the turns' mentions.
+  const facts = r.facts;
+  const scans = bySection(file, r.turns).map((g): FileScan => {
+    const info = withInfo ? infoFromFile(g.file, facts, g.turns) : null;
+    const out: FileScan = { file: g.file, info: info && g.section ? sectionInfo(info, g.turns) : info, textCount: 0, text: [], toolCount: 0, tool: [], textKeys: [], toolKeys: [] };
+    addMentions(out, g.turns, q, term, keep);
+    return out;
+  });
+  // Unparsed lines come after the turns' mentions (the file's first session's).
+  const out = scans[0];
   out.toolCount += badCount;
   out.toolKeys.push(...badKeys);
   out.tool.push(...bad.slice(0, Math.max(0, keep - out.tool.length)));
-  return out;
+  return scans;
 }
 
 /** Where in a turn (outside its text) the term sits, and the text around it; the first place wins. */

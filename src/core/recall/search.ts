@@ -9,7 +9,7 @@
 // not tier 1 leaves room in the listing: the total is the same whatever the limit.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { registry } from '../agents';
+import { agentByLane, registry } from '../agents';
 import type { Env } from '../home';
 import { indexable, fold, openIndex, snapshotIndex, type FileRow, type LiveFile, type SessionKeys, type TurnIndex, type TurnRow } from '../index/turnindex';
 import { resolveRoot, type Root } from '../index/roots';
@@ -383,13 +383,28 @@ function toolTier(s: IndexSearch, inTier1: Set<number>, keys: KeysById): Ranked[
     // A file the raw index holds whole: only its matched chunks are read, and parsed around the
     // lines that hold the term; else (lines it does not hold yet) the whole file is parsed.
     const ranges = hit && tailFrom === null && !partlyRaw.has(id) ? hit.get(id) : undefined;
-    const sc = ranges ? scanParts(file, s.term, SNIPPETS, ranges, forms!, (b) => markBefore(s.idx, id, b)) : scanFile(file, s.term, SNIPPETS, false);
-    if (!sc || sc.toolCount === 0) continue;
-    const e = bySess.get(sess.id) ?? { sess, scans: [] };
-    e.scans.push(sc);
-    bySess.set(sess.id, e);
+    const scans = ranges ? scanParts(file, s.term, SNIPPETS, ranges, forms!, (b) => markBefore(s.idx, id, b)) : scanFile(file, s.term, SNIPPETS, false);
+    for (const sc of scans ?? []) {
+      if (sc.toolCount === 0) continue;
+      // A section of the file (Turn.section) is a session of its own.
+      const own = sc.file.session === sess.session ? sess : sectionKeys(s.idx, sess, sc.file.session);
+      if (!own || inTier1.has(own.id)) continue;
+      const e = bySess.get(own.id) ?? { sess: own, scans: [] };
+      e.scans.push(sc);
+      bySess.set(own.id, e);
+    }
   }
   return [...bySess.values()].map(({ sess, scans }) => ({ ...toolRanked(lightInfo(sess), scans), id: sess.id }));
+}
+
+/** Does this lane's agent gather several sessions in a file (Turn.section)? */
+function sectioned(lane: string): boolean {
+  return !!agentByLane(lane)?.sectionId;
+}
+
+/** The index's keys of the session `session` that is a section of `whole`'s file. */
+function sectionKeys(idx: TurnIndex, whole: SessionKeys, session: string): SessionKeys | undefined {
+  return idx.findSessions(session).find((r) => r.machine === whole.machine && r.lane === whole.lane && r.session === session && r.whole === whole.id);
 }
 
 /** The live files of sessions not in tier 1 that the filters pass, each path checked once (its
@@ -399,7 +414,7 @@ function toolFiles(s: IndexSearch, live: LiveFile[], hit: Map<number, number[]> 
   const passed = new Map<number, boolean>();
   const files: ToolFile[] = [];
   for (const fr of live) {
-    if (inTier1.has(fr.sess_id)) continue;
+    if (inTier1.has(fr.sess_id) && !sectioned(fr.lane)) continue;
     const sess = keyOf(fr.sess_id);
     const mf = s.root.machines.find((x) => x.machine === fr.machine);
     if (!sess || !mf) continue;
@@ -442,12 +457,12 @@ function viaScan(root: Root, term: string, limit: number, f: Filter, newest: boo
   const pre = prefilter(files, term);
   const bySess = new Map<string, (FileScan & { info: SessionInfo })[]>();
   for (const file of pre.files) {
-    const sc = scanFile(file, term, SNIPPETS);
-    if (!sc) continue;
-    const k = `${file.mf.machine}\0${file.lane}\0${file.session}`;
-    const l = bySess.get(k) ?? [];
-    l.push(sc);
-    bySess.set(k, l);
+    for (const sc of scanFile(file, term, SNIPPETS) ?? []) {
+      const k = `${file.mf.machine}\0${file.lane}\0${sc.file.session}`;
+      const l = bySess.get(k) ?? [];
+      l.push(sc);
+      bySess.set(k, l);
+    }
   }
   const tier1: Ranked[] = [];
   const tier2: Ranked[] = [];

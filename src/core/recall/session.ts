@@ -53,3 +53,12 @@ export function infoFromFile(f: FloorFile, facts: FileFacts, turns: Turn[]): Ses
     subagent: facts.subagent,
   };
 }
+
+/** A section's session (Turn.section, 1 or more) as its file read without the index tells it: its
+ * times and title are its turns', not the file's. What comes before the first section is the
+ * file's own session, told as the file tells it. */
+export function sectionInfo(info: SessionInfo, turns: readonly Turn[]): SessionInfo {
+  const times = turns.map((t) => t.ts).filter((x): x is string => !!x).sort();
+  const asked = turns.some((t) => t.role === 'user' && t.text);
+  return { ...info, started: times[0] ?? null, ended: times[times.length - 1] ?? null, title: asked ? info.title : '' };
+}

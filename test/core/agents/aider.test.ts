@@ -13,11 +13,14 @@ import { FIXTURES, sandbox, type Sandbox } from '../../helpers/env';
 import { aider as rawAider } from '../../helpers/rawusage';
 import { readTurns } from '../../../src/core/index/read';
 import { capture } from '../../../src/core/floor/capture';
-import { openIndex } from '../../../src/core/index/turnindex';
+import { openIndex, type SessionRow } from '../../../src/core/index/turnindex';
 import { homeRoot } from '../../../src/core/index/roots';
 import { rebuildCache, runReadOnlySql } from '../../../src/core/cache';
 import { search, readSession, verify } from '../../../src/core/recall';
+import type { ReadOutput, SearchOutput } from '../../../src/core/recall/types';
+import { callTool } from '../../../src/core/tools';
 import { statsReport } from '../../../src/core/recall/stats';
+import { FloorView } from '../../../src/core/recall/floorview';
 import { agentByLane } from '../../../src/core/agents';
 import { aiderFolderName, forgetFoundDirs } from '../../../src/core/agents/aider/paths';
 import { flatSkipper } from '../../../src/core/floor/watch';
@@ -53,6 +56,32 @@ function countsOf(file: string) {
 
 const kinds = (turns: Turn[], role: string) => turns.filter((t) => t.role === role);
 
+/** The sessions of a history as the Markdown has them, without the dialect: each
+ * `# aider chat started at` header starts one (numbered from 1), running to the
+ * line before the next; with its start (as Aider wrote it) and its prompts (runs of `#### ` lines).
+ * The first (number 0) is what comes before the first header: the folder's own session (a slice
+ * of a history may start inside a session). */
+function headersOf(text: string) {
+  const lines = text.split('\n');
+  const out: { n: number; from: number; to: number; started: string | null; prompts: number }[] = [{ n: 0, from: 1, to: lines.length, started: null, prompts: 0 }];
+  const isPrompt = (s: string | undefined) => s !== undefined && s.startsWith('####') && s.endsWith('  ') && (s.length === 6 || s[4] === ' ');
+  lines.forEach((l, i) => {
+    const h = /^# aider chat started at (\S+) (\S+)/.exec(l);
+    if (h) {
+      out[out.length - 1].to = i;
+      out.push({ n: out.length, from: i + 1, to: lines.length, started: `${h[1]}T${h[2]}`, prompts: 0 });
+    } else if (isPrompt(l) && !isPrompt(lines[i - 1])) out[out.length - 1].prompts++;
+  });
+  return out;
+}
+
+/** A session's id: the folder's, and its header's time (as digits) after it. */
+const idOf = (folder: string, h: { started: string | null }) => (h.started ? `${folder}.${h.started.replace(/\D/g, '')}` : folder);
+const keyOf = (h: { started: string | null }) => (h.started ? Number(h.started.replace(/\D/g, '')) : null);
+
+/** A section's turns as the dialect reads them (a prompt or a reply). */
+const turnsIn = (turns: Turn[], h: { from: number; to: number }) => turns.filter((t) => (t.role === 'user' || t.role === 'assistant') && t.span.line_from >= h.from && t.span.line_from <= h.to);
+
 for (const n of NAMES) {
   test(`${n}: prompts, sessions and replies as the Markdown has them, lean and full alike`, () => {
     const c = countsOf(fixture(n));
@@ -71,6 +100,9 @@ for (const n of NAMES) {
     for (let i = 1; i < full.turns.length; i++) assert.ok(full.turns[i].span.line_from > full.turns[i - 1].span.line_to, `turn ${i + 1}`);
     for (const t of kinds(full.turns, 'user')) assert.ok(!/^#### |  $/m.test(t.text), t.text);
     assert.equal(full.counts.bad, 0);
+    // Each entry is of the session of the last header above it (none above: the file's own).
+    const heads = headersOf(fs.readFileSync(fixture(n), 'utf8'));
+    for (const t of full.turns) assert.equal(t.section ?? null, keyOf(heads.find((h) => t.span.line_from >= h.from && t.span.line_from <= h.to)!), `turn ${t.n}`);
   });
 }
 
@@ -188,58 +220,168 @@ test('each history is on the floor byte for byte, its input history beside it; n
   assert.equal(all.length, 4, all.join('\n'));
 });
 
-test('the index counts, titles and names each history as the dialect reads it', () => {
+/** The turn index's rows of the sessions in a history file: the file's own (`id`) and one per
+ * header (`id.20240805193302`, …), in the order they were met. */
+function indexRows(id: string) {
   const o = openIndex(homeRoot(sb.env, sb.brain));
   assert.ok(o.ok);
   try {
-    for (const n of NAMES) {
-      const id = aiderFolderName(sb.env, repos[n]);
-      const rows = o.index.findSessions(id);
-      assert.equal(rows.length, 1, n);
-      const turns = parse(fixture(n), false).turns.filter((t) => t.role === 'user' || t.role === 'assistant');
-      assert.equal(rows[0].turns, turns.length, n);
-      // Titled as every session is (truth.ts): the first real prompt, a bare slash command only when
-      // nothing else was asked.
-      const prompts = turns.filter((t) => t.role === 'user');
-      const first = prompts.reduce<(typeof prompts)[number] | undefined>((a, t) => (!a || titleKey(t) < titleKey(a) ? t : a), undefined);
-      assert.equal(rows[0].title, titleOf(first?.text ?? ''));
-      assert.ok(rows[0].project && repos[n].replace(/^\//, '').replace(/[/.]+/g, '-').endsWith(rows[0].project.replace(/^.*?code-/, 'code-')), `${rows[0].project}`);
-    }
+    const own = o.index.findSessions(id).find((r) => r.session === id);
+    assert.ok(own, id);
+    const sections = o.index.db.prepare(`SELECT * FROM sessions WHERE whole = ? ORDER BY id`).all(own.id) as SessionRow[];
+    return { own, sections, listed: o.index.sessions().filter((r) => r.lane === 'aider') };
   } finally {
     o.index.close();
   }
+}
+
+test('the index has a session per header: its id, start, title and turns as the Markdown has them', () => {
+  let counted = 0;
+  const listed = new Set(indexRows(aiderFolderName(sb.env, repos[NAMES[0]])).listed.map((r) => r.session));
+  for (const n of NAMES) {
+    const id = aiderFolderName(sb.env, repos[n]);
+    const heads = headersOf(fs.readFileSync(fixture(n), 'utf8'));
+    const turns = parse(fixture(n), false).turns;
+    const { own, sections } = indexRows(id);
+    assert.equal(sections.length, heads.length - 1, `${n}: a session per header`);
+    for (const h of heads) {
+      // What comes before the first header (the end of a session whose header the slice cut) is
+      // the folder's own session.
+      const row = h.n ? sections[h.n - 1] : own;
+      assert.equal(row.session, idOf(id, h));
+      assert.equal(row.section, keyOf(h));
+      if (h.n) assert.equal(row.started, h.started, `${row.session}: started at its header`);
+      const mine = turnsIn(turns, h);
+      assert.equal(row.turns, mine.length, `${row.session}: turns`);
+      assert.equal(mine.filter((t) => t.role === 'user').length, h.prompts, `${row.session}: prompts`);
+      // Titled as every session is (truth.ts), by its own prompts.
+      const prompts = mine.filter((t) => t.role === 'user' && t.text);
+      const first = prompts.reduce<(typeof prompts)[number] | undefined>((a, t) => (!a || titleKey(t) < titleKey(a) ? t : a), undefined);
+      assert.equal(row.title, first ? titleOf(first.text) : null, `${row.session}: title`);
+      assert.ok(row.project && repos[n].replace(/^\//, '').replace(/[/.]+/g, '-').endsWith(row.project.replace(/^.*?code-/, 'code-')), `${row.project}`);
+      assert.equal(listed.has(row.session), row.turns > 0, `${row.session}: listed when it has a turn`);
+      if (row.turns > 0) counted++;
+    }
+  }
+  assert.ok(counted > 40, `${counted}`);
 });
 
-test('search finds a reply, show reads it with tools and tokens, and its citation verifies', () => {
-  const out = search({ term: 'IgnorantTemporaryDirectory', agent: 'aider' }, sb.env);
-  assert.equal(out.source, 'index');
-  const hit = out.hits.find((h) => h.lane === 'aider');
-  assert.ok(hit, out.header);
-  assert.equal(hit.session, aiderFolderName(sb.env, repos['aider-history-start']));
-  const c = hit.snippets[0].citation;
-  const bytes = fs.readFileSync(path.join(sb.brain, c.lake_path.startsWith('lake/') ? c.lake_path : path.join('lake', c.lake_path)));
-  const lines = bytes.toString('utf8').split('\n').slice(c.line_from - 1, c.line_to).join('\n') + '\n';
-  assert.equal(crypto.createHash('sha256').update(lines).digest('hex'), c.sha256, 'sed -n A,Bp | sha256sum');
-  assert.ok(verify({ citation: c }, sb.env).ok);
-  const shown = readSession({ session: hit.session }, sb.env);
-  assert.equal(shown.session.agent, 'aider');
+test('show reads one session: its turns only, its start, each turn cited inside its header\'s lines', () => {
+  const n = 'aider-history-start';
+  const id = aiderFolderName(sb.env, repos[n]);
+  const heads = headersOf(fs.readFileSync(fixture(n), 'utf8'));
+  const all = parse(fixture(n), true).turns;
+  let shownTurns = 0;
+  const mine = (h: (typeof heads)[number]) => turnsIn(all, h);
+  for (const h of heads) {
+    const mine = turnsIn(all, h);
+    if (mine.length === 0) continue;
+    for (const index of ['live', 'off'] as const) {
+      const shown = readSession({ session: idOf(id, h), max_chars: 1 }, sb.env, { index });
+      assert.equal(shown.session.session, idOf(id, h), index);
+      if (h.n) assert.equal(shown.session.started, h.started, `${index}: ${h.n} started`);
+      assert.equal(shown.session.turns, mine.length, `${index}: ${h.n} turns`);
+      const said = shown.turns.filter((t) => t.role === 'user' || t.role === 'assistant');
+      assert.deepEqual(said.map((t) => t.text), mine.map((t) => t.text), `${index}: ${h.n}`);
+      for (const t of shown.turns) assert.ok(t.citation.line_from >= h.from && t.citation.line_to <= h.to, `${index}: ${h.n} turn ${t.n} at ${t.citation.line_from}`);
+    }
+    shownTurns += mine.length;
+  }
+  assert.equal(shownTurns, all.filter((t) => t.role === 'user' || t.role === 'assistant').length, 'every turn is in one session');
+  // The session a commit was made in, with its tokens.
+  const commit = heads.find((h) => h.from <= 211 && 211 <= h.to)!;
+  const shown = readSession({ session: idOf(id, commit) }, sb.env);
   const replies = shown.turns.filter((t) => t.role === 'assistant');
   assert.ok(replies.some((t) => t.tools.some((x) => x.name === 'commit' && x.arguments.startsWith('feat: Use the Spinner'))));
+  assert.equal(shown.session.started, '2024-08-05T19:33:32');
   assert.ok(replies.some((t) => t.tokens && t.tokens.input === 5244 && t.tokens.output === 604));
+  assert.equal(shown.session.tokens?.output, mine(commit).reduce((a, t) => a + (t.tokens?.output ?? 0), 0), 'its tokens only');
 });
 
-test('derived.* and brain stats: turns as the index counts them, tokens as the raw files sum', async () => {
+test('search lists each session that says it, and cites its lines of the recorded file', () => {
+  const out = search({ term: 'IgnorantTemporaryDirectory', agent: 'aider', limit: 50 }, sb.env);
+  assert.equal(out.source, 'index');
+  const id = aiderFolderName(sb.env, repos['aider-history-start']);
+  const heads = headersOf(fs.readFileSync(fixture('aider-history-start'), 'utf8'));
+  const lake = fs.readFileSync(lakeOf('aider-history-start'));
+  const sessions = new Set<string>();
+  for (const hit of out.hits) {
+    const h = heads.find((x) => idOf(id, x) === hit.session);
+    assert.ok(h, hit.session);
+    sessions.add(hit.session);
+    for (const sn of hit.snippets) {
+      const c = sn.citation;
+      assert.ok(c.line_from >= h.from && c.line_to <= h.to, `${hit.session}: lines ${c.line_from}-${c.line_to} are its header's`);
+      assert.equal(path.join(sb.brain, c.lake_path.startsWith('lake/') ? c.lake_path : path.join('lake', c.lake_path)), lakeOf('aider-history-start'));
+      const lines = lake.toString('utf8').split('\n').slice(c.line_from - 1, c.line_to).join('\n') + '\n';
+      assert.equal(crypto.createHash('sha256').update(lines).digest('hex'), c.sha256, 'sed -n A,Bp | sha256sum');
+      assert.ok(verify({ citation: c }, sb.env).ok);
+    }
+  }
+  // The sessions whose turns say it, as the Markdown has them.
+  const turns = parse(fixture('aider-history-start'), false).turns.filter((t) => /IgnorantTemporaryDirectory/i.test(t.text) && (t.role === 'user' || t.role === 'assistant'));
+  const want = new Set(turns.map((t) => idOf(id, heads.find((h) => t.span.line_from >= h.from && t.span.line_from <= h.to)!)));
+  assert.ok(want.size > 1);
+  for (const w of want) assert.ok(sessions.has(w), w);
+  // Without the index (a floor scan) the same sessions.
+  const scanned = search({ term: 'IgnorantTemporaryDirectory', agent: 'aider', limit: 50 }, sb.env, { index: 'off' });
+  assert.deepEqual(new Set(scanned.hits.map((h) => h.session)), sessions);
+});
+
+test('the MCP / LM tools: search names each session, read_session reads a snippet\'s turn of it and pages within it', async () => {
+  const ctx = { env: sb.env, home: sb.brain, index: 'snapshot' as const, budget: 20_000, caller: null };
+  const id = aiderFolderName(sb.env, repos['aider-history-start']);
+  const heads = headersOf(fs.readFileSync(fixture('aider-history-start'), 'utf8'));
+  const found = (await callTool('search', { term: 'GitTemporaryDirectory', agent: 'aider' }, ctx)) as SearchOutput;
+  const mine = found.hits.filter((x) => x.session.startsWith(`${id}.`));
+  assert.ok(mine.length > 1);
+  for (const hit of mine) {
+    const h = heads.find((x) => idOf(id, x) === hit.session);
+    assert.ok(h, hit.session);
+    const sn = hit.snippets[0];
+    const one = (await callTool('read_session', { session: hit.session, turns: String(sn.turn) }, ctx)) as ReadOutput;
+    assert.deepEqual(one.turns.map((t) => t.citation), [sn.citation], hit.session);
+    // Page by page, every turn once, each inside the session's lines.
+    const seen: number[] = [];
+    let turns: string | undefined;
+    for (let i = 0; i < 50; i++) {
+      const page = (await callTool('read_session', turns ? { session: hit.session, turns } : { session: hit.session }, ctx)) as ReadOutput & { next: string | null };
+      for (const t of page.turns) {
+        assert.ok(t.citation.line_from >= h.from && t.citation.line_to <= h.to, `${hit.session}: turn ${t.n}`);
+        seen.push(t.n);
+      }
+      if (!page.next) break;
+      turns = page.next;
+    }
+    assert.equal(seen.filter((n, i) => seen.indexOf(n) === i).length, seen.length);
+    assert.equal(seen.length, (readSession({ session: hit.session }, sb.env)).total);
+  }
+});
+
+test('derived.* and brain stats: a session per header, turns as the index counts them, tokens as the raw files sum', async () => {
   const q = async (sql: string) => (await runReadOnlySql(sb.brain, sql, { limit: 1_000_000, timeZone: 'UTC' })).rows;
+  let sessions = 0;
   for (const n of NAMES) {
     const origin = path.join(repos[n], HIST);
     const turns = parse(origin, true).turns;
-    const [[users, replies]] = await q(
-      `SELECT count(*) FILTER (WHERE role = 'user'), count(*) FILTER (WHERE role = 'assistant') FROM derived.messages m JOIN derived.sessions s USING (file_id) WHERE s.abs_path = '${origin}'`,
+    const id = aiderFolderName(sb.env, repos[n]);
+    const heads = headersOf(fs.readFileSync(origin, 'utf8'));
+    const per = new Map(
+      (await q(`SELECT m.session_id, count(*) FILTER (WHERE role = 'user'), count(*) FILTER (WHERE role = 'assistant') FROM derived.messages m JOIN derived.sessions s USING (file_id) WHERE s.abs_path = '${origin}' GROUP BY 1`)).map(
+        ([sid, u, a]) => [String(sid), [Number(u), Number(a)]],
+      ),
     );
-    assert.equal(Number(users), kinds(turns, 'user').length, `${n} prompts`);
-    assert.equal(Number(replies), kinds(turns, 'assistant').length, `${n} replies`);
+    for (const h of heads) {
+      const mine = turnsIn(turns, h);
+      if (mine.length) sessions++;
+      assert.deepEqual(per.get(idOf(id, h)) ?? [0, 0], [kinds(mine, 'user').length, kinds(mine, 'assistant').length], `${n} session ${h.n}`);
+    }
+    assert.deepEqual([...per.keys()].filter((k) => !heads.some((h) => idOf(id, h) === k)), [], 'every message is of a session the Markdown has');
     const [[calls]] = await q(`SELECT count(*) FROM derived.tool_calls t JOIN derived.sessions s USING (file_id) WHERE s.abs_path = '${origin}'`);
     assert.equal(Number(calls), turns.reduce((a, t) => a + t.tools.length, 0), `${n} tool calls`);
+    // Each call and usage line is its session's.
+    const [[astray]] = await q(`SELECT count(*) FROM derived.tool_calls t JOIN derived.messages m ON m.file_id = t.file_id AND m.role = 'assistant' AND m.line_no = (SELECT max(line_no) FROM derived.messages x WHERE x.file_id = t.file_id AND x.role = 'assistant' AND x.line_no < t.line_no) WHERE m.session_id <> t.session_id AND t.agent = 'aider'`);
+    assert.equal(Number(astray), 0, `${n}: a call in its reply's session`);
     const [[input, output, write, hit]] = (await q(
       `SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cache_creation_tokens), 0), coalesce(sum(cache_read_tokens), 0) FROM derived.usage WHERE abs_path = '${origin}'`,
     )) as number[][];
@@ -253,37 +395,95 @@ test('derived.* and brain stats: turns as the index counts them, tokens as the r
   assert.ok(row, JSON.stringify(st.rows.map((r) => r.key)));
   const expectTurns = NAMES.reduce((a, n) => a + parse(fixture(n), false).turns.filter((t) => t.role === 'user' || t.role === 'assistant').length, 0);
   assert.equal(row.turns, expectTurns);
-  assert.equal(row.sessions, 3);
+  assert.equal(row.sessions, sessions, 'a session per header with a turn');
   const raw = NAMES.map((n) => rawAider(fixture(n)));
   assert.deepEqual(
     [row.tokens.input, row.tokens.output, row.tokens.cache_creation, row.tokens.cache_read],
     [raw.reduce((a, t) => a + t.input, 0), raw.reduce((a, t) => a + t.output, 0), raw.reduce((a, t) => a + t.cacheCreation, 0), raw.reduce((a, t) => a + t.cacheRead, 0)],
   );
   assert.ok(row.models.includes('claude-3-5-sonnet-20240620'));
+  // The Sessions tree lists the same sessions with the same turns.
+  const v = new FloorView(sb.brain, sb.env, { index: 'live' });
+  try {
+    v.refresh();
+    const tree = v.sessions().filter((s) => s.lane === 'aider');
+    assert.equal(tree.length, sessions);
+    const off = new FloorView(sb.brain, sb.env, { index: 'off' });
+    try {
+      off.refresh();
+      const listed = off.sessions().filter((s) => s.lane === 'aider');
+      assert.deepEqual(listed.map((s) => [s.session, s.turns, s.started]).sort(), tree.map((s) => [s.session, s.turns, s.started]).sort(), 'with and without the index');
+    } finally {
+      off.close();
+    }
+  } finally {
+    v.close();
+  }
 });
 
-test('a history appended in pieces is indexed from its checkpoint to the turns of one read', async () => {
+test('a history appended in pieces: each session keeps its id and turns, a new header adds one', async () => {
   const n = 'aider-history-start';
   const file = path.join(repos[n], HIST);
+  const id = aiderFolderName(sb.env, repos[n]);
   const whole = fs.readFileSync(fixture('aider-history-cache'));
   // Aider appends whole lines (append_chat_history ends each write with a newline); the pieces
   // end inside replies, prompts and Aider's words, at the line end after each of these offsets.
   const cuts = [0, ...[4000, 4100, 20000, 77777].map((c) => whole.indexOf(10, c) + 1), whole.length];
+  let before = indexRows(id).sections;
   for (let i = 1; i < cuts.length; i++) {
     fs.appendFileSync(file, whole.subarray(cuts[i - 1], cuts[i]));
     await record();
+    const now = indexRows(id).sections;
+    const heads = headersOf(fs.readFileSync(file, 'utf8'));
+    const turns = parse(file, false).turns;
+    assert.equal(now.length, heads.length - 1, `piece ${i}: a session per header`);
+    // The sessions there were keep their index row, id and start; all but the last keep their turns.
+    for (const b of before) {
+      const a = now.find((x) => x.id === b.id);
+      assert.ok(a, b.session);
+      assert.deepEqual([a.session, a.section, a.started], [b.session, b.section, b.started]);
+      if (b !== before[before.length - 1]) assert.equal(a.turns, b.turns, `${b.session} unchanged`);
+    }
+    for (const h of heads.slice(1)) assert.equal(now[h.n - 1].turns, turnsIn(turns, h).length, `piece ${i}: ${h.n}`);
+    before = now;
   }
-  const expect = parse(file, false).turns.filter((t) => t.role === 'user' || t.role === 'assistant').length;
-  const o = openIndex(homeRoot(sb.env, sb.brain));
-  assert.ok(o.ok);
-  try {
-    const [row] = o.index.findSessions(aiderFolderName(sb.env, repos[n]));
-    assert.equal(row.turns, expect);
-  } finally {
-    o.index.close();
-  }
+  assert.ok(before.length > 60);
   assert.ok(fs.readFileSync(lakeOf(n)).equals(fs.readFileSync(file)), 'appended to the same lake file');
   assert.ok(!fs.existsSync(`${lakeOf(n)}.g2`), 'no generation: the history only grew');
+  // A session of the appended part is shown as such.
+  const last = headersOf(fs.readFileSync(file, 'utf8')).filter((h) => turnsIn(parse(file, false).turns, h).length > 0).pop()!;
+  const shown = readSession({ session: idOf(id, last) }, sb.env);
+  assert.equal(shown.session.started, last.started);
+});
+
+test('a history cut short and written on is a new generation: each session once, by its header', async () => {
+  const n = 'zen-mcp-server';
+  const file = path.join(repos[n], HIST);
+  const id = aiderFolderName(sb.env, repos[n]);
+  const before = indexRows(id).sections;
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const heads = headersOf(lines.join('\n'));
+  // Cut before its last session, then a session of the other history written after it.
+  const cache = fs.readFileSync(fixture('aider-history-cache'), 'utf8').split('\n');
+  const next = headersOf(cache.join('\n'));
+  const added = cache.slice(next[1].from - 1, next[2].from - 1).join('\n') + '\n';
+  fs.writeFileSync(file, lines.slice(0, heads[heads.length - 1].from - 1).join('\n') + '\n' + added);
+  await record();
+  assert.ok(fs.existsSync(`${lakeOf(n)}.g2`), 'a new generation');
+  const now = indexRows(id).sections;
+  // Every session there was keeps its id and its turns (the one cut away too: the first
+  // generation holds it); the sessions both generations hold are counted once.
+  for (const b of before) {
+    const a = now.find((x) => x.session === b.session);
+    assert.ok(a, b.session);
+    assert.equal(a.turns, b.turns, b.session);
+    const shown = readSession({ session: b.session }, sb.env);
+    assert.equal(shown.session.turns, b.turns, `show ${b.session}`);
+  }
+  const fresh = now.filter((x) => !before.some((b) => b.id === x.id));
+  assert.deepEqual(fresh.map((x) => x.session), [idOf(id, next[1])]);
+  assert.equal(fresh[0].turns, turnsIn(parse(fixture('aider-history-cache'), false).turns, next[1]).length);
+  assert.ok(fresh[0].turns > 0);
 });
 
 test('paths: Windows and macOS folders, AIDER_CHAT_HISTORY_FILE, a bad config value named', () => {

@@ -162,6 +162,8 @@ test("Kiro CLI's session files (newer builds): prompts, one reply per response w
     const projects = await cacheStats(sb.brain, 'project', { agent: 'kiro', timeZone: 'UTC' });
     assert.deepEqual(projects.rows.map((x) => x.key), [KIRO_FILE_CWD]);
     assert.equal(kiroFiles.roots({ HOME: '/h', KIRO_HOME: '/k' })[0].dir, '/k/sessions/cli');
+    // The metadata file is written again whole: a generation per quiet version; the log is appended.
+    assert.ok(kiroFiles.rewritesWhole?.('sessions/x.json') && !kiroFiles.rewritesWhole?.('sessions/x.jsonl'));
   } finally {
     sb.cleanup();
   }

@@ -133,4 +133,6 @@ test("paths: Kiro's user folder on Linux, macOS and Windows", () => {
   assert.ok(root.include(CHAT_REL) && root.include(SESSION_REL));
   assert.ok(!root.include(`workspace-sessions/${WS}/sessions.json`) && !root.include('dev_data/devdata.sqlite') && !root.include('profile.json'));
   assert.equal(a.projectFromPath?.(SESSION_REL), '/home/ana/code/shop');
+  // Both files are written again whole: a generation per quiet version.
+  assert.ok(a.rewritesWhole?.(CHAT_REL) && a.rewritesWhole?.(SESSION_REL));
 });

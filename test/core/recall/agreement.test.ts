@@ -43,6 +43,9 @@ const KNOWN: Record<string, string> = {
   "copilot-chat: export's sessions with turns": 'two forms of one session both counted in SQL',
   // OpenHands writes a file per event: export lists each event file as derived.sessions does.
   "openhands: export's sessions with turns": 'one row per event file in derived.sessions',
+  // Aider's history gathers a session per header: derived.sessions keeps a row per file, its
+  // sessions are the session_id of its messages, calls and usage.
+  "aider: export's sessions with turns": 'one row per history file in derived.sessions',
 };
 
 let sb: Sandbox;

@@ -28,9 +28,12 @@ function floorFile(idx: TurnIndex, dir: string, id: number): FloorFile {
 }
 
 /** What a scan says, without the file it read. */
-function said(s: FileScan | null) {
-  if (!s || s.toolCount + s.textCount === 0) return null;
-  return { textCount: s.textCount, text: s.text, textKeys: s.textKeys, toolCount: s.toolCount, tool: s.tool, toolKeys: s.toolKeys };
+/** What each session of a file holds (a file of Aider's gathers several). */
+function said(scans: FileScan[] | null) {
+  const out = (scans ?? [])
+    .filter((s) => s.toolCount + s.textCount > 0)
+    .map((s) => ({ session: s.file.session, textCount: s.textCount, text: s.text, textKeys: s.textKeys, toolCount: s.toolCount, tool: s.tool, toolKeys: s.toolKeys }));
+  return out.length ? out : null;
 }
 
 /** Terms a file holds: pieces of its lines (some of them in another case), and of its longest
@@ -139,8 +142,8 @@ test('a file whose chunk holds every trigram of a term but not the term is dropp
       assert.equal(scanParts(file, 'WalrusQuill', 3, ranges, forms, (b) => markBefore(idx, fr.id, b)), null);
       // And what is there is found.
       const found = scanParts(file, 'RUSQU AND', 3, idx.rawFiles(rawPatterns('RUSQU AND')!)!.get(fr.id)!, rawPatterns('RUSQU AND')!, (b) => markBefore(idx, fr.id, b));
-      assert.equal(found?.toolCount, 1);
-      assert.equal(found?.tool[0].field, 'tool_output');
+      assert.equal(found?.[0].toolCount, 1);
+      assert.equal(found?.[0].tool[0].field, 'tool_output');
     } finally {
       idx.close();
     }

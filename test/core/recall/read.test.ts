@@ -119,7 +119,7 @@ test('the raw prefilter never misses a file that holds the term (rg and Node agr
       // Superset of the files whose parsed turns hold it.
       const holding = files.filter((x) => {
         const s = scanFile(x, term);
-        return !!s && (s.text.length > 0 || s.tool.length > 0);
+        return !!s && s.some((y) => y.text.length > 0 || y.tool.length > 0);
       });
       for (const h of holding) assert.ok(node.files.includes(h), `${term}: ${h.lake_path}`);
       if (term === 'café' || term === '"quoted"' || term === 'back\\slash') assert.ok(holding.some((h) => h.session === 'escaped'), `${term} is found in an escaped line`);

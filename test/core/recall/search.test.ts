@@ -203,7 +203,8 @@ test('the scan holds counts and the first few mentions per file, not the file: m
     }
     pi(f, 's-lots', '2026-03-01T10:00:00Z', '/w/lots', entries);
     const file = floorFiles(homeRoot(envOf(dir), dir)).find((x) => x.session === 's-lots')!;
-    const sc = scanFile(file, TERM, 3)!;
+    const [sc, more] = scanFile(file, TERM, 3)!;
+    assert.equal(more, undefined, 'one session in the file');
     assert.equal(sc.textCount, 10);
     assert.deepEqual(sc.text.map((t) => t.snippet), [1, 2, 3].map((i) => `question ${i} about the ${TERM}`));
     assert.equal(sc.toolCount, 5);

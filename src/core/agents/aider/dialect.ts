@@ -22,8 +22,9 @@
 // Turns: a run of `####` lines is a prompt (a blank line ends it); each reply is one; Aider's words
 // after a reply belong to it (its span) and give its tokens, its edits, commits and shell commands
 // (tool calls); Aider's words after a prompt are that command's output (a tool turn); the header
-// and Aider's words after it are a notice. Aider writes no time but the session's start: every turn
-// of a session has that time. Its tokens are the counts it shows ("5.4k", "5,244"): input = sent −
+// and Aider's words after it are a notice. Each header starts a session of its own: every entry
+// after it carries the header's time as its section (Turn.section; paths.ts names the session).
+// Aider writes no time but the session's start: every turn of a session has that time. Its tokens are the counts it shows ("5.4k", "5,244"): input = sent −
 // cache write − cache hit, output = received. views.sql reads the file by the same rules.
 import type { Checkpoint, Dialect, ParseOptions, RawLine, Turn } from '../../turns';
 import { BaseParser } from '../kit/parser';
@@ -42,6 +43,9 @@ interface St {
   /** The session's start, as an ISO local time. */
   ts: string | null;
   model: string | null;
+  /** The section (the session inside the file) lines are of: the last header's time as digits
+   * (0: no header yet). */
+  section: number;
 }
 
 export const HEADER = /^# aider chat started at (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)/;
@@ -93,7 +97,7 @@ class AiderParser extends BaseParser<St> {
   private run: Run | null = null;
 
   constructor(opts: ParseOptions, emit: (t: Turn) => void, resume?: Checkpoint) {
-    super(opts, emit, { lastPrompt: false, anchor: 'none', command: false, replyOut: false, ts: null, model: null }, resume);
+    super(opts, emit, { lastPrompt: false, anchor: 'none', command: false, replyOut: false, ts: null, model: null, section: 0 }, resume);
   }
 
   // The base parser passes no blank line on, and blank lines matter here: they end a prompt and
@@ -117,6 +121,7 @@ class AiderParser extends BaseParser<St> {
       this.st.anchor = 'header';
       this.st.command = false;
       this.st.ts = `${h[1]}T${h[2]}`;
+      this.st.section = Number(`${h[1]}${h[2]}`.replace(/\D/g, ''));
       this.seen(this.st.ts);
       this.start(l, 'notice').lines.push(text.replace(/^#\s*/, '').trim());
       return;
@@ -230,6 +235,7 @@ class AiderParser extends BaseParser<St> {
     const role = kind === 'prompt' ? 'user' : kind === 'reply' ? 'assistant' : kind === 'output' ? 'tool' : 'system';
     const tk = kind === 'prompt' ? 'prompt' : kind === 'reply' ? 'reply' : kind === 'output' ? 'output' : 'notice';
     const t = this.turn(l, role, tk, this.st.ts);
+    if (this.st.section) t.section = this.st.section;
     if (kind === 'reply') t.model = this.st.model;
     this.blk = { t, lines: [], kind };
     return this.blk;

@@ -142,6 +142,16 @@ export const aiderFiles: AgentFiles = {
   // Both files of a folder are one session: the chat history is what is shown (the input history
   // is a companion the dialect leaves alone).
   sessionOf: (rel) => rel.split('/')[0],
+  // Each `# aider chat started at` header starts a session of its own: its id is the folder's
+  // and the header's time (`home-ana-code-app_1a2b3c4d.20240805193332`), which no later write
+  // changes, nor a new generation of the file that keeps the header (two sessions started in the
+  // same second in one folder would be one). What comes before the first header is the folder's
+  // own session.
+  sectionId: (session, section) => `${session}.${section}`,
+  sectionOfId: (id) => {
+    const m = /^(.+_[0-9a-f]{8})\.(\d{14})$/.exec(id);
+    return m ? { session: m[1], section: Number(m[2]) } : null;
+  },
 };
 
 /** Test hook: forget the folders found through the turn index. */

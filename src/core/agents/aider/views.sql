@@ -15,7 +15,8 @@ CREATE OR REPLACE MACRO dialects.aider_count(s) AS
 --   run      the lines of one prompt, one reply, one command's output or one notice share it;
 --            Aider's words after a reply have the reply's run (owner: reply | output | notice)
 --   aider_session  the n-th `# aider chat started at` header of the file (0: lines before any),
---            started_at its time (local, as Aider writes it), model the last model Aider announced
+--            started_at its time (local, as Aider writes it), model the last model Aider announced;
+--            session_id is the session the line is of: the folder's, and its header's time
 CREATE OR REPLACE VIEW dialects.v_aider AS
 WITH
   lines AS (
@@ -73,7 +74,10 @@ WITH
     FROM starts
     WINDOW w AS (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
 SELECT
-  file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
+  file_id, witness_gen, line_no, abs_path,
+  -- Each header starts a session of its own: the folder's id and the header's time as digits, as
+  -- paths.ts (sectionId) names it; lines before the first header are the folder's own.
+  CASE WHEN aider_session > 0 THEN session_hint || '.' || regexp_replace(started_text, '[^0-9]', '', 'g') ELSE session_hint END AS session_id,
   CAST(TRY_CAST(started_text AS TIMESTAMP) AS TIMESTAMPTZ) AS event_time, captured_at,
   kind, raw_line,
   CASE kind WHEN 'prompt' THEN CASE WHEN raw_line = '#### <blank>  ' THEN ''
@@ -114,6 +118,8 @@ SELECT 'aider:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
 FROM m;
 
 -- Sessions: the folder the history is in is the project (the origin is <folder>/.aider.chat.history.md).
+-- derived.sessions holds a row per file (the history): the sessions inside it are the session_id
+-- values of its messages, tool calls and usage.
 CREATE OR REPLACE VIEW derived.v_sessions_aider AS
 SELECT f.file_id, regexp_replace(f.abs_path, '[\\/][^\\/]*$', '') AS project, NULL::VARCHAR AS parent_session
 FROM (SELECT DISTINCT file_id FROM dialects.v_live WHERE lane = 'aider') l

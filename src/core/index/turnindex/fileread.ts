@@ -1,5 +1,6 @@
 // Reading one file's new bytes into the turn index (update.ts): the turns read again from its
-// checkpoint leave, the new ones go into its session's packs and the FTS index, an older
+// checkpoint leave, the new ones go into its sessions' packs (the file's own, or a section's:
+// Turn.section) and the FTS index, an older
 // generation's copies of them leave the FTS index, and its raw lines, marks, title and progress
 // are kept.
 import * as path from 'node:path';
@@ -34,6 +35,10 @@ export interface FileRead {
 }
 
 const NOTHING: FileRead = Object.freeze({ bytes: 0, turns: 0, text: 0 });
+
+/** Where a session's next turn goes: its block, the slot last taken in it (BLOCK: none left), and
+ * the block's pack once read. */
+type Slot = { block: number | null; seq: number; into: TurnRow[] | null };
 
 export abstract class FileReader extends SessionWriter {
   /** Files this round read a piece of and that have more to read (read again in the next round). */
@@ -91,17 +96,19 @@ export abstract class FileReader extends SessionWriter {
       return NOTHING;
     }
     const resume = job.resume;
-    // Turns read again from the checkpoint on: in the report once.
-    const again = resume ? this.dropReadAgain(row, resume) : 0;
-    const { first, keys } = this.placeTurns(row, r);
+    // Turns read again from the checkpoint on, per session (the file's own, or a section's): in
+    // the report once.
+    const again = resume ? this.dropReadAgain(row, resume) : new Map<number, number>();
+    const sessOf = this.sectionSessions(row, r.sections);
+    const { first, keys, fresh } = this.placeTurns(row, r, sessOf);
     // A turn an older generation holds too is found once, in the newest: the older copy keeps its
     // row (it is counted, and cited when only it holds the turn) but leaves the FTS index. A file
     // an agent rewrites whole on every update would otherwise be indexed once per generation.
     // A rewritten file's session keeps its turns' keys from now on: every pack of it is written
     // again with them (each file read once more for them, this once).
-    if (row.gen > 1) for (const b of this.st.sessBlocks.all(row.sess_id, 0) as number[]) this.fillKeys(b);
+    if (row.gen > 1) for (const [b] of this.st.fileBlocks.all({ sess: row.sess_id, from: 0 }) as [number, number][]) this.fillKeys(b);
     if (keys && r.turns.length) this.unsayOlder(row, keys);
-    this.keepLines(row, r);
+    this.keepLines(row, r, sessOf);
     // A file shorter than its claim (a store mid-sync) stays behind and is read again next time.
     const done = r.end.byte + (job.tail ? r.end.tail : 0);
     const readFrom = resume ? resume.byte : 0;
@@ -112,69 +119,75 @@ export abstract class FileReader extends SessionWriter {
       this.cut.add(row.id);
     }
     this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
-    const turns = r.turns.filter((t) => t[1] !== 's').length;
+    const turns = fresh.get(row.sess_id) ?? 0;
+    const cut = again.get(row.sess_id) ?? 0;
     // A file read from its start holds just the turns this read found; one read on from a
     // checkpoint, the turns it held less those read again plus these (counting them over every
     // pack of the session instead made a file read in pieces cost the square of its size).
     const before = resume ? (this.st.sessById.get(row.sess_id) as SessionRow).turns : 0;
-    this.refreshSession(row.sess_id, r.facts, row, resume ? (typeof before === 'number' && before >= again ? before - again + turns : undefined) : turns, r.meta);
-    return { bytes: Math.max(0, r.end.byte - readFrom), turns: turns - again, text: r.text_bytes, ahead: used };
+    this.refreshSession(row.sess_id, r.facts, row, resume ? (typeof before === 'number' && before >= cut ? before - cut + turns : undefined) : turns, r.meta);
+    this.refreshSections(row.sess_id, r.sections, new Set([...fresh.keys(), ...again.keys()]));
+    let all = 0;
+    for (const n of fresh.values()) all += n;
+    for (const n of again.values()) all -= n;
+    return { bytes: Math.max(0, r.end.byte - readFrom), turns: all, text: r.text_bytes, ahead: used };
   }
 
-  /** The file's turns from the resumed line on leave its session's packs (and the FTS index):
-   * this read gives them again. Returns how many of them were conversation turns. */
-  private dropReadAgain(row: FileRow, resume: Checkpoint): number {
-    let again = 0;
+  /** The file's turns from the resumed line on leave its sessions' packs (and the FTS index):
+   * this read gives them again. Returns how many of them were conversation turns, per session
+   * (the file's own, or a section's). */
+  private dropReadAgain(row: FileRow, resume: Checkpoint): Map<number, number> {
+    const again = new Map<number, number>();
     if (row.turn_from !== null) {
       // The file's turns from the resumed line on (none lies below its last read's first
-      // rowid), through its session's blocks from that one's on.
-      for (const b of this.st.sessBlocks.all(row.sess_id, row.turn_from >> BLOCK_BITS) as number[]) {
+      // rowid), through its sessions' blocks from that one's on.
+      for (const [b, sess] of this.st.fileBlocks.all({ sess: row.sess_id, from: row.turn_from >> BLOCK_BITS }) as [number, number][]) {
         const p = this.pack(b);
         const keep = p.filter((t) => !(t.id >= (row.turn_from as number) && t.file_id === row.id && t.line_from >= resume.line));
         if (keep.length === p.length) continue;
         for (const t of p) {
           if (keep.includes(t)) continue;
           if (t.said) this.unsay(t.id);
-          if (TURN_ROLES_OF.has(t.role)) again++;
+          if (TURN_ROLES_OF.has(t.role)) again.set(sess, (again.get(sess) ?? 0) + 1);
         }
         this.touch(b, keep);
       }
     }
     // A title taken from a turn read again (a user item may turn out to be context) is
     // taken again from what this read finds.
-    this.st.untitle.run(row.sess_id, resume.n);
+    this.st.untitle.run({ sess: row.sess_id, n: resume.n });
     return again;
   }
 
-  /** The new turns go after the session's last turn: into its last block while it has room, then
-   * into new ones. Returns the first one's id, and (for a generation after the first) each new
+  /** The new turns go after their session's last turn (the file's own, or a section's: `sessOf`):
+   * into its last block while it has room, then into new ones. Returns the least new id, the
+   * conversation turns placed per session, and (for a generation after the first) each new
    * turn's key with its folded text: an older generation's turn with that key said the same
    * (turnKey hashes the text), which is what its FTS row is deleted with. */
-  private placeTurns(row: FileRow, r: Parsed): { first: number | null; keys: Map<number, string> | null } {
-    // The session's last block, if it has one, and its last slot taken; a new block when full.
-    let block = r.turns.length ? (this.st.lastBlock.get(row.sess_id) as number | null) : null;
-    let seq = BLOCK;
-    if (block !== null) {
-      const p = this.pack(block);
-      seq = p.length ? p[p.length - 1].id - block * BLOCK : -1;
-    }
+  private placeTurns(row: FileRow, r: Parsed, sessOf: (section: number) => number): { first: number | null; keys: Map<number, string> | null; fresh: Map<number, number> } {
+    const slots = new Map<number, Slot>();
     let first: number | null = null;
-    let into: TurnRow[] = [];
     const keys = row.gen > 1 ? new Map<number, string>() : null;
+    const fresh = new Map<number, number>();
     for (const t of r.turns) {
-      if (++seq >= BLOCK) {
-        block = Number(this.st.newBlock.run(row.sess_id).lastInsertRowid);
-        seq = 0;
-        this.packs.set(block, []);
+      const sess = sessOf(t[10]);
+      let slot = slots.get(sess);
+      if (!slot) slots.set(sess, (slot = this.lastSlot(sess)));
+      if (++slot.seq >= BLOCK) {
+        slot.block = Number(this.st.newBlock.run(sess).lastInsertRowid);
+        slot.seq = 0;
+        slot.into = null;
+        this.packs.set(slot.block, []);
       }
-      if (seq === 0 || first === null) {
-        into = this.pack(block as number);
-        this.touch(block as number);
+      if (!slot.into) {
+        slot.into = this.pack(slot.block as number);
+        this.touch(slot.block as number);
       }
-      const id = (block as number) * BLOCK + seq;
-      first ??= id;
+      const id = (slot.block as number) * BLOCK + slot.seq;
+      if (first === null || id < first) first = id;
       const folded = t[8];
-      into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
+      slot.into.push({ id, file_id: row.id, n: t[0], role: t[1], side: t[2], ts: t[3], line_from: t[4], line_to: t[5], byte_from: t[6], byte_to: t[7], said: folded ? 1 : 0, key: t[9] });
+      fresh.set(sess, (fresh.get(sess) ?? 0) + (t[1] !== 's' ? 1 : 0));
       keys?.set(t[9], folded);
       if (folded) {
         this.ftsRows.add(id, folded);
@@ -182,7 +195,15 @@ export abstract class FileReader extends SessionWriter {
         if (t[4] >= r.checkpoint.line) this.st.putTail.run(id, folded);
       }
     }
-    return { first, keys };
+    return { first, keys, fresh };
+  }
+
+  /** A session's last block and its last slot taken (BLOCK when it has none: a new one is taken). */
+  private lastSlot(sess: number): Slot {
+    const block = this.st.lastBlock.get(sess) as number | null;
+    if (block === null) return { block, seq: BLOCK, into: null };
+    const p = this.pack(block);
+    return { block, seq: p.length ? p[p.length - 1].id - block * BLOCK : -1, into: null };
   }
 
   /** The older generations' turns that say what one of `keys` says leave the FTS index. */
@@ -190,7 +211,7 @@ export abstract class FileReader extends SessionWriter {
     const older = this.st.olderFiles.all({ machine: row.machine, base: row.base, gen: row.gen }) as [number, number][];
     const olderIds = new Set(older.map((o) => o[0]));
     for (const sess of new Set(older.map((o) => o[1]))) {
-      for (const b of this.st.sessBlocks.all(sess, 0) as number[]) {
+      for (const [b] of this.st.fileBlocks.all({ sess, from: 0 }) as [number, number][]) {
         this.fillKeys(b);
         for (const t of this.pack(b)) {
           if (!t.said || !olderIds.has(t.file_id) || !keys.has(t.key)) continue;
@@ -202,8 +223,8 @@ export abstract class FileReader extends SessionWriter {
     }
   }
 
-  /** The file's raw lines (for the raw index), its line marks and the session's title. */
-  private keepLines(row: FileRow, r: Parsed): void {
+  /** The file's raw lines (for the raw index), its line marks and its sessions' titles. */
+  private keepLines(row: FileRow, r: Parsed, sessOf: (section: number) => number): void {
     if (r.raw && r.raw.to > row.raw_done) {
       const { chunks, ranges } = r.raw;
       for (let i = 0; i < chunks.length; i++) this.rawWriter().add(Number(this.st.insChunk.run(row.id, ranges[2 * i], ranges[2 * i + 1]).lastInsertRowid), chunks[i]);
@@ -213,9 +234,7 @@ export abstract class FileReader extends SessionWriter {
     for (const [b, ck] of r.marks) this.st.insMark.run(row.id, b, ck);
     // The title is the least titleKey (truth.ts): a real prompt before a slash command, the main
     // conversation's before a sub-agent's.
-    if (r.title) {
-      const key = r.title.key;
-      this.st.setTitle.run(titleOf(r.title.text), key, row.sess_id, key);
-    }
+    if (r.title) this.st.setTitle.run(titleOf(r.title.text), r.title.key, row.sess_id, r.title.key);
+    for (const x of r.sections) if (x.title) this.st.setTitle.run(titleOf(x.title.text), x.title.key, sessOf(x.section), x.title.key);
   }
 }

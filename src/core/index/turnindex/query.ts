@@ -71,7 +71,13 @@ export class IndexQueries extends IndexBase {
 
   /** Sessions with a file of generation 2 or later: their matches may repeat a turn. */
   rewrittenSessions(): Set<number> {
-    return new Set(this.db.prepare(`SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1`).pluck().all() as number[]);
+    // A section of such a file too (its turns are the file's).
+    return new Set(
+      this.db
+        .prepare(`WITH r AS (SELECT DISTINCT sess_id FROM files WHERE gen > 1 AND live = 1) SELECT sess_id FROM r UNION SELECT id FROM sessions WHERE whole IN (SELECT sess_id FROM r)`)
+        .pluck()
+        .all() as number[],
+    );
   }
 
   /** The turns `ids` name (those there are), in id order: each block's pack read once. */
@@ -134,11 +140,15 @@ export class IndexQueries extends IndexBase {
 
   /** Every session's keys, place and dates: what filtering and ranking need, without the titles. */
   sessionKeys(): SessionKeys[] {
-    return this.db.prepare(`SELECT id, machine, lane, session, native, parent, subagent, project, repo, started, ended, turns FROM sessions`).all() as SessionKeys[];
+    return this.db.prepare(`SELECT id, machine, lane, session, native, parent, subagent, project, repo, started, ended, turns, whole, section FROM sessions`).all() as SessionKeys[];
   }
 
+  /** Sessions with a turn, and those of live files; a file that gathers several sessions
+   * (Turn.section) is listed as its sections, its own session only when it holds a turn. */
   sessions(): SessionRow[] {
-    return this.db.prepare(`SELECT * FROM sessions WHERE turns > 0 OR id IN (SELECT sess_id FROM files WHERE live = 1)`).all() as SessionRow[];
+    return this.db
+      .prepare(`SELECT * FROM sessions WHERE turns > 0 OR (id IN (SELECT sess_id FROM files WHERE live = 1) AND id NOT IN (SELECT whole FROM sessions WHERE whole IS NOT NULL))`)
+      .all() as SessionRow[];
   }
 
   file(id: number): FileRow | undefined {
@@ -162,8 +172,9 @@ export class IndexQueries extends IndexBase {
     return out;
   }
 
+  /** The live files holding a session's turns (a section's: its file's). */
   filesOf(sessId: number): FileRow[] {
-    return this.st.liveFileOfSess.all(sessId) as FileRow[];
+    return this.st.filesOfSess.all(sessId) as FileRow[];
   }
 
   /** Sessions whose id, the agent's own id, or a prefix of either is `ref`. */

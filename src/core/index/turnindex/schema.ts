@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type { SqliteDatabase } from '../../sqlite';
 import type { Root } from '../roots';
 import type { IndexRole } from '../parse-job';
-import { BLOCK_BITS, shownBase } from '../turncount';
+import { BLOCK_BITS, filesSess, shownBase } from '../turncount';
 import { rawStatements } from './rawpost';
 import { defineTurnsView, type TurnRow } from './turnpack';
 
@@ -38,7 +38,9 @@ export type DB = SqliteDatabase;
 // session with a rewritten file keeps its turns' keys (6 bytes a turn).
 // 13: a reply's key (turnKey) leaves its text out when it has a time; a session's facts come from
 // all its generations (sessionFacts).
-export const SCHEMA_VERSION = '13';
+// 14: a file that gathers several sessions (Aider's history) has a session per section
+// (Turn.section): its row names the file's own session (whole) and the section's key.
+export const SCHEMA_VERSION = '14';
 /** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
 export const PAGE_SIZE = 16384;
 
@@ -69,8 +71,13 @@ CREATE TABLE IF NOT EXISTS sessions (
   started TEXT,
   ended TEXT,
   turns INTEGER NOT NULL DEFAULT 0,
+  -- A section of a file that gathers several sessions (Turn.section): the session whose files
+  -- hold it (the file's own), and its key; NULL for every other session.
+  whole INTEGER,
+  section INTEGER,
   UNIQUE (machine, lane, session)
 );
+CREATE INDEX IF NOT EXISTS sessions_whole ON sessions (whole) WHERE whole IS NOT NULL;
 CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY,
   machine TEXT NOT NULL,
@@ -138,6 +145,9 @@ export interface SessionRow {
   started: string | null;
   ended: string | null;
   turns: number;
+  /** A section's (Turn.section): the session whose files hold it, and its key; else null. */
+  whole: number | null;
+  section: number | null;
 }
 
 export type SessionKeys = Omit<SessionRow, 'title' | 'title_hint'>;
@@ -304,6 +314,10 @@ export class IndexBase {
       behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed ORDER BY id`),
       sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
       insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
+      insertSection: d.prepare(`INSERT INTO sessions (machine, lane, session, whole, section) VALUES (?, ?, ?, ?, ?)`),
+      // The blocks from block @from on of every session a file holds (@sess, its own, and its
+      // sections'), in id order.
+      fileBlocks: d.prepare(`SELECT id, sess_id FROM blocks WHERE sess_id IN (SELECT id FROM sessions WHERE id = @sess OR whole = @sess) AND id >= @from ORDER BY id`).raw(),
       updSess: d.prepare(
         `UPDATE sessions SET native = ?, parent = ?, subagent = ?, project = ?, repo = ?, title_hint = ?, started = ?, ended = ?, turns = ? WHERE id = ?`,
       ),
@@ -317,21 +331,25 @@ export class IndexBase {
       pack: d.prepare(`SELECT data FROM turn_packs WHERE id = ?`).pluck(),
       putPack: d.prepare(`INSERT INTO turn_packs (id, data) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data`),
       blockSess: d.prepare(`SELECT sess_id FROM blocks WHERE id = ?`).pluck(),
-      sessRewritten: d.prepare(`SELECT 1 FROM files WHERE sess_id = ? AND gen > 1 LIMIT 1`).pluck(),
+      sessRewritten: d.prepare(`SELECT 1 FROM files WHERE sess_id = ${filesSess('?')} AND gen > 1 LIMIT 1`).pluck(),
       sessBlocks: d.prepare(`SELECT id FROM blocks WHERE sess_id = ? AND id >= ? ORDER BY id`).pluck(),
       // Older generations of a file (@machine, @base, @gen), with their sessions.
       olderFiles: d.prepare(`SELECT id, sess_id FROM files WHERE machine = @machine AND base = @base AND gen < @gen`).raw(),
       // The session's files whose turns are its count (see sessionTurns in turncount.ts).
-      shownFiles: d.prepare(`SELECT id FROM files WHERE sess_id = @sess AND live = 1 AND base = ${shownBase('@sess')}`).pluck(),
+      shownFiles: d.prepare(`SELECT id FROM files WHERE sess_id = ${filesSess('@sess')} AND live = 1 AND base = ${shownBase(filesSess('@sess'))}`).pluck(),
       insChunk: d.prepare(`INSERT INTO raw_chunks (file_id, byte_from, byte_to) VALUES (?, ?, ?)`),
       insMark: d.prepare(`INSERT OR REPLACE INTO raw_marks (file_id, byte, ck) VALUES (?, ?, ?)`),
       setRaw: d.prepare(`UPDATE files SET raw_done = ? WHERE id = ?`),
-      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE id = ? AND title_key % ${2 ** 30} > ?`),
+      // The titles of a file's sessions (@sess, its own, and its sections') taken from a turn from
+      // number @n on.
+      untitle: d.prepare(`UPDATE sessions SET title = NULL, title_key = NULL WHERE (id = @sess OR whole = @sess) AND title_key % ${2 ** 30} > @n`),
       setTitle: d.prepare(`UPDATE sessions SET title = ?, title_key = ? WHERE id = ? AND (title_key IS NULL OR title_key >= ?)`),
 
       lastBlock: d.prepare(`SELECT max(id) FROM blocks WHERE sess_id = ?`).pluck(),
       newBlock: d.prepare(`INSERT INTO blocks (sess_id) VALUES (?)`),
       liveFileOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ? AND live = 1 ORDER BY gen DESC, id`),
+      // A section's files are those of the session whose files hold it.
+      filesOfSess: d.prepare(`SELECT * FROM files WHERE sess_id = ${filesSess('?')} AND live = 1 ORDER BY gen DESC, id`),
       match: d.prepare(
         // The matching turns of each block in order, from the same pass that counts them (FTS5
         // does not seek on a rowid bound, so asking again per session would read every match

@@ -1,10 +1,14 @@
 // A session's row in the turn index (update.ts): made when the first of its files is claimed, and
 // refreshed from its files' facts, its meta record and its turns after each read of one of them.
+// A section of a file that gathers several sessions (Turn.section) has a row of its own, made
+// when a read first meets it.
 import type { FileFacts } from '../../turns';
 import { titleOf } from '../../turns';
 import { sessionFacts } from '../../truth';
 import { laneRel } from '../read';
 import { projectFromPath, readMeta, type MetaRecord } from '../roots';
+import type { SectionRead } from '../parse-job';
+import { agentByLane } from '../../agents';
 import { TurnBatch } from './batch';
 import type { FileRow, SessionRow } from './schema';
 
@@ -58,6 +62,41 @@ export abstract class SessionWriter extends TurnBatch {
       turns,
       sid,
     );
+  }
+
+  /** The session (its index id) of each section of `row`'s file (Turn.section; 0: the file's
+   * own), made when first met. */
+  protected sectionSessions(row: FileRow, sections: SectionRead[]): (section: number) => number {
+    const ids = new Map<number, number>();
+    if (sections.length === 0) return () => row.sess_id;
+    const own = this.st.sessById.get(row.sess_id) as SessionRow;
+    const name = agentByLane(row.lane)?.sectionId;
+    return (section) => {
+      if (!section || !name) return row.sess_id;
+      let id = ids.get(section);
+      if (id === undefined) {
+        const session = name(own.session, section);
+        id = (this.st.sessByKey.get(own.machine, own.lane, session) as number | undefined) ?? Number(this.st.insertSection.run(own.machine, own.lane, session, own.id, section).lastInsertRowid);
+        ids.set(section, id);
+      }
+      return id;
+    };
+  }
+
+  /** The sessions of a file's sections this read met or cut: what the file's own session says of
+   * them (project, repository), their times, and their turns counted again. */
+  protected refreshSections(whole: number, sections: SectionRead[], touched: Set<number>): void {
+    const own = this.st.sessById.get(whole) as SessionRow;
+    const met = new Map<number, SectionRead>();
+    for (const x of sections) met.set(x.section, x);
+    for (const sid of touched) {
+      if (sid === whole) continue;
+      const s = this.st.sessById.get(sid) as SessionRow;
+      const x = s.section !== null ? met.get(s.section) : undefined;
+      const started = [s.started, x?.started].filter((v): v is string => !!v).sort()[0] ?? null;
+      const ended = [s.ended, x?.ended].filter((v): v is string => !!v).sort().pop() ?? null;
+      this.st.updSess.run(null, null, own.subagent, own.project, own.repo, null, started, ended, this.countTurns(sid), sid);
+    }
   }
 }
 
