@@ -391,7 +391,7 @@ describe('extension in code-server', { timeout: 900_000 }, () => {
     const turnsIno = ino('turns.sqlite');
     await clearToasts();
     await runCommand(page, 'Agent Brain: Rebuild Caches');
-    await toast(/caches rebuilt from the floor/).waitFor({ timeout: 120_000 });
+    await toast(/caches rebuilt from the floor/).waitFor({ timeout: 300_000 });
     assert.notEqual(ino('brain.duckdb'), duckIno, 'brain.duckdb was written again');
     assert.notEqual(ino('turns.sqlite'), turnsIno, 'turns.sqlite was built again');
     // The window goes on with the new index: a turn appended now shows in the tree.
