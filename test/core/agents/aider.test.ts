@@ -234,18 +234,18 @@ test('derived.* and brain stats: turns as the index counts them, tokens as the r
     const origin = path.join(repos[n], HIST);
     const turns = parse(origin, true).turns;
     const [[users, replies]] = await q(
-      `SELECT count(*) FILTER (WHERE role = 'user'), count(*) FILTER (WHERE role = 'assistant') FROM derived.messages m JOIN derived.sessions s USING (file_id) WHERE s.abs_path = '${origin}'`,
+      `SELECT count(*) FILTER (WHERE role = 'user'), count(*) FILTER (WHERE role = 'assistant') FROM derived.messages m JOIN derived.files s USING (file_id) WHERE s.abs_path = '${origin}'`,
     );
     assert.equal(Number(users), kinds(turns, 'user').length, `${n} prompts`);
     assert.equal(Number(replies), kinds(turns, 'assistant').length, `${n} replies`);
-    const [[calls]] = await q(`SELECT count(*) FROM derived.tool_calls t JOIN derived.sessions s USING (file_id) WHERE s.abs_path = '${origin}'`);
+    const [[calls]] = await q(`SELECT count(*) FROM derived.tool_calls t JOIN derived.files s USING (file_id) WHERE s.abs_path = '${origin}'`);
     assert.equal(Number(calls), turns.reduce((a, t) => a + t.tools.length, 0), `${n} tool calls`);
     const [[input, output, write, hit]] = (await q(
       `SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cache_creation_tokens), 0), coalesce(sum(cache_read_tokens), 0) FROM derived.usage WHERE abs_path = '${origin}'`,
     )) as number[][];
     const raw = rawAider(origin);
     assert.deepEqual([Number(input), Number(output), Number(write), Number(hit)], [raw.input, raw.output, raw.cacheCreation, raw.cacheRead], `${n} tokens`);
-    const [[project]] = await q(`SELECT project FROM derived.sessions WHERE abs_path = '${origin}'`);
+    const [[project]] = await q(`SELECT project FROM derived.files WHERE abs_path = '${origin}'`);
     assert.equal(project, repos[n]);
   }
   const st = await statsReport(sb.brain, 'agent', { env: sb.env });

@@ -320,7 +320,7 @@ test('sessions carry project (cwd) and machine; sub-agent files point at their p
   assert.deepEqual(s, [['claude-code', '-experiments/worktrees', 'testbox']]);
   const sub = await all(sb.brain, `SELECT count(*) FROM derived.sessions WHERE parent_session = 'ef958aa1-0e93-49f0-bb71-150f63befcd1'`);
   assert.ok((sub[0][0] as number) >= 5, 'the subagents/agent-*.jsonl files');
-  const pi = await all(sb.brain, `SELECT DISTINCT project FROM derived.sessions WHERE agent = 'pi' AND abs_path LIKE '%large-session%'`);
+  const pi = await all(sb.brain, `SELECT DISTINCT project FROM derived.files WHERE agent = 'pi' AND abs_path LIKE '%large-session%'`);
   assert.deepEqual(pi, [['/Users/badlogic/workspaces/pi-mono']]);
   const m = await all(sb.brain, `SELECT count(*) FROM derived.messages WHERE project IS NULL AND agent IN ('pi', 'codex') AND session_id LIKE '019c8%'`);
   assert.equal(m[0][0], 0, 'messages inherit their session project');
@@ -359,12 +359,12 @@ test('each derived table holds exactly what its view gives: the refresh parses e
   // variable names it, one agent at a time through the agent's own copy of each view
   // (derived.v_messages_all__<lane>); a query here has no such variable, so the views parse the
   // lines afresh. Compared per agent, as the refresh derives them.
-  const lanes = (await all(sb.brain, `SELECT DISTINCT lane FROM derived.sessions ORDER BY lane`)).map((r) => String(r[0]));
+  const lanes = (await all(sb.brain, `SELECT DISTINCT lane FROM derived.files ORDER BY lane`)).map((r) => String(r[0]));
   for (const l of ['cc', 'codex', 'copilot', 'cursor', 'gemini', 'pi']) assert.ok(lanes.includes(l), `${l} has sessions`);
   for (const lane of lanes) {
     const files = `(SELECT file_id FROM floor.files WHERE lane = '${lane}')`;
     for (const [table, view] of [
-      ['sessions', 'v_sessions'],
+      ['files', 'v_files'],
       ['messages', 'v_messages_all'],
       ['tool_calls', 'v_tool_calls'],
       ['usage_lines', 'v_usage_lines'],
