@@ -76,6 +76,8 @@ CREATE TABLE IF NOT EXISTS derived.files AS
 -- Its project and parent session are those of its earliest file that names one (a file with
 -- timed lines before one without: a settings file's project is only read back from its folder's
 -- name); its times span all its files. A view, so a session is always its files as they stand.
+-- Sub-agents' sessions and sessions without a turn have rows too: the sessions show and stats
+-- count are those with a turn of the main conversation in derived.messages (same three keys).
 CREATE OR REPLACE VIEW derived.sessions AS
 SELECT any_value(agent) AS agent, lane, session_id, machine_id,
        first(project ORDER BY first_event NULLS LAST, first_captured, abs_path) FILTER (WHERE project IS NOT NULL) AS project,

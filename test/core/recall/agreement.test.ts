@@ -197,6 +197,9 @@ test('show, the tree, stats, calls, record, derived.* and export agree for every
   const calls = await toolCalls(sb.brain, {});
   const sql = new Map((await all(sb.brain, `SELECT agent, count(DISTINCT turn_id) FROM derived.messages WHERE NOT is_sidechain GROUP BY agent`)).map(([a, n]) => [String(a), Number(n)]));
   const exported = await exportedSessions();
+  // derived.messages names its sessions by the key derived.sessions has a row per.
+  const [[orphans]] = await all(sb.brain, `SELECT count(*) FROM derived.messages ANTI JOIN derived.sessions USING (machine_id, agent, session_id)`);
+  assert.equal(Number(orphans), 0, 'every session of derived.messages is a row of derived.sessions');
   for (const [a, p] of per) {
     const row = st.rows.find((r) => r.key === a);
     same(`${a}: stats sessions`, row?.sessions ?? 0, p.sessions);
