@@ -1,8 +1,9 @@
--- The derived layer: the floor document's v_messages_all and messages, plus sessions, tool calls
--- and token usage. Views named v_* are the definitions; the tables of the same name without v_
--- are their materialisation, refreshed per touched file by ops/refresh_derived.sql (each view
--- partitions by file, so a file's rows depend on that file's lines alone). The views usage and
--- calls run over the materialised tables and do the cross-file work (deduplication).
+-- The derived layer: the floor document's v_messages_all and messages, plus files, sessions, tool
+-- calls and token usage. Views named v_* are the definitions; the tables of the same name without
+-- v_ are their materialisation, refreshed per touched file by ops/refresh_derived.sql (each view
+-- partitions by file, so a file's rows depend on that file's lines alone). The views sessions,
+-- usage and calls run over the materialised tables and do the cross-file work (a session's files
+-- as one, deduplication).
 --
 -- What is an agent's own comes from its views.sql (src/core/agents/<lane>/): a {{union X}} below
 -- is replaced, when the schema is assembled, by the union of X_<lane> over every agent whose
@@ -13,10 +14,11 @@
 CREATE SCHEMA IF NOT EXISTS derived;
 
 -- ---------------------------------------------------------------------------------------------
--- Sessions: one row per origin file (its latest generation), with project (cwd) and machine.
+-- Files: one row per origin file (its latest generation), with its session id, project (cwd) and
+-- machine. Each agent's part of it (it says what the file says of its session):
 -- derived.v_sessions_<lane>: file_id, project, parent_session.
 
-CREATE OR REPLACE VIEW derived.v_sessions AS
+CREATE OR REPLACE VIEW derived.v_files AS
 WITH
   -- One pass over the newest generation's lines of each file. A line is bad when it is not JSON,
   -- or is a JSON null (what TRY(from_json(line, <any struct>)) IS NULL says, checked on edge
@@ -65,8 +67,8 @@ LEFT JOIN own o ON o.file_id = f.file_id
 LEFT JOIN dialects.agents a ON a.lane = f.lane
 LEFT JOIN lake ON lake.file_id = g.file_id AND lake.witness_gen = g.witness_gen;
 
-CREATE TABLE IF NOT EXISTS derived.sessions AS
-  SELECT * FROM derived.v_sessions WITH NO DATA;
+CREATE TABLE IF NOT EXISTS derived.files AS
+  SELECT * FROM derived.v_files WITH NO DATA;
 
 -- ---------------------------------------------------------------------------------------------
 -- Messages. The document's columns first; then: machine_id, project, turn_id (the lines of one
@@ -92,7 +94,7 @@ WITH
            md5(concat_ws(chr(0), m.role, coalesce(CAST(m.event_time AS VARCHAR), ''), coalesce(m.text, ''),
                          CAST(m.is_meta AS VARCHAR))) AS same
     FROM ({{union derived.v_messages}}) m
-    LEFT JOIN derived.sessions s USING (file_id)),
+    LEFT JOIN derived.files s USING (file_id)),
   -- The generation kept per message, by aggregates rather than two windows over every row: a
   -- window holds all of m's columns (text) in partitions; here only the keys are held.
   g AS (SELECT file_id, same, witness_gen, count(*) AS copies FROM m GROUP BY ALL),
@@ -103,6 +105,40 @@ SEMI JOIN pick ON pick.file_id = m.file_id AND pick.same = m.same AND pick.witne
 
 CREATE TABLE IF NOT EXISTS derived.messages AS
   SELECT * FROM derived.v_messages_all WITH NO DATA;
+
+-- Sessions: one row per session, that is per machine, agent and session id, as brain stats counts
+-- one (src/core/truth.ts), over every file holding it: Cline's task folder (three files),
+-- OpenHands' conversation folder (a file per event), a session's settings file beside its log.
+-- Its project and parent session are those of its earliest file that names one (a file with
+-- timed lines before one without: a settings file's project is only read back from its folder's
+-- name); its times span all its files. A view, so a session is always its files as they stand.
+-- Sub-agents' sessions and sessions without a turn have rows too: the sessions show and stats
+-- count are those with a turn of the main conversation in derived.messages (same three keys).
+-- A session that is a section of a gathering file (Aider) counts no lines of its own (n_lines).
+CREATE OR REPLACE VIEW derived.sessions AS
+WITH parts AS (
+  SELECT agent, lane, session_id, machine_id, project, parent_session, first_event, last_event,
+         first_captured, last_captured, n_lines, n_bad_lines, abs_path, file_id
+  FROM derived.files
+  UNION ALL BY NAME
+  -- A file that gathers several sessions (Aider's history, a session per header): each session
+  -- its messages name is one of its own, with the file's project and its messages' own times.
+  SELECT any_value(f.agent) AS agent, f.lane, m.session_id, f.machine_id, any_value(f.project) AS project,
+         min(m.event_time) AS first_event, max(m.event_time) AS last_event,
+         any_value(f.first_captured) AS first_captured, any_value(f.last_captured) AS last_captured,
+         any_value(f.abs_path) AS abs_path, f.file_id
+  FROM derived.messages m JOIN derived.files f USING (file_id)
+  WHERE m.session_id IS DISTINCT FROM f.session_id AND f.lane IN (SELECT lane FROM dialects.agents WHERE sections)
+  GROUP BY f.machine_id, f.lane, m.session_id, f.file_id)
+SELECT any_value(agent) AS agent, lane, session_id, machine_id,
+       first(project ORDER BY first_event NULLS LAST, first_captured, abs_path) FILTER (WHERE project IS NOT NULL) AS project,
+       first(parent_session ORDER BY first_event NULLS LAST, first_captured, abs_path) FILTER (WHERE parent_session IS NOT NULL) AS parent_session,
+       min(first_event) AS first_event, max(last_event) AS last_event,
+       min(first_captured) AS first_captured, max(last_captured) AS last_captured,
+       count(*) AS n_files, CAST(sum(n_lines) AS BIGINT) AS n_lines, CAST(sum(n_bad_lines) AS BIGINT) AS n_bad_lines
+FROM parts
+-- A file without a session id is a session of its own.
+GROUP BY machine_id, lane, session_id, CASE WHEN session_id IS NULL THEN file_id END;
 
 -- ---------------------------------------------------------------------------------------------
 -- Tool calls: one row per call, with the line of its result and whether it failed (NULL when the
@@ -120,7 +156,7 @@ CREATE TABLE IF NOT EXISTS derived.tool_calls AS
 -- counted once: the first by time, then file, then line.
 CREATE OR REPLACE VIEW derived.calls AS
 SELECT t.*, s.project
-FROM derived.tool_calls t LEFT JOIN derived.sessions s USING (file_id)
+FROM derived.tool_calls t LEFT JOIN derived.files s USING (file_id)
 QUALIFY t.call_id IS NULL
      OR row_number() OVER (PARTITION BY t.agent, t.call_id
                            ORDER BY t.event_time NULLS LAST, t.file_id, t.line_no) = 1;
@@ -151,7 +187,7 @@ WITH
     SELECT u.* EXCLUDE (counted), s.project,
            md5(concat_ws(chr(0), coalesce(CAST(u.event_time AS VARCHAR), ''), coalesce(u.model, ''), u.input_tokens,
                          u.output_tokens, u.cache_creation_tokens, u.cache_read_tokens)) AS same
-    FROM derived.usage_lines u LEFT JOIN derived.sessions s USING (file_id)
+    FROM derived.usage_lines u LEFT JOIN derived.files s USING (file_id)
     WHERE u.counted),
   c AS (SELECT *, count(*) OVER (PARTITION BY file_id, same, witness_gen) AS copies FROM u)
 SELECT * EXCLUDE (same, copies) FROM c

@@ -1,5 +1,5 @@
 -- Re-derives the materialised tables for the files listed in the temporary table touched_files.
--- Order matters: messages, calls and usage join sessions. The variable narrows dialects.v_live
+-- Order matters: messages, calls and usage join files. The variable narrows dialects.v_live
 -- (and so every view) to these files.
 -- An agent whose views.sql defines derived.v_<lane>_line_values (what its derived views read of
 -- each line, from one parse) has its lines parsed once for all four tables: that view goes into a
@@ -15,9 +15,9 @@ CREATE OR REPLACE TEMP TABLE refresh_{lane}_lines AS SELECT * FROM derived.v_{la
 SET VARIABLE brain_{lane}_lines = 'temp.main.refresh_{lane}_lines';
 {{end}}
 
-DELETE FROM derived.sessions WHERE file_id IN (SELECT file_id FROM touched_files);
-INSERT INTO derived.sessions BY NAME
-  SELECT * FROM derived.v_sessions WHERE file_id IN (SELECT file_id FROM touched_files);
+DELETE FROM derived.files WHERE file_id IN (SELECT file_id FROM touched_files);
+INSERT INTO derived.files BY NAME
+  SELECT * FROM derived.v_files WHERE file_id IN (SELECT file_id FROM touched_files);
 
 DELETE FROM derived.messages WHERE file_id IN (SELECT file_id FROM touched_files);
 INSERT INTO derived.messages BY NAME

@@ -56,7 +56,9 @@ export const sql: Verb = {
   summary: 'Run one read-only SQL query over the DuckDB cache of the floor.',
   usage: 'sql "SELECT …" [--json] [--limit N] [--timeout S] [--max-bytes N] [--reveal]',
   details: `Tables: floor.raw_lines (every floor line, byte-exact citation columns), floor.files, floor.chunks
-(the manifest), derived.messages, derived.sessions, derived.tool_calls, derived.calls, derived.usage;
+(the manifest), derived.messages, derived.sessions (one row per session: machine_id, agent,
+session_id, project, times, n_files), derived.files (one row per recorded file of a session: file_id,
+abs_path, lake_path), derived.tool_calls, derived.calls, derived.usage;
 views: ${registry().dialectViews()}, v_live (every generation), v_newest. The cache (BRAIN_HOME/brain.duckdb) is brought up
 to the manifest first, or built if missing. The connection is read-only: INSERT, CREATE, COPY, ATTACH,
 INSTALL, SET and every other statement that writes is refused, and SQL cannot read or write files.

@@ -149,7 +149,7 @@ test('Copilot Chat 0.37: result.usage tokens, tool invocations in derived.calls,
   // The tool invocations the response parts record, counted here, are the session's calls.
   const parts = doc.requests.flatMap((r: any) => r.response.filter((p: any) => p.kind === 'toolInvocationSerialized').map((p: any) => p.toolCallId));
   assert.ok(parts.length > 0);
-  const calls = json(['sql', `SELECT call_id, tool_name, project FROM derived.tool_calls t JOIN derived.sessions s USING (file_id) WHERE t.session_id = 'copilot-037'`, '--json']).rows;
+  const calls = json(['sql', `SELECT call_id, tool_name, project FROM derived.tool_calls t JOIN derived.files s USING (file_id) WHERE t.session_id = 'copilot-037'`, '--json']).rows;
   assert.deepEqual(calls.map((r: any) => r.call_id ?? r[0]).sort(), [...parts].sort());
   assert.ok(calls.every((r: any) => (r.tool_name ?? r[1]) && (r.project ?? r[2]) === '/Users/svarlamov/projects/testing-git'), JSON.stringify(calls));
 });

@@ -87,7 +87,7 @@ test('the floor holds every file byte for byte, the rewritten ones as two genera
     ['kilo_ext', ['/home/ana/kilo-repo']],
     ['roo', ['/home/ana/roo-repo']],
   ]);
-  const lake = sql(`SELECT abs_path, lake_path FROM derived.sessions WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue')`);
+  const lake = sql(`SELECT abs_path, lake_path FROM derived.files WHERE lane IN ('cline','roo','kilo_ext','cline_cli','continue')`);
   assert.equal(lake.rows.length, gens.size);
   for (const [abs, lp] of lake.rows as [string, string][]) assert.ok(fs.readFileSync(path.join(sb.brain, lp)).equals(fs.readFileSync(abs)), `${lp} = ${abs}`);
 });

@@ -128,7 +128,7 @@ test('brain sql: dialects.v_gemini / v_copilot and their rows in derived.message
     ['What can you help me with?', 'Change Bonjour World to hello world', 'Search for any other mentions of Bonjour'],
   );
   // A workspace's workspace.json is on the floor too (it names the project), but holds no session.
-  const s = q(`SELECT lane, agent, count(*) FROM derived.sessions WHERE lane IN ('gemini', 'copilot') AND NOT ends_with(abs_path, '/workspace.json') GROUP BY ALL ORDER BY lane`);
+  const s = q(`SELECT lane, agent, count(*) FROM derived.files WHERE lane IN ('gemini', 'copilot') AND NOT ends_with(abs_path, '/workspace.json') GROUP BY ALL ORDER BY lane`);
   assert.deepEqual(
     s.rows.map((r) => [r[0], r[1], Number(r[2])]),
     [

@@ -30,7 +30,7 @@ test('the export holds no planted key in clear', async () => {
   const c = await db.connect();
   try {
     const texts: string[] = [];
-    for (const t of ['messages', 'tool_calls', 'sessions', 'usage']) {
+    for (const t of ['messages', 'tool_calls', 'sessions', 'files', 'usage']) {
       if (!fs.existsSync(path.join(out, t))) continue;
       const r = await c.runAndReadAll(`SELECT * FROM read_parquet('${path.join(out, t).replace(/'/g, "''")}/**/*.parquet', hive_partitioning = true)`);
       for (const row of r.getRowsJson()) texts.push(JSON.stringify(row));

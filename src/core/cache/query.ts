@@ -113,7 +113,7 @@ export function sqlError(e: unknown): BrainError {
   if (/^Out of Memory Error/i.test(first)) {
     return new BrainError('sql-memory', `the statement needed more memory than a query may use (${QUERY_MEMORY}): ${first}`, 'Aggregate or filter more (WHERE, GROUP BY, LIMIT), or select parts of a long value (substr, list_slice) instead of building it whole.', { cause: err });
   }
-  return new BrainError('sql-error', first, `Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.tool_calls, derived.usage; views: ${registry().dialectViews()}.`, { cause: err });
+  return new BrainError('sql-error', first, `Tables: floor.raw_lines, floor.files, floor.chunks, derived.messages, derived.sessions, derived.files, derived.tool_calls, derived.usage; views: ${registry().dialectViews()}.`, { cause: err });
 }
 
 /** Runs each DuckDB call of one statement under its timer and signal: once either fires, the

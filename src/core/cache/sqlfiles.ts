@@ -76,8 +76,9 @@ function defines(sql: string, name: string): boolean {
 
 /** Each agent's views, checked for the two every agent must have, after the registry's own list. */
 function agentParts(reg: AgentRegistry): { name: string; text: string }[] {
-  const rows = reg.list.map((a) => `(${[a.lane, a.agent, a.label].map(sqlString).join(', ')})`);
-  const out = [{ name: '(registry)', text: `CREATE OR REPLACE VIEW dialects.agents AS\nSELECT * FROM (VALUES ${rows.join(', ')}) t(lane, agent, label);\n` }];
+  // sections: the agent's files gather several sessions each (AgentFiles.sectionId).
+  const rows = reg.list.map((a) => `(${[a.lane, a.agent, a.label].map(sqlString).join(', ')}, ${a.sectionId ? 'true' : 'false'})`);
+  const out = [{ name: '(registry)', text: `CREATE OR REPLACE VIEW dialects.agents AS\nSELECT * FROM (VALUES ${rows.join(', ')}) t(lane, agent, label, sections);\n` }];
   for (const a of reg.list) {
     const file = agentViewsFile(a);
     let text: string;
@@ -104,7 +105,7 @@ function expandUnions(text: string, file: string, reg: AgentRegistry, agentSql: 
 }
 
 /** The views a refresh materialises (sql/20_derived.sql), each over the union of every agent's part. */
-const REFRESHED = ['derived.v_sessions', 'derived.v_messages_all', 'derived.v_tool_calls', 'derived.v_usage_lines'];
+const REFRESHED = ['derived.v_files', 'derived.v_messages_all', 'derived.v_tool_calls', 'derived.v_usage_lines'];
 
 /** The name of one agent's copy of a refreshed view. */
 export function laneView(view: string, lane: string): string {
@@ -115,7 +116,7 @@ export function laneView(view: string, lane: string): string {
  * agent's part: a refresh touches one agent's files at a time and reads its views alone. A plan
  * over the union of every agent's views holds buffers for every branch of it, even for agents whose
  * files are not in the refresh, so its memory grew with the number of agents (past the cache's
- * limit at two dozen of them). An agent without its own part of a union reads none (v_sessions,
+ * limit at two dozen of them). An agent without its own part of a union reads none (v_files,
  * whose rows come from floor.files, gets an empty one); without the view's only part, no copy. */
 function perLaneViews(text: string, reg: AgentRegistry, agentSql: Map<string, string>): string | null {
   const out: string[] = [];
@@ -130,7 +131,7 @@ function perLaneViews(text: string, reg: AgentRegistry, agentSql: Map<string, st
         // agent had it from the others; alone, it is added empty.
         if (defines(agentSql.get(a.lane) ?? '', own)) return base === 'derived.v_messages' ? `SELECT * FROM ${own} UNION ALL BY NAME SELECT CAST(NULL AS BOOLEAN) AS is_sidechain WHERE false` : `SELECT * FROM ${own}`;
         const other = reg.list.map((b) => `${base}_${b.lane}`).find((v) => defines(agentSql.get(v.slice(base.length + 1)) ?? '', v));
-        if (view === 'derived.v_sessions' && other) return `SELECT * FROM ${other} WHERE false`;
+        if (view === 'derived.v_files' && other) return `SELECT * FROM ${other} WHERE false`;
         ok = false;
         return '';
       });

@@ -17,9 +17,11 @@ import { storeLabel } from '../store/rsync';
 import { sshBase, sshOptions } from '../store/sshcmd';
 import { configuredStore } from '../remote/everywhere';
 
-/** Exported table → the derived relation it holds (one row per reply in usage, per call in tool_calls). */
+/** Exported table → the derived relation it holds (one row per session in sessions, however many
+ * files hold it; per recorded file in files; per reply in usage; per call in tool_calls). */
 export const EXPORT_TABLES: Record<string, string> = {
   sessions: 'derived.sessions',
+  files: 'derived.files',
   messages: 'derived.messages',
   usage: 'derived.usage',
   tool_calls: 'derived.calls',

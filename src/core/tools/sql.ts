@@ -158,7 +158,7 @@ export const SQL_TOOL: ToolDef = {
   name: 'sql',
   title: 'Query the session cache (SQL)',
   description:
-    `Run one read-only DuckDB SELECT over this machine's session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, is_sidechain: a sub-agent message, parent_session, …), derived.sessions, derived.tool_calls, derived.usage, the dialect views ${registry().dialectViews()}, and floor.* (raw lines with their citation columns). Rows and bytes are capped (a long value is cut and ends with "…[cut <size>]"; read it in parts with substr), a statement is stopped after 30 s (config.toml [sql] timeout), and one that writes is refused. Use it for counts per day, project, model or machine.`,
+    `Run one read-only DuckDB SELECT over this machine's session cache: derived.messages (msg_id, agent, session_id, role, model, text, event_time, is_sidechain: a sub-agent message, parent_session, …), derived.sessions (one row per session: machine_id, agent, session_id, project, first_event, …), derived.files (each recorded file of a session, with its file_id, abs_path and lake_path), derived.tool_calls, derived.usage, the dialect views ${registry().dialectViews()}, and floor.* (raw lines with their citation columns). Rows and bytes are capped (a long value is cut and ends with "…[cut <size>]"; read it in parts with substr), a statement is stopped after 30 s (config.toml [sql] timeout), and one that writes is refused. Use it for counts per day, project, model or machine.`,
   inputSchema: SQL_INPUT_SCHEMA,
   run: runSql,
 };

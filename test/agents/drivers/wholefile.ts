@@ -105,7 +105,7 @@ export function wholeFileSuite(a: WholeFileAgent): void {
       brain(['record']);
       files = driver.files(session);
       assert.ok(files.length >= 1, `the session's files: ${files.join(', ')}\n${why()}`);
-      const rows = sql(`SELECT abs_path, lake_path, witness_gen FROM derived.sessions WHERE lane = '${a.lane}'`).rows as [string, string, number][];
+      const rows = sql(`SELECT abs_path, lake_path, witness_gen FROM derived.files WHERE lane = '${a.lane}'`).rows as [string, string, number][];
       for (const f of files) {
         const row = rows.find((r) => r[0] === f);
         assert.ok(row, `${f} is on the floor: ${JSON.stringify(rows)}`);

@@ -367,7 +367,7 @@ test('derived.* and brain stats: a session per header, turns as the index counts
     const id = aiderFolderName(sb.env, repos[n]);
     const heads = headersOf(fs.readFileSync(origin, 'utf8'));
     const per = new Map(
-      (await q(`SELECT m.session_id, count(*) FILTER (WHERE role = 'user'), count(*) FILTER (WHERE role = 'assistant') FROM derived.messages m JOIN derived.sessions s USING (file_id) WHERE s.abs_path = '${origin}' GROUP BY 1`)).map(
+      (await q(`SELECT m.session_id, count(*) FILTER (WHERE role = 'user'), count(*) FILTER (WHERE role = 'assistant') FROM derived.messages m JOIN derived.files s USING (file_id) WHERE s.abs_path = '${origin}' GROUP BY 1`)).map(
         ([sid, u, a]) => [String(sid), [Number(u), Number(a)]],
       ),
     );
@@ -377,7 +377,7 @@ test('derived.* and brain stats: a session per header, turns as the index counts
       assert.deepEqual(per.get(idOf(id, h)) ?? [0, 0], [kinds(mine, 'user').length, kinds(mine, 'assistant').length], `${n} session ${h.n}`);
     }
     assert.deepEqual([...per.keys()].filter((k) => !heads.some((h) => idOf(id, h) === k)), [], 'every message is of a session the Markdown has');
-    const [[calls]] = await q(`SELECT count(*) FROM derived.tool_calls t JOIN derived.sessions s USING (file_id) WHERE s.abs_path = '${origin}'`);
+    const [[calls]] = await q(`SELECT count(*) FROM derived.tool_calls t JOIN derived.files s USING (file_id) WHERE s.abs_path = '${origin}'`);
     assert.equal(Number(calls), turns.reduce((a, t) => a + t.tools.length, 0), `${n} tool calls`);
     // Each call and usage line is its session's.
     const [[astray]] = await q(`SELECT count(*) FROM derived.tool_calls t JOIN derived.messages m ON m.file_id = t.file_id AND m.role = 'assistant' AND m.line_no = (SELECT max(line_no) FROM derived.messages x WHERE x.file_id = t.file_id AND x.role = 'assistant' AND x.line_no < t.line_no) WHERE m.session_id <> t.session_id AND t.agent = 'aider'`);
@@ -387,7 +387,7 @@ test('derived.* and brain stats: a session per header, turns as the index counts
     )) as number[][];
     const raw = rawAider(origin);
     assert.deepEqual([Number(input), Number(output), Number(write), Number(hit)], [raw.input, raw.output, raw.cacheCreation, raw.cacheRead], `${n} tokens`);
-    const [[project]] = await q(`SELECT project FROM derived.sessions WHERE abs_path = '${origin}'`);
+    const [[project]] = await q(`SELECT project FROM derived.files WHERE abs_path = '${origin}'`);
     assert.equal(project, repos[n]);
   }
   const st = await statsReport(sb.brain, 'agent', { env: sb.env });

@@ -319,11 +319,38 @@ test('sessions carry project (cwd) and machine; sub-agent files point at their p
   const s = await all(sb.brain, `SELECT agent, project, machine_id FROM derived.sessions WHERE session_id = 'ef958aa1-0e93-49f0-bb71-150f63befcd1'`);
   assert.deepEqual(s, [['claude-code', '-experiments/worktrees', 'testbox']]);
   const sub = await all(sb.brain, `SELECT count(*) FROM derived.sessions WHERE parent_session = 'ef958aa1-0e93-49f0-bb71-150f63befcd1'`);
-  assert.ok((sub[0][0] as number) >= 5, 'the subagents/agent-*.jsonl files');
-  const pi = await all(sb.brain, `SELECT DISTINCT project FROM derived.sessions WHERE agent = 'pi' AND abs_path LIKE '%large-session%'`);
+  const subDir = path.join(FIXTURES, 'claude', 'projects', '-experiments-worktrees', 'ef958aa1-0e93-49f0-bb71-150f63befcd1', 'subagents');
+  const subIds = new Set(fs.readdirSync(subDir).map((f) => f.replace(/\.(meta\.json|jsonl)$/, '')));
+  assert.equal(Number(sub[0][0]), subIds.size, 'a sub-agent (its .jsonl and .meta.json) is one session');
+  const pi = await all(sb.brain, `SELECT DISTINCT project FROM derived.files WHERE agent = 'pi' AND abs_path LIKE '%large-session%'`);
   assert.deepEqual(pi, [['/Users/badlogic/workspaces/pi-mono']]);
   const m = await all(sb.brain, `SELECT count(*) FROM derived.messages WHERE project IS NULL AND agent IN ('pi', 'codex') AND session_id LIKE '019c8%'`);
   assert.equal(m[0][0], 0, 'messages inherit their session project');
+});
+
+test('a session kept in several files is one row of derived.sessions, each of its files one of derived.files', async () => {
+  // Cline's task folder, Factory Droid's log beside its settings file: every file of the fixture
+  // folder is a file of the session.
+  const task = path.join(FIXTURES, 'cline', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks', '1796300000000');
+  const droidDir = path.join(FIXTURES, 'factory', 'sessions', '-tmp-brain-fixtures-droid-home-work-brain-demo');
+  const droid = 'ddc2bb03-a9a4-4fd4-bbe8-9fca412d4446';
+  for (const [id, dir] of [['1796300000000', task], [droid, droidDir]]) {
+    const names = fs.readdirSync(dir).sort();
+    const s = await all(sb.brain, `SELECT n_files FROM derived.sessions WHERE session_id = '${id}'`);
+    assert.deepEqual(s.map((r) => Number(r[0])), [names.length], id);
+    const f = await all(sb.brain, `SELECT abs_path FROM derived.files WHERE session_id = '${id}' ORDER BY abs_path`);
+    assert.deepEqual(f.map((r) => path.basename(String(r[0]))), names, id);
+  }
+  // The session's project is its log's cwd: the settings file only reads one back from its
+  // folder's name, where a '-' of the path cannot be told from a '/'.
+  const cwd = (jsonLines(path.join(droidDir, `${droid}.jsonl`)).find((j) => j?.type === 'session_start') as J).cwd;
+  assert.deepEqual(await all(sb.brain, `SELECT project FROM derived.sessions WHERE session_id = '${droid}'`), [[cwd]]);
+  // One row per machine, agent and session id, and every file in one.
+  const [[rows, keys, inFiles, files]] = await all(
+    sb.brain,
+    `SELECT count(*), count(DISTINCT (machine_id, agent, session_id)), sum(n_files), (SELECT count(*) FROM derived.files) FROM derived.sessions`,
+  );
+  assert.deepEqual([rows, Number(inFiles)], [keys, Number(files)]);
 });
 
 test('sub-agent messages are kept, flagged, with their parent session; stats counts main turns only', async () => {
@@ -359,12 +386,12 @@ test('each derived table holds exactly what its view gives: the refresh parses e
   // variable names it, one agent at a time through the agent's own copy of each view
   // (derived.v_messages_all__<lane>); a query here has no such variable, so the views parse the
   // lines afresh. Compared per agent, as the refresh derives them.
-  const lanes = (await all(sb.brain, `SELECT DISTINCT lane FROM derived.sessions ORDER BY lane`)).map((r) => String(r[0]));
+  const lanes = (await all(sb.brain, `SELECT DISTINCT lane FROM derived.files ORDER BY lane`)).map((r) => String(r[0]));
   for (const l of ['cc', 'codex', 'copilot', 'cursor', 'gemini', 'pi']) assert.ok(lanes.includes(l), `${l} has sessions`);
   for (const lane of lanes) {
     const files = `(SELECT file_id FROM floor.files WHERE lane = '${lane}')`;
     for (const [table, view] of [
-      ['sessions', 'v_sessions'],
+      ['files', 'v_files'],
       ['messages', 'v_messages_all'],
       ['tool_calls', 'v_tool_calls'],
       ['usage_lines', 'v_usage_lines'],

@@ -57,7 +57,7 @@ export async function digest(brain: string): Promise<Record<string, string>> {
     chunks: await q(`SELECT md5(string_agg(concat_ws('|', manifest_offset, file_id, witness_gen, byte_from, byte_to, captured_at, lake_path), chr(10) ORDER BY manifest_offset)) FROM floor.chunks`),
     witnesses: await q(`SELECT md5(string_agg(concat_ws('|', file_id, observed_at, size_bytes, growth, new_lines), chr(10) ORDER BY file_id, observed_at, size_bytes)) FROM floor.witnesses`),
     ingest_state: await q(`SELECT md5(string_agg(concat_ws('|', file_id, witness_gen, last_size, last_offset, last_line_no, prefix_sha256), chr(10) ORDER BY file_id)) FROM floor.ingest_state`),
-    sessions: await q(`SELECT md5(string_agg(CAST(s AS VARCHAR), chr(10) ORDER BY file_id)) FROM derived.sessions s`),
+    derived_files: await q(`SELECT md5(string_agg(CAST(s AS VARCHAR), chr(10) ORDER BY file_id)) FROM derived.files s`),
     messages: await q(`SELECT md5(string_agg(concat_ws('|', msg_id, agent, session_id, role, model, md5(coalesce(text, '')), event_time, captured_at, turn_id, is_meta, project, machine_id, is_sidechain, parent_session), chr(10) ORDER BY msg_id)) FROM derived.messages`),
     tool_calls: await q(`SELECT md5(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY CAST(t AS VARCHAR))) FROM derived.tool_calls t`),
     usage_lines: await q(`SELECT md5(string_agg(CAST(u AS VARCHAR), chr(10) ORDER BY CAST(u AS VARCHAR))) FROM derived.usage_lines u`),

@@ -37,7 +37,7 @@ test('the refresh materialises the line values of each agent that defines them, 
     for (const lane of ['toy', 'gemini', 'copilot', 'cursor']) assert.ok(!sql.includes(`refresh_${lane}_lines`), lane);
     // Each temporary table is made after the files are named and before the first derived table.
     assert.ok(sql.indexOf('SET VARIABLE brain_refresh_files') < sql.indexOf('CREATE OR REPLACE TEMP TABLE refresh_cc_lines'));
-    assert.ok(sql.indexOf('refresh_toy2_lines') < sql.indexOf('INSERT INTO derived.sessions'));
+    assert.ok(sql.indexOf('refresh_toy2_lines') < sql.indexOf('INSERT INTO derived.files'));
   } finally {
     restore();
     sb.cleanup();

@@ -38,7 +38,7 @@ test('both machines in Hive-partitioned Parquet that DuckDB reads; a second expo
   assert.ok(per.get('alpha')! > 1 && per.get('beta') === 1, JSON.stringify([...per]));
   const said = await query(`SELECT DISTINCT machine, agent, session_id FROM ${glob('messages')} WHERE text ILIKE '%${PHRASE}%'`);
   assert.deepEqual(said, [['beta', 'claude-code', BETA_SESSION]]);
-  for (const table of ['usage', 'tool_calls']) {
+  for (const table of ['files', 'usage', 'tool_calls']) {
     const m = (await query(`SELECT DISTINCT machine FROM ${glob(table)} ORDER BY 1`)).map((x) => x[0]);
     assert.deepEqual(m, ['alpha', 'beta'], table);
   }

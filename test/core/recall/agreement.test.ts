@@ -6,12 +6,15 @@
 // Agents come from the registry, so an agent added later is compared too.
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { all, capturedSandbox } from '../cache/helpers';
 import type { Sandbox } from '../../helpers/env';
 import { rawUsage } from '../../helpers/rawusage';
 import { rawDbUsage } from '../../helpers/rawdbusage';
 import { updateCache } from '../../../src/core/cache';
 import { toolCalls } from '../../../src/core/cache/reports';
+import { exportParquet } from '../../../src/core/export/parquet';
 import { STATS_BY } from '../../../src/core/cache/reports';
 import { statsReport } from '../../../src/core/recall/stats';
 import { openIndex, type SessionRow } from '../../../src/core/index/turnindex';
@@ -40,12 +43,6 @@ const KNOWN: Record<string, string> = {
   // Copilot Chat: the SQL view keeps every request of every form of a session (the .json and
   // the .jsonl change log of one session both count); show reads the largest form.
   'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
-  "copilot-chat: export's sessions with turns": 'two forms of one session both counted in SQL',
-  // OpenHands writes a file per event: export lists each event file as derived.sessions does.
-  "openhands: export's sessions with turns": 'one row per event file in derived.sessions',
-  // Aider's history gathers a session per header: derived.sessions keeps a row per file, its
-  // sessions are the session_id of its messages, calls and usage.
-  "aider: export's sessions with turns": 'one row per history file in derived.sessions',
 };
 
 let sb: Sandbox;
@@ -92,6 +89,29 @@ function shown(r: SessionRow) {
     }
   }
   assert.fail(`${r.lane}/${r.session}: show cannot name it`);
+}
+
+/** Per agent, the rows of brain export's sessions table that have a turn of a main conversation
+ * in its messages table, read from the Parquet files it writes. */
+async function exportedSessions(): Promise<Map<string, number>> {
+  const dir = path.join(sb.dir, 'export');
+  const r = await exportParquet(dir, sb.env);
+  assert.deepEqual(r.machines.map((m) => m.state), ['written']);
+  const t = (table: string) => `read_parquet('${dir}/${table}/**/*.parquet', hive_partitioning = true)`;
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    const rows = (await c.runAndReadAll(
+      `SELECT s.agent, count(*) FROM ${t('sessions')} s
+       WHERE EXISTS (SELECT 1 FROM ${t('messages')} m WHERE m.machine_id = s.machine_id AND m.agent = s.agent
+                     AND m.session_id = s.session_id AND m.turn_id IS NOT NULL AND NOT m.is_sidechain)
+       GROUP BY 1`,
+    )).getRows();
+    return new Map(rows.map(([a, n]) => [String(a), Number(n)]));
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
 }
 
 test('show, the tree, stats, calls, record, derived.* and export agree for every agent, and tokens equal the raw files', async () => {
@@ -161,9 +181,10 @@ test('show, the tree, stats, calls, record, derived.* and export agree for every
   const st = await statsReport(sb.brain, 'agent', { env: sb.env });
   const calls = await toolCalls(sb.brain, {});
   const sql = new Map((await all(sb.brain, `SELECT agent, count(DISTINCT turn_id) FROM derived.messages WHERE NOT is_sidechain GROUP BY agent`)).map(([a, n]) => [String(a), Number(n)]));
-  const exported = new Map(
-    (await all(sb.brain, `SELECT s.agent, count(DISTINCT s.file_id) FROM derived.sessions s JOIN derived.messages m USING (file_id) WHERE m.turn_id IS NOT NULL AND NOT m.is_sidechain GROUP BY 1`)).map(([a, n]) => [String(a), Number(n)]),
-  );
+  const exported = await exportedSessions();
+  // derived.messages names its sessions by the key derived.sessions has a row per.
+  const [[orphans]] = await all(sb.brain, `SELECT count(*) FROM derived.messages ANTI JOIN derived.sessions USING (machine_id, agent, session_id)`);
+  assert.equal(Number(orphans), 0, 'every session of derived.messages is a row of derived.sessions');
   for (const [a, p] of per) {
     const row = st.rows.find((r) => r.key === a);
     same(`${a}: stats sessions`, row?.sessions ?? 0, p.sessions);
