@@ -67,10 +67,12 @@ function parseResult(text: string | null): any {
 test('Claude Code: sees the skill and the tools, calls search, and brain mcp leaves out that very session', async () => {
   const api = await startScripted('anthropic', { name: 'mcp__brain__search', input: { term: 'GitHub Action' } });
   try {
+    // MCP_TIMEOUT: Claude Code's wait for MCP servers to start; its default is short enough that
+    // on a busy machine the first request goes out before brain mcp has listed its tools.
     const run = await runCli(
       path.join(BIN, 'claude'),
       ['-p', `${MARK}: what did we decide about the GitHub Action?`, '--output-format', 'json', '--allowedTools', 'mcp__brain__search'],
-      env({ ANTHROPIC_BASE_URL: api.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-standin', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' }),
+      env({ ANTHROPIC_BASE_URL: api.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-standin', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', MCP_TIMEOUT: '120000' }),
       sb.home,
     );
     assert.equal(run.code, 0, `claude: ${run.stdout}\n${run.stderr}`);
