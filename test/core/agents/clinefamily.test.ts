@@ -81,6 +81,8 @@ test('Cline task: prompts, one reply per model call with its tokens, model, tool
   assert.equal(dialect.reads('code/1796300000000/api_conversation_history.json'), false);
   assert.equal(dialect.reads('code/1796300000000/task_metadata.json'), false);
   assert.equal(dialect.reads('code/1796300000000/ui_messages.g3.json'), true);
+  // Every file of a task is written again whole: a generation per quiet version.
+  for (const f of ['ui_messages.json', 'api_conversation_history.json', 'task_metadata.json']) assert.equal(agentByLane('cline')!.rewritesWhole?.(`code/1796300000000/${f}`), true, f);
 });
 
 test('Roo Code and Kilo Code read as Cline does; every file of a task folder is its session', () => {
