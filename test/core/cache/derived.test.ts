@@ -55,9 +55,23 @@ function expectCc(): Expect & { side: { messages: number; turns: number } } {
     const sideTurns = new Set<string>();
     const uses = new Set<string>();
     const failed = new Set<string>();
+    // A reply: the main conversation's assistant lines with one id (message.id, else requestId,
+    // else uuid) until a user line that is no tool result or an assistant line with another id
+    // opens the next stretch; sidechain lines with one id within a stretch (every line of an
+    // agent-*.jsonl file is its main conversation).
+    const subFile = path.basename(f).startsWith('agent-');
+    let stretch = 0;
+    let last: string | null = null;
     jsonLines(f).forEach((j, i) => {
       if (!j) return;
       const role = j.message?.role;
+      const key: string = j.message?.id || j.requestId || j.uuid || `line${i}`;
+      const result = j.type === 'user' && Array.isArray(j.message?.content) && j.message.content.some((b: J) => b?.type === 'tool_result');
+      const main = subFile || j.isSidechain !== true;
+      if (['user', 'assistant'].includes(j.type) && main && !result) {
+        if (j.type === 'user' || key !== last) stretch = i + 1;
+        last = j.type === 'assistant' ? key : null;
+      }
       if (j.type === 'assistant' && Array.isArray(j.message?.content)) {
         for (const b of j.message.content) if (b?.type === 'tool_use') {
           e.calls++;
@@ -76,7 +90,7 @@ function expectCc(): Expect & { side: { messages: number; turns: number } } {
       if (j.isMeta === true || j.isCompactSummary === true) return;
       // A harness notice (an interrupt) and a command's output are no turns (src/core/truth.ts).
       if (role === 'user' && /^\s*(\[Request interrupted by user[^\]]*\]|<local-command-caveat>|<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>)/.test(textOf(j.message.content) ?? '')) return;
-      if (role === 'assistant') t.add(j.message.id ?? `line${i}`);
+      if (role === 'assistant') t.add(main ? `reply${stretch}` : `reply${stretch}:${key}`);
       else if ((textOf(j.message.content) ?? '') !== '') t.add(`line${i}`);
     });
     e.turns += turns.size;
