@@ -40,6 +40,10 @@ export interface AgentFiles {
    * they make up: their turns together are the session's, in the order of their numbers. Null (or
    * no function) for a file that is a whole conversation on its own. */
   partOf?(rel: string): string | null;
+  /** A session can be written whole in more than one file (a second form, an archived copy): show
+   * reads the largest, and the cache counts that one alone (dialects.other_forms in
+   * sql/10_dialects.sql), re-deriving every form of a session when one of them changes. */
+  forms?: boolean;
 }
 
 export interface AgentDef<L extends string = string> extends AgentFiles {

@@ -27,10 +27,6 @@ import { isCountedSession, isMainTurn, toolCallsOf } from '../../../src/core/tru
  * that no longer happens (remove it here then). Keyed by agent and view, not by the numbers.
  */
 const KNOWN: Record<string, string> = {
-  // Copilot Chat: the SQL view keeps every request of every form of a session (the .json and
-  // the .jsonl change log of one session both count); show reads the largest form.
-  'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
-  "copilot-chat: export's sessions with turns": 'two forms of one session both counted in SQL',
   // Agents that write their tokens once per session (a settings file, a session row, a
   // conversation's metadata) rather than per reply: stats and the raw files count them, the
   // dialects do not yet hand them to show as the session's (FileFacts.unclaimed_tokens).

@@ -124,6 +124,12 @@ FROM dialects.v_codex;
 CREATE OR REPLACE VIEW derived.v_codex_lines AS
 SELECT * FROM query_table(coalesce(getvariable('brain_codex_lines'), 'derived.v_codex_line_values'));
 
+-- The lines the messages, tool calls and usage are read from: of one form of each session (an
+-- archived copy of a rollout is the same session: dialects.other_forms). Every file is a row of
+-- derived.sessions still.
+CREATE OR REPLACE VIEW derived.v_codex_shown_lines AS
+SELECT * FROM derived.v_codex_lines WHERE file_id NOT IN (SELECT file_id FROM dialects.other_forms('codex'));
+
 -- Sessions: the project is the cwd of the first session_meta or turn_context (of the first line,
 -- in the early bare files); a sub-agent rollout names its parent thread in session_meta. (From
 -- the line values, which hold both for those lines: a parse of its own here read every line again.)
@@ -154,7 +160,7 @@ WITH
                        WHEN body_type IN ('function_call_output', 'custom_tool_call_output', 'local_shell_call_output',
                             'tool_search_output', 'function_result') THEN 'o' END
                 WHEN typed_text IS NOT NULL THEN 'u' END AS k
-    FROM derived.v_codex_lines),
+    FROM derived.v_codex_shown_lines),
   s AS (
     SELECT *, CASE WHEN k = 'a' AND lag(k) OVER w IS DISTINCT FROM 'a' THEN 1 ELSE 0 END AS starts
     FROM k WHERE k IS NOT NULL
@@ -222,7 +228,7 @@ WITH
   cx_all AS MATERIALIZED (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, envelope_type,
            body_type, is_bare, call_name, call_id, arguments, output_failed, event_failed
-    FROM derived.v_codex_lines
+    FROM derived.v_codex_shown_lines
     WHERE body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
                         'tool_search_call', 'image_generation_call', 'function_call_output',
                         'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output',
@@ -273,7 +279,7 @@ WITH
            NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
            last_u, total_u,
            lag(total_u) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS prev_total_u
-    FROM derived.v_codex_lines
+    FROM derived.v_codex_shown_lines
     WHERE is_token_count),
   cx2 AS (
     SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
