@@ -36,6 +36,24 @@ CREATE OR REPLACE VIEW dialects.v_newest AS
 SELECT r.* FROM dialects.v_live r
 JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen;
 
+-- The other forms of a session (src/core/truth.ts: a session is one conversation, however many
+-- files hold it). An agent may write one session whole in more than one file (Copilot Chat's .json
+-- and its .jsonl change log; an archived copy of a Codex rollout): show reads the largest, by the
+-- bytes the manifest claims of its newest generation, the one claimed first on a tie (the turn
+-- index's rule, src/core/index/turncount.ts). The others hold the same conversation and have no
+-- messages, calls or tokens of their own: an agent whose sessions have forms (its registry entry
+-- says `forms`) leaves these files out of its views, and a refresh re-derives every form of a
+-- session it touches (src/core/cache/ingest.ts), as which one is shown changes while they grow.
+CREATE OR REPLACE MACRO dialects.other_forms(lane_name) AS TABLE
+SELECT file_id FROM (
+  SELECT f.file_id, f.machine_id, f.session_hint, max(c.byte_to) AS claimed, min(c.manifest_offset) AS first_claim
+  FROM floor.files f
+  JOIN floor.ingest_state s ON s.file_id = f.file_id
+  JOIN floor.chunks c ON c.file_id = s.file_id AND c.witness_gen = s.witness_gen
+  WHERE f.lane = lane_name AND c.lane = lane_name
+  GROUP BY ALL)
+QUALIFY row_number() OVER (PARTITION BY machine_id, session_hint ORDER BY claimed DESC, first_claim) > 1;
+
 -- shared text extraction over the common block-array shape. The document's macro, same result;
 -- the array case reads the blocks' type and text with one from_json (twice as fast as extracting
 -- each block as JSON and then its fields, measured) and falls back to the document's form if

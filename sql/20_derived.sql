@@ -152,14 +152,18 @@ FROM ({{union derived.v_tool_calls}});
 CREATE TABLE IF NOT EXISTS derived.tool_calls AS
   SELECT * FROM derived.v_tool_calls WITH NO DATA;
 
--- A call recorded in several files (a resumed session whose new file copies earlier lines) is
--- counted once: the first by time, then file, then line.
+-- Calls counted as show counts them (src/core/truth.ts): a call that several generations or files
+-- of one session record (a rewrite, a second form of the session) is counted once, from the first
+-- of them by time, then file, then the newest generation; within one generation of a file every
+-- call counts (its ids can repeat: a redacted transcript); a fork is a session of its own, and
+-- counts the calls it copied as it counts their turns.
 CREATE OR REPLACE VIEW derived.calls AS
 SELECT t.*, s.project
 FROM derived.tool_calls t LEFT JOIN derived.files s USING (file_id)
 QUALIFY t.call_id IS NULL
-     OR row_number() OVER (PARTITION BY t.agent, t.call_id
-                           ORDER BY t.event_time NULLS LAST, t.file_id, t.line_no) = 1;
+     OR (t.file_id, t.witness_gen) = first_value((t.file_id, t.witness_gen))
+          OVER (PARTITION BY t.agent, t.machine_id, t.session_id, t.call_id
+                ORDER BY t.event_time NULLS LAST, t.file_id, t.witness_gen DESC, t.line_no);
 
 -- ---------------------------------------------------------------------------------------------
 -- Token usage. usage_lines holds every line that reports usage, in one unit for all agents:

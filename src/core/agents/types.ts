@@ -46,6 +46,10 @@ export interface AgentFiles {
   sectionId?(session: string, section: number): string;
   /** The inverse of sectionId: the file's session and the section an id names (null: none). */
   sectionOfId?(id: string): { session: string; section: number } | null;
+  /** A session can be written whole in more than one file (a second form, an archived copy): show
+   * reads the largest, and the cache counts that one alone (dialects.other_forms in
+   * sql/10_dialects.sql), re-deriving every form of a session when one of them changes. */
+  forms?: boolean;
 }
 
 export interface AgentDef<L extends string = string> extends AgentFiles {

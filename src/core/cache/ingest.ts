@@ -12,6 +12,7 @@ import { lakeFileProblem } from '../index/lakepath';
 import { ChunkAppender } from './append';
 import { hashHex, readLines, scanFile, scanManifest, type FileScan, type ManifestEntry } from './lake';
 import { laneRefreshSql, loadSql } from './sqlfiles';
+import { registry } from '../agents';
 import { rangeMasker, type LineMasker } from '../secrets/cachemask';
 
 export interface IngestStats {
@@ -373,6 +374,17 @@ async function stageGeneration(
 /** Re-derives the derived tables of files, remembering which. */
 function refresher(conn: DuckDBConnection): { refreshed: Set<string>; refresh: (ids: string[]) => Promise<void> } {
   const refreshed = new Set<string>();
+  // The touched files by lane, with every other form of their sessions where an agent writes a
+  // session in several (sql/10_dialects.sql, dialects.other_forms): which form is the session's
+  // can change when one of them grows. (Those are not marked refreshed: lines of theirs still to
+  // come in this run re-derive them again.)
+  const lanes = registry()
+    .list.filter((a) => a.forms)
+    .map((a) => `'${a.lane}'`);
+  const withForms = `SELECT f.lane, list(DISTINCT g.file_id) FROM touched_files t JOIN floor.files f USING (file_id)
+    JOIN floor.files g ON g.file_id = f.file_id
+      OR (list_contains([${lanes.join(', ')}]::VARCHAR[], f.lane) AND g.lane = f.lane AND g.machine_id = f.machine_id AND g.session_hint = f.session_hint)
+    GROUP BY f.lane ORDER BY f.lane`;
   // One agent at a time, through its own copies of the derived views (laneRefreshSql): a plan over
   // every agent's views at once held memory for each of them.
   const refresh = async (ids: string[]) => {
@@ -380,7 +392,7 @@ function refresher(conn: DuckDBConnection): { refreshed: Set<string>; refresh: (
     const touched = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);
     for (const f of ids) touched.push([f]);
     touched.close();
-    const byLane = (await conn.runAndReadAll('SELECT f.lane, list(t.file_id) FROM touched_files t JOIN floor.files f USING (file_id) GROUP BY f.lane ORDER BY f.lane')).getRows() as [string, { items: string[] }][];
+    const byLane = (await conn.runAndReadAll(withForms)).getRows() as [string, { items: string[] }][];
     await conn.run('DELETE FROM touched_files');
     for (const [lane, list] of byLane) {
       const mine = await ChunkAppender.temp(conn, 'touched_files', [VARCHAR]);

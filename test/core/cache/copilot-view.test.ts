@@ -254,7 +254,7 @@ test('sets of the list and of one request, request deletes, key sets and later s
   assert.ok(!/voided by the next snapshot|gone with its request/.test(JSON.stringify(got)));
 });
 
-test('derived.messages has the same prompts and replies from a log as from its .json', async () => {
+test('derived.messages has the same prompts and replies from a log as from its .json, and a session in two forms once', async () => {
   const said = async (file: string) =>
     (
       await all(
@@ -266,5 +266,9 @@ test('derived.messages has the same prompts and replies from a log as from its .
   const want = await said(`${SESS}.json`);
   assert.equal(want.length, 6);
   assert.deepEqual(await said('editor-log.jsonl'), want);
-  assert.deepEqual(await said(`${SESS}.jsonl`), want);
+  // The fixture .jsonl is the same session as the .json, in its other form: the session's messages
+  // are there once, from the form show reads (the larger), and none from the other.
+  assert.deepEqual(await said(`${SESS}.jsonl`), []);
+  const session = await all(sb.brain, `SELECT count(*), count(DISTINCT turn_id), count(DISTINCT file_id) FROM derived.messages WHERE session_id = '${SESS}'`);
+  assert.deepEqual(session, [[6, 6, 1]]);
 });

@@ -55,9 +55,23 @@ function expectCc(): Expect & { side: { messages: number; turns: number } } {
     const sideTurns = new Set<string>();
     const uses = new Set<string>();
     const failed = new Set<string>();
+    // A reply: the main conversation's assistant lines with one id (message.id, else requestId,
+    // else uuid) until a user line that is no tool result or an assistant line with another id
+    // opens the next stretch; sidechain lines with one id within a stretch (every line of an
+    // agent-*.jsonl file is its main conversation).
+    const subFile = path.basename(f).startsWith('agent-');
+    let stretch = 0;
+    let last: string | null = null;
     jsonLines(f).forEach((j, i) => {
       if (!j) return;
       const role = j.message?.role;
+      const key: string = j.message?.id || j.requestId || j.uuid || `line${i}`;
+      const result = j.type === 'user' && Array.isArray(j.message?.content) && j.message.content.some((b: J) => b?.type === 'tool_result');
+      const main = subFile || j.isSidechain !== true;
+      if (['user', 'assistant'].includes(j.type) && main && !result) {
+        if (j.type === 'user' || key !== last) stretch = i + 1;
+        last = j.type === 'assistant' ? key : null;
+      }
       if (j.type === 'assistant' && Array.isArray(j.message?.content)) {
         for (const b of j.message.content) if (b?.type === 'tool_use') {
           e.calls++;
@@ -76,7 +90,7 @@ function expectCc(): Expect & { side: { messages: number; turns: number } } {
       if (j.isMeta === true || j.isCompactSummary === true) return;
       // A harness notice (an interrupt) and a command's output are no turns (src/core/truth.ts).
       if (role === 'user' && /^\s*(\[Request interrupted by user[^\]]*\]|<local-command-caveat>|<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>)/.test(textOf(j.message.content) ?? '')) return;
-      if (role === 'assistant') t.add(j.message.id ?? `line${i}`);
+      if (role === 'assistant') t.add(main ? `reply${stretch}` : `reply${stretch}:${key}`);
       else if ((textOf(j.message.content) ?? '') !== '') t.add(`line${i}`);
     });
     e.turns += turns.size;
@@ -128,31 +142,58 @@ function expectCodex(): Expect & { input: number; output: number; cached: number
     const lines = jsonLines(f);
     // A sub-agent's rollout by its first session_meta (a later one is a copied sub-agent's).
     const side = !!lines.find((j) => j?.type === 'session_meta')?.payload?.source?.subagent?.thread_spawn?.parent_thread_id;
-    // Typed prompts, where the file has user_message events: the user item nearest each event
-    // (within three lines, none of a reply between them; the earlier on a tie). Without events:
-    // every user item that is not context by its text.
+    // Typed prompts, where the file has events recording typed input (user_message, or an
+    // item_completed UserMessage): each event claims a user item of its stretch (none of a reply
+    // between them): one with its text, else the nearest within three lines (the earlier on a
+    // tie); an event claiming none is a prompt of its own. An unclaimed item is context once an
+    // event was written before the reply after it; without events every user item that is not
+    // context by its text is a prompt. Bare lines (the earliest files) with a role and no item
+    // kind are messages, the user's text in "message".
     const CONTEXT = /^(<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions|<permissions instructions>|<collaboration_mode>|<personality|<skills?[\s>_]|<user_shell_command>|<turn_aborted>|<subagent_notification>|<apps_instructions>|<session_context>)/;
+    const KINDS = ['message', 'reasoning', ...CODEX_CALLS, 'function_call_output', 'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output', 'function_result'];
+    const bodyOf = (j: J): J => {
+      if ('payload' in j) return j.payload ?? {};
+      if (!KINDS.includes(j.type) && typeof j.role === 'string') return { ...j, type: 'message', content: j.content ?? j.message };
+      return j;
+    };
     const isReplyItem = (j: J) => {
-      const b = 'payload' in j ? j.payload ?? {} : j;
+      const b = bodyOf(j);
       const item = !('payload' in j) || j.type === 'response_item';
       return item && ((b.type === 'message' && b.role === 'assistant') || b.type === 'reasoning' || CODEX_CALLS.includes(b.type));
+    };
+    const typedText = (j: J): string | null => {
+      const b = j.payload ?? {};
+      if (j.type !== 'event_msg') return null;
+      if (b.type === 'user_message') return typeof b.message === 'string' ? b.message : '';
+      if (b.type === 'item_completed' && b.item?.type === 'UserMessage') return textOf(b.item.content) ?? '';
+      return null;
     };
     const userItems: number[] = [];
     const events: number[] = [];
     lines.forEach((j, i) => {
       if (!j) return;
-      const b = 'payload' in j ? j.payload ?? {} : j;
+      const b = bodyOf(j);
       const item = !('payload' in j) || j.type === 'response_item';
       if (item && b.type === 'message' && b.role === 'user' && !CONTEXT.test((textOf(b.content) ?? '').trimStart())) userItems.push(i);
-      if (j.type === 'event_msg' && b.type === 'user_message') events.push(i);
+      if (typedText(j) !== null) events.push(i);
     });
     const noReplyBetween = (a: number, b: number) => !lines.slice(Math.min(a, b) + 1, Math.max(a, b)).some((j) => j && isReplyItem(j));
     const typed = new Set<number>();
+    const ownPrompt = new Set<number>();
     for (const e of events) {
-      const near = userItems.filter((u) => Math.abs(u - e) <= 3 && noReplyBetween(u, e)).sort((a, b) => Math.abs(a - e) - Math.abs(b - e) || a - b);
-      if (near.length) typed.add(near[0]);
+      const said = typedText(lines[e]!)!.trim();
+      const ok = userItems.filter((u) => noReplyBetween(u, e));
+      const same = ok.find((u) => (textOf(bodyOf(lines[u]!).content) ?? '').trim() === said);
+      const near = ok.filter((u) => Math.abs(u - e) <= 3).sort((a, b) => Math.abs(a - e) - Math.abs(b - e) || a - b);
+      const c = same ?? near[0];
+      if (c !== undefined) typed.add(c);
+      else ownPrompt.add(e);
     }
-    const prompt = (i: number) => (events.length ? typed.has(i) : userItems.includes(i));
+    const nextReply = (i: number) => {
+      const k = lines.findIndex((j, x) => x > i && j && isReplyItem(j));
+      return k < 0 ? lines.length : k;
+    };
+    const prompt = (i: number) => typed.has(i) || (userItems.includes(i) && !events.some((e) => e < nextReply(i)));
     // A reply is the run of reasoning, assistant text and calls between user messages and tool
     // outputs: one turn, and a row of its own when it holds no assistant message.
     let inReply = false;
@@ -169,10 +210,10 @@ function expectCodex(): Expect & { input: number; output: number; cached: number
     for (const [i, j] of lines.entries()) {
       if (!j) continue;
       const bare = !('payload' in j);
-      const body = bare ? j : j.payload ?? {};
+      const body = bodyOf(j);
       const isItem = bare || j.type === 'response_item';
       const replyItem = isItem && ((body.type === 'message' && body.role === 'assistant') || body.type === 'reasoning' || CODEX_CALLS.includes(body.type));
-      const breaks = (isItem && ((body.type === 'message' && body.role === 'user') || /_output$|^function_result$/.test(body.type ?? ''))) || (j.type === 'event_msg' && body.type === 'user_message');
+      const breaks = (isItem && ((body.type === 'message' && body.role === 'user') || /_output$|^function_result$/.test(body.type ?? ''))) || typedText(j) !== null;
       if (replyItem) {
         inReply = true;
         if (body.type === 'message') replyMsgs++;
@@ -182,6 +223,13 @@ function expectCodex(): Expect & { input: number; output: number; cached: number
         e.messages++;
         const t = (textOf(body.content) ?? '').trimStart();
         if (body.role === 'user' && !CONTEXT.test(t) && prompt(i)) e.turns++;
+      }
+      if (ownPrompt.has(i)) {
+        if (side) e.sideMessages++;
+        else {
+          e.messages++;
+          e.turns++;
+        }
       }
       if (isItem && CODEX_CALLS.includes(body.type)) e.calls++;
       if (j.type === 'event_msg' && body.type === 'token_count' && body.info && typeof body.info === 'object') {

@@ -29,21 +29,7 @@ import { isCountedSession, isMainTurn, toolCallsOf } from '../../../src/core/tru
  * Disagreements not fixed yet, each with why: the test fails on any other one, and on one of these
  * that no longer happens (remove it here then). Keyed by agent and view, not by the numbers.
  */
-const KNOWN: Record<string, string> = {
-  // Redacted fixture lines share one message id ("[trimmed for fixture]"): the SQL view joins a
-  // reply's lines by id, the dialect by adjacency.
-  'claude-code: derived.messages turns': 'fixture ids redacted to one value',
-  // Codex: the early bare format (a user line with "message" instead of "content") and a
-  // fixture holding every item kind in one stretch are read apart by the SQL view.
-  'codex: derived.messages turns': 'bare early lines and mixed-kind stretches read apart in SQL',
-  // Calls the dialect reads that derived.tool_calls has no view for (bare early Codex
-  // function_call items).
-  'codex: stats tool calls': 'bare early function_call items are not in derived.tool_calls',
-  'codex: brain calls': 'as stats tool calls',
-  // Copilot Chat: the SQL view keeps every request of every form of a session (the .json and
-  // the .jsonl change log of one session both count); show reads the largest form.
-  'copilot-chat: derived.messages turns': 'two forms of one session both counted in SQL',
-};
+const KNOWN: Record<string, string> = {};
 
 let sb: Sandbox;
 before(async () => {

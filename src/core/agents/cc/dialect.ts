@@ -2,8 +2,9 @@
 //
 // One API reply is written one content block per line, all lines sharing message.id; the results of
 // its tool calls come back as user lines, possibly between two of the reply's own lines (parallel
-// calls). So a reply stays open until the conversation moves on (a typed prompt, or a reply with
-// another id), and tool results join the reply whose call they answer. Sidechain lines (a sub-agent
+// calls). So a reply stays open until the conversation moves on (a user line that is no tool result,
+// or a reply with another id: an id seen again after that is another reply), and tool results join
+// the reply whose call they answer. The cache's derived.messages (views.sql) reads the same rule. Sidechain lines (a sub-agent
 // written inline, 1.0.x) are merged the same way but apart from the main chain, whose progress
 // closes them; a sub-agent file (agent-*.jsonl) is its own conversation. isMeta lines and compaction
 // summaries are recorded instructions, not turns anyone said; command output is tool output. Titles
@@ -119,7 +120,9 @@ class CcParser extends BaseParser<St> {
 
   private assistant(l: RawLine, j: JsonLine, o: Obj, main: boolean, side: boolean, ts: string | null): void {
     const m = isObj(o.message) ? o.message : {};
-    const id = strOrNull(m.id) ?? strOrNull(o.requestId) ?? strOrNull(o.uuid) ?? `line-${l.no}`;
+    // A reply's lines share its id within its chain (the main conversation or the sidechains);
+    // the same id after the main conversation moved on is another reply (views.sql, the same rule).
+    const id = `${main ? 'main' : 'side'}:${strOrNull(m.id) ?? strOrNull(o.requestId) ?? strOrNull(o.uuid) ?? `line-${l.no}`}`;
     let p = this.pending.get(id);
     if (!p) {
       // A new main reply means every earlier reply (and any sidechain under it) is complete.

@@ -80,7 +80,7 @@ SELECT * EXCLUDE (content, parsed, usage, v),
        CASE WHEN usage IS NOT NULL THEN derived.cc_usage_counted(usage, abs_path, v) END AS counted
 FROM (
   SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
-         ev_type, role, model, message_id, request_id, is_sidechain, is_meta, is_compact_summary,
+         ev_type, role, model, message_id, request_id, uuid, is_sidechain, is_meta, is_compact_summary,
          cwd, line_session_id, content, usage,
          TRY_CAST(timestamp_text AS TIMESTAMPTZ) AS line_ts,
          usage IS NOT NULL AS has_usage,
@@ -127,16 +127,46 @@ SELECT files.file_id, g.project,
 FROM files JOIN floor.files f USING (file_id) LEFT JOIN g USING (file_id);
 
 -- Messages: the user and assistant lines, a sub-agent's too (is_sidechain: an isSidechain line, in
--- the parent's file or its own; derived.messages adds the parent session). The lines of one reply
--- share message.id, which makes them one turn.
+-- the parent's file or its own; derived.messages adds the parent session).
+-- A reply is written a line per content block, its lines sharing message.id (else requestId, else
+-- the line's uuid); tool results, other chains' lines and lines that are no message can come
+-- between them. Ids repeat (a resumed or retried request, a redacted transcript), so a reply is not
+-- every line with its id: in the main conversation (every line of a sub-agent's own file) a reply is
+-- the run of assistant lines with one id up to the next user line that is not a tool result or the
+-- next assistant line with another id; that line opens a stretch. Sidechain lines (sub-agents
+-- written inline, several at once) never open one: their lines with one id within a stretch are one
+-- reply. The dialect (dialect.ts) reads the same rule.
 CREATE OR REPLACE VIEW derived.v_messages_cc AS
+WITH
+  l AS (
+    SELECT *,
+           NOT coalesce(is_sidechain, false) OR regexp_matches(abs_path, '/agent-[^/]*$') AS cc_main,
+           coalesce(nullif(message_id, ''), nullif(request_id, ''), nullif(uuid, ''), 'line-'||line_no) AS reply_key,
+           ev_type = 'user' AND coalesce(list_contains(list_transform(blocks, lambda b: b.type), 'tool_result'), false) AS cc_result
+    FROM derived.v_cc_lines
+    WHERE ev_type IN ('user','assistant')),
+  -- The main conversation's previous message line: its reply's id, '' for a user line.
+  o AS (
+    SELECT *,
+           cc_main AND NOT cc_result
+             AND (ev_type = 'user'
+                  OR reply_key IS DISTINCT FROM last_value(CASE WHEN cc_main AND NOT cc_result
+                                                                THEN CASE WHEN ev_type = 'assistant' THEN reply_key ELSE '' END END
+                                                           IGNORE NULLS) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no
+                                                                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) AS opens
+    FROM l),
+  s AS (
+    SELECT *, coalesce(max(CASE WHEN opens THEN line_no END)
+                         OVER (PARTITION BY file_id, witness_gen ORDER BY line_no ROWS UNBOUNDED PRECEDING), 0) AS stretch
+    FROM o)
 SELECT 'cc:'||session_id||':'||witness_gen||':'||line_no AS msg_id,
        'claude-code' AS agent, session_id, role, model,
        text, event_time, captured_at,
        file_id, witness_gen, line_no,
        machine_id,
        CASE WHEN cc_meta THEN NULL
-            WHEN role = 'assistant' THEN 'cc:'||session_id||':'||coalesce(message_id, witness_gen||':'||line_no)
+            WHEN role = 'assistant' AND cc_main THEN 'cc:'||session_id||':'||witness_gen||':'||stretch
+            WHEN role = 'assistant' THEN 'cc:'||session_id||':'||witness_gen||':'||stretch||':'||reply_key
             WHEN coalesce(text, '') = '' OR cc_aside THEN NULL
             ELSE 'cc:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
        cc_meta AS is_meta,
@@ -147,8 +177,8 @@ FROM (SELECT *,
              coalesce(is_meta, false) OR coalesce(is_compact_summary, false)
                OR (role = 'user' AND regexp_matches(coalesce(text, ''), {{truth notice}})) AS cc_meta,
              role = 'user' AND regexp_matches(coalesce(text, ''), {{truth command_output}}) AS cc_aside
-      FROM derived.v_cc_lines
-      WHERE ev_type IN ('user','assistant') AND role IN ('user','assistant'));
+      FROM s
+      WHERE role IN ('user','assistant'));
 
 -- Tool calls: tool_use blocks of assistant lines, each joined to the tool_result naming it.
 CREATE OR REPLACE VIEW derived.v_tool_calls_cc AS

@@ -19,4 +19,6 @@ export const codexFiles: AgentFiles = {
     ];
   },
   sessionOf: sessionFromName,
+  // An archived copy of a rollout is the same session.
+  forms: true,
 };

@@ -10,9 +10,24 @@ SELECT
   coalesce(q.event_time, TRY_CAST(q.j."timestamp" AS TIMESTAMPTZ)) AS event_time,
   q.captured_at,
   q.j.type                                             AS envelope_type,
-  CASE WHEN q.j.payload IS NULL THEN q.j.type ELSE q.j.payload.type END AS body_type,
+  -- A bare line that is no item kind but has a role is a message (the earliest files wrote a
+  -- user's text in "message", not "content").
+  CASE WHEN q.j.payload IS NOT NULL THEN q.j.payload.type
+       WHEN q.j.type IN ('message', 'reasoning', 'function_call', 'custom_tool_call', 'local_shell_call',
+                         'web_search_call', 'tool_search_call', 'image_generation_call', 'function_call_output',
+                         'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output',
+                         'function_result') THEN q.j.type
+       WHEN q.j.role IS NOT NULL THEN 'message'
+       ELSE q.j.type END                               AS body_type,
   coalesce(q.j.payload.role, q.j.role)                 AS role,
-  coalesce(q.j.payload.content, q.j.content)           AS content,
+  CASE WHEN q.j.payload IS NOT NULL THEN q.j.payload.content
+       WHEN q.j.type IS DISTINCT FROM 'message' THEN coalesce(q.j.content, q.j.message)
+       ELSE q.j.content END                            AS content,
+  -- What a person typed, as the UI's event records it: user_message's message, or (0.17x) an
+  -- item_completed UserMessage's content.
+  CASE WHEN q.j.type = 'event_msg' AND q.j.payload.type = 'user_message' THEN coalesce((q.j.payload.message->>'$'), '')
+       WHEN q.j.type = 'event_msg' AND q.j.payload.type = 'item_completed' AND (q.j.payload.item->>'$.type') = 'UserMessage'
+         THEN coalesce(derived.text_of((q.j.payload.item->'$.content')), '') END AS typed_text,
   -- additions
   q.machine_id, q.byte_offset,
   q.j.payload IS NULL                                  AS is_bare,
@@ -20,7 +35,7 @@ SELECT
     OVER (PARTITION BY q.file_id, q.witness_gen ORDER BY q.line_no
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS model,
   coalesce(q.j.payload.cwd, q.j.cwd)                   AS cwd,
-  coalesce(q.j.payload.name, q.j.name)                 AS call_name,
+  coalesce(q.j.payload.name, q.j.name, (q.j.function->>'$.name')) AS call_name,
   coalesce(q.j.payload.call_id, q.j.call_id)           AS call_id,
   coalesce(q.j.payload.arguments, q.j.arguments)       AS call_arguments,
   q.j.payload.output                                   AS call_output,
@@ -39,9 +54,10 @@ FROM (SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r
                "payload":{"type":"VARCHAR","role":"VARCHAR","content":"JSON","model":"VARCHAR",
                           "cwd":"VARCHAR","name":"VARCHAR","call_id":"VARCHAR","arguments":"JSON",
                           "output":"JSON","info":"JSON","exit_code":"JSON","success":"JSON",
-                          "result":"JSON","phase":"VARCHAR","source":"JSON","id":"VARCHAR","input":"JSON"},
-               "role":"VARCHAR","content":"JSON","cwd":"VARCHAR","name":"VARCHAR","call_id":"VARCHAR",
-               "arguments":"JSON"}'))]) AS j
+                          "result":"JSON","phase":"VARCHAR","source":"JSON","id":"VARCHAR","input":"JSON",
+                          "message":"JSON","item":"JSON"},
+               "role":"VARCHAR","content":"JSON","message":"JSON","cwd":"VARCHAR","name":"VARCHAR","call_id":"VARCHAR",
+               "arguments":"JSON","function":"JSON"}'))]) AS j
       FROM dialects.v_live r JOIN floor.files f USING (file_id)
       WHERE r.agent = 'codex') q
 WHERE q.j IS NOT NULL;
@@ -70,7 +86,7 @@ CREATE OR REPLACE MACRO derived.codex_output_failed(t) AS
 -- before. Values a view does not read are NULL (only the lines it reads have them).
 CREATE OR REPLACE VIEW derived.v_codex_line_values AS
 SELECT file_id, witness_gen, line_no, session_id, machine_id, abs_path, event_time, captured_at,
-       envelope_type, body_type, is_bare, role, model, call_name, call_id,
+       envelope_type, body_type, is_bare, role, model, call_name, call_id, typed_text,
        -- For derived.v_sessions_codex: the cwd a session_meta or turn_context names (or the first
        -- line of a bare file), and a session_meta's source.
        CASE WHEN (envelope_type IN ('session_meta', 'turn_context') AND payload_cwd IS NOT NULL)
@@ -108,6 +124,12 @@ FROM dialects.v_codex;
 CREATE OR REPLACE VIEW derived.v_codex_lines AS
 SELECT * FROM query_table(coalesce(getvariable('brain_codex_lines'), 'derived.v_codex_line_values'));
 
+-- The lines the messages, tool calls and usage are read from: of one form of each session (an
+-- archived copy of a rollout is the same session: dialects.other_forms). Every file is a row of
+-- derived.sessions still.
+CREATE OR REPLACE VIEW derived.v_codex_shown_lines AS
+SELECT * FROM derived.v_codex_lines WHERE file_id NOT IN (SELECT file_id FROM dialects.other_forms('codex'));
+
 -- Sessions: the project is the cwd of the first session_meta or turn_context (of the first line,
 -- in the early bare files); a sub-agent rollout names its parent thread in session_meta. (From
 -- the line values, which hold both for those lines: a parse of its own here read every line again.)
@@ -137,8 +159,8 @@ WITH
                             'web_search_call', 'tool_search_call', 'image_generation_call') THEN 'a'
                        WHEN body_type IN ('function_call_output', 'custom_tool_call_output', 'local_shell_call_output',
                             'tool_search_output', 'function_result') THEN 'o' END
-                WHEN envelope_type = 'event_msg' AND body_type = 'user_message' THEN 'u' END AS k
-    FROM derived.v_codex_lines),
+                WHEN typed_text IS NOT NULL THEN 'u' END AS k
+    FROM derived.v_codex_shown_lines),
   s AS (
     SELECT *, CASE WHEN k = 'a' AND lag(k) OVER w IS DISTINCT FROM 'a' THEN 1 ELSE 0 END AS starts
     FROM k WHERE k IS NOT NULL
@@ -150,31 +172,39 @@ WITH
     SELECT *, min(line_no) OVER (PARTITION BY file_id, witness_gen, reply_no) AS reply_line,
            count(*) FILTER (WHERE body_type = 'message') OVER (PARTITION BY file_id, witness_gen, reply_no) AS reply_msgs
     FROM r WHERE k = 'a'),
-  -- Which user items a person typed (as the dialect tells them): where a file has user_message
-  -- events, the item written nearest each event (within three lines, in the same stretch between
-  -- replies; the one before it on a tie) is the prompt, and an item no event claims is context
-  -- the harness wrote (redacted files have no other sign). A file without such events: every
-  -- item that is not context by its text.
+  -- Which user items a person typed (as the dialect tells them): each event that records typed
+  -- input claims one item of its stretch between replies: one with its text, else the item written
+  -- nearest it (within three lines; the one before it on a tie). A claimed item is a prompt; an
+  -- event that claims none is a prompt on its own (its row is the event's); an item no event
+  -- claims is context the harness wrote once the file has shown such an event (by the end of the
+  -- item's stretch; redacted files have no other sign), a prompt before that, or context by its
+  -- text.
   ev AS (
-    SELECT file_id, witness_gen, line_no, reply_no FROM r WHERE k = 'u' AND envelope_type = 'event_msg'),
+    SELECT file_id, witness_gen, line_no, reply_no, typed_text FROM r WHERE k = 'u' AND envelope_type = 'event_msg'),
   cand AS (
-    SELECT file_id, witness_gen, line_no, reply_no FROM r
-    WHERE k = 'u' AND envelope_type <> 'event_msg' AND NOT regexp_matches(coalesce(text, ''), {{truth injected_context}})),
-  claimed AS (
-    SELECT DISTINCT e.file_id, e.witness_gen,
-           arg_min(c.line_no, abs(c.line_no - e.line_no) * 2 + CASE WHEN c.line_no < e.line_no THEN 0 ELSE 1 END) AS line_no
+    SELECT file_id, witness_gen, line_no, reply_no, text FROM r
+    WHERE k = 'u' AND envelope_type IS DISTINCT FROM 'event_msg' AND NOT regexp_matches(coalesce(text, ''), {{truth injected_context}})),
+  claims AS (
+    SELECT e.file_id, e.witness_gen, e.line_no AS ev_line,
+           arg_min(c.line_no, CASE WHEN trim(c.text) = trim(e.typed_text) THEN -1000000 + c.line_no
+                                   ELSE abs(c.line_no - e.line_no) * 2 + CASE WHEN c.line_no < e.line_no THEN 0 ELSE 1 END END) AS line_no
     FROM ev e JOIN cand c ON c.file_id = e.file_id AND c.witness_gen = e.witness_gen AND c.reply_no = e.reply_no
-                         AND abs(c.line_no - e.line_no) <= 3
-    GROUP BY e.file_id, e.witness_gen, e.line_no),
-  evfiles AS (SELECT DISTINCT file_id, witness_gen FROM ev),
+                         AND (abs(c.line_no - e.line_no) <= 3 OR trim(c.text) = trim(e.typed_text))
+    GROUP BY ALL),
+  claimed AS (SELECT DISTINCT file_id, witness_gen, line_no FROM claims),
+  evfiles AS (SELECT file_id, witness_gen, min(reply_no) AS first_ev FROM ev GROUP BY ALL),
   u AS (
     SELECT r.*,
            regexp_matches(coalesce(r.text, ''), {{truth injected_context}})
-             OR (f.file_id IS NOT NULL AND c.line_no IS NULL) AS ctx
+             OR (f.first_ev <= r.reply_no AND c.line_no IS NULL) AS ctx
     FROM r
     LEFT JOIN evfiles f ON f.file_id = r.file_id AND f.witness_gen = r.witness_gen
     LEFT JOIN claimed c ON c.file_id = r.file_id AND c.witness_gen = r.witness_gen AND c.line_no = r.line_no
-    WHERE r.k = 'u' AND r.envelope_type <> 'event_msg'),
+    WHERE r.k = 'u' AND r.envelope_type IS DISTINCT FROM 'event_msg'
+    UNION ALL
+    SELECT r.* REPLACE ('user' AS role, r.typed_text AS text), false AS ctx
+    FROM r ANTI JOIN claims c ON c.file_id = r.file_id AND c.witness_gen = r.witness_gen AND c.ev_line = r.line_no
+    WHERE r.k = 'u' AND r.envelope_type = 'event_msg'),
   m AS (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, role, model, text, event_time, captured_at,
            CASE WHEN ctx THEN NULL ELSE 'codex:'||session_id||':'||witness_gen||':'||line_no END AS turn_id,
@@ -198,7 +228,7 @@ WITH
   cx_all AS MATERIALIZED (
     SELECT file_id, witness_gen, line_no, session_id, machine_id, event_time, envelope_type,
            body_type, is_bare, call_name, call_id, arguments, output_failed, event_failed
-    FROM derived.v_codex_lines
+    FROM derived.v_codex_shown_lines
     WHERE body_type IN ('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
                         'tool_search_call', 'image_generation_call', 'function_call_output',
                         'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output',
@@ -249,7 +279,7 @@ WITH
            NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
            last_u, total_u,
            lag(total_u) OVER (PARTITION BY file_id, witness_gen ORDER BY line_no) AS prev_total_u
-    FROM derived.v_codex_lines
+    FROM derived.v_codex_shown_lines
     WHERE is_token_count),
   cx2 AS (
     SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,

@@ -50,6 +50,8 @@ export const copilotFiles: AgentFiles = {
     return editorUserDirs(env).map(({ prefix, dir }) => ({ dir, lakePrefix: prefix, include: (rel: string) => CHAT.test(rel) || WORKSPACE.test(rel) }));
   },
   rewritesWhole: (rel) => rel.endsWith('.json'),
+  // A session saved as .json, then as a .jsonl change log: two forms of one session.
+  forms: true,
   sessionOf(rel) {
     // A workspace.json is no session: it is named after its workspace, so no two share a name.
     const w = /(^|\/)workspaceStorage\/([^/]+)\/workspace\.json$/.exec(rel);

@@ -270,6 +270,12 @@ SELECT
   TRY_CAST(j.data.success AS BOOLEAN) AS success
 FROM events WHERE j IS NOT NULL;
 
+-- What the messages, usage and tool calls are read from: one form of each session (the .json and
+-- the .jsonl log of one session are one session: dialects.other_forms). Every file is a row of
+-- derived.sessions still.
+CREATE OR REPLACE VIEW derived.v_copilot_shown AS
+SELECT * FROM dialects.v_copilot WHERE file_id NOT IN (SELECT file_id FROM dialects.other_forms('copilot'));
+
 -- Messages: a request is a prompt and (when it has a response) a reply; the transcripts stream's
 -- user.message and assistant.message events are one each.
 CREATE OR REPLACE VIEW derived.v_messages_copilot AS
@@ -280,7 +286,7 @@ SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no||':'|
        machine_id,
        'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no||':'||seq||':'||r.role AS turn_id,
        false AS is_meta
-FROM dialects.v_copilot,
+FROM derived.v_copilot_shown,
      LATERAL (SELECT unnest([{'role': 'user', 'text': user_text},
                              {'role': 'assistant', 'text': CASE WHEN json_array_length(response) > 0 THEN reply_text END}]) AS x) u,
      LATERAL (SELECT u.x.role AS role, u.x.text AS text) r
@@ -293,7 +299,7 @@ SELECT 'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS ms
        machine_id,
        'copilot:'||source||':'||session_id||':'||witness_gen||':'||line_no AS turn_id,
        false AS is_meta
-FROM dialects.v_copilot
+FROM derived.v_copilot_shown
 WHERE ev_type IN ('user.message', 'assistant.message');
 
 -- Usage: a request's result carries the prompt's and the reply's tokens when Copilot recorded
@@ -308,7 +314,7 @@ WITH
                     TRY_CAST((result->>'$.metadata.promptTokens') AS BIGINT)) AS prompt_tokens,
            coalesce(TRY_CAST((result->>'$.usage.completionTokens') AS BIGINT),
                     TRY_CAST((result->>'$.metadata.outputTokens') AS BIGINT)) AS out_tokens
-    FROM dialects.v_copilot
+    FROM derived.v_copilot_shown
     WHERE ev_type = 'request' AND result IS NOT NULL AND json_type(result) = 'OBJECT')
 SELECT agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
        NULL::VARCHAR AS message_id, NULL::VARCHAR AS request_id,
@@ -332,7 +338,7 @@ WITH
            flatten(coalesce(list_transform(TRY(from_json(json_extract(result, '$.metadata.toolCallRounds'),
                                                           '[{"toolCalls":[{"id":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]}]')),
                                            lambda r: coalesce(r.toolCalls, [])), [])) AS calls
-    FROM dialects.v_copilot
+    FROM derived.v_copilot_shown
     WHERE ev_type = 'request' AND json_type(response) = 'ARRAY'),
   parts AS (
     SELECT r.* EXCLUDE (parts), unnest(r.parts) AS p, generate_subscripts(r.parts, 1) AS i
@@ -342,12 +348,12 @@ WITH
   events AS (
     SELECT session_id, file_id, witness_gen, line_no, machine_id, event_time,
            unnest(TRY(from_json(tool_requests, '[{"toolCallId":"VARCHAR","name":"VARCHAR","arguments":"JSON"}]'))) AS q
-    FROM dialects.v_copilot
+    FROM derived.v_copilot_shown
     WHERE ev_type = 'assistant.message' AND json_type(tool_requests) = 'ARRAY'),
   done AS (
     SELECT file_id, witness_gen, tool_call_id, min(line_no) AS result_line_no, bool_or(NOT success) AS failed,
            bool_or(success IS NOT NULL) AS said
-    FROM dialects.v_copilot WHERE ev_type = 'tool.execution_complete' AND tool_call_id IS NOT NULL
+    FROM derived.v_copilot_shown WHERE ev_type = 'tool.execution_complete' AND tool_call_id IS NOT NULL
     GROUP BY ALL)
 SELECT 'copilot-chat' AS agent, session_id, file_id, witness_gen, line_no, machine_id, event_time,
        coalesce(p.toolCallId, c.id) AS call_id,
