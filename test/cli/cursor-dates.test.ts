@@ -11,10 +11,12 @@ import * as path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { FIXTURES, brain, sandbox, type Sandbox } from '../helpers/env';
 import { buildCursorIde, COMPOSER, composerData } from '../fixtures/cursor_ide/build';
+import { FloorView } from '../../src/core/recall/floorview';
 
 const CHAT = 'git-ai-cursor-session-simple';
 const CHAT_CREATED = Date.UTC(2025, 10, 3, 9, 30, 0);
 const SHORT = 'agent-sessions-subagent-session';
+const SHORT_CREATED = Date.UTC(2025, 9, 20, 14, 0, 0);
 
 const json = (r: { status: number | null; stdout: string; stderr: string }) => {
   assert.equal(r.status, 0, r.stderr);
@@ -52,9 +54,9 @@ test("Cursor sessions are dated by Cursor's own times, not by when they were rec
   const sb = sandbox({ name: 'cursor-dates', fixtures: true });
   try {
     chatStore(sb, CHAT, CHAT_CREATED);
-    // A chat whose transcript is smaller than its meta record would be: the session's turns are
-    // read from its largest file, so the meta record stays out and the chat keeps its turns.
-    chatStore(sb, SHORT, CHAT_CREATED);
+    // A chat whose transcript is smaller than its meta record: the record, which holds no turns,
+    // dates the session and is never the form it is shown from.
+    chatStore(sb, SHORT, SHORT_CREATED);
     editorChatWithoutBubbleTimes(sb);
     const composer = composerData() as { createdAt: number; lastUpdatedAt: number };
     assert.equal(brain(sb, ['record'], { env: { BRAIN_QUIET_SECONDS: '0' } }).status, 0);
@@ -63,9 +65,12 @@ test("Cursor sessions are dated by Cursor's own times, not by when they were rec
     const agent = json(brain(sb, ['show', CHAT, '--json'])).session;
     assert.equal(agent.started, iso(CHAT_CREATED), 'the cursor-agent chat starts when its store.db says');
     assert.equal(agent.turns, 2, 'the meta row adds no turn');
-    const short = json(brain(sb, ['show', SHORT, '--json'])).session;
-    assert.equal(short.turns, 2, 'a short chat keeps its turns');
-    assert.notEqual(short.started, iso(CHAT_CREATED));
+    const shortShow = json(brain(sb, ['show', SHORT, '--json']));
+    assert.equal(shortShow.session.turns, 2, 'a short chat keeps its turns');
+    assert.equal(shortShow.session.started, iso(SHORT_CREATED), 'a short chat starts when its store.db says');
+    assert.deepEqual(shortShow.turns.map((t: { role: string }) => t.role), ['user', 'assistant'], 'shown from its transcript');
+    const shortMeta = path.join(sb.brain, 'lake', 'cursor', 'fixtures', 'chats', SHORT, `${SHORT}.rows.jsonl`);
+    assert.ok(fs.statSync(shortMeta).size > fs.statSync(path.join(FIXTURES, 'cursor', 'projects', 'fixtures', 'agent-transcripts', `${SHORT}.jsonl`)).size, 'its meta record is the larger form');
     const ide = json(brain(sb, ['show', COMPOSER, '--json'])).session;
     assert.equal(ide.started, iso(composer.createdAt));
     assert.equal(ide.ended, iso(composer.lastUpdatedAt));
@@ -75,6 +80,22 @@ test("Cursor sessions are dated by Cursor's own times, not by when they were rec
     assert.equal(hits.find((h) => h.session === CHAT)?.started, iso(CHAT_CREATED), JSON.stringify(hits));
     const ideHits = json(brain(sb, ['search', 'bilby cache', '--json'])).hits as { session: string; started: string }[];
     assert.equal(ideHits.find((h) => h.session === COMPOSER)?.started, iso(composer.createdAt), JSON.stringify(ideHits));
+    const shortHits = json(brain(sb, ['search', 'workspace directory', '--json'])).hits as { session: string; started: string }[];
+    assert.equal(shortHits.find((h) => h.session === SHORT)?.started, iso(SHORT_CREATED), JSON.stringify(shortHits));
+
+    // The Sessions tree, from the turn index and from the floor's files alike.
+    for (const index of ['live', 'off'] as const) {
+      const view = new FloorView(sb.brain, sb.env, { index });
+      try {
+        view.refresh();
+        const listed = view.sessions().find((x) => x.session === SHORT);
+        assert.equal(listed?.started, iso(SHORT_CREATED), `tree (index ${index})`);
+        assert.equal(listed?.turns, 2, `tree (index ${index})`);
+        assert.match(listed?.lakePath ?? '', /agent-transcripts/, `tree (index ${index}): the shown form`);
+      } finally {
+        view.close();
+      }
+    }
 
     // stats --by day: each on its own day (turns from the turn index, tokens and tool calls from the
     // DuckDB cache), not on the day it was recorded, where the fixtures' chats without a store.db are.
@@ -86,8 +107,8 @@ test("Cursor sessions are dated by Cursor's own times, not by when they were rec
     const agentDays = days('cursor-agent');
     const calls = fs.readFileSync(path.join(FIXTURES, 'cursor', 'projects', 'fixtures', 'agent-transcripts', `${CHAT}.jsonl`), 'utf8').split('"type":"tool_use"').length - 1;
     assert.deepEqual(agentDays['2025-11-03'], [1, 2, calls], JSON.stringify(agentDays));
-    assert.deepEqual(agentDays[today].slice(0, 2), [3, 12], JSON.stringify(agentDays));
-    assert.equal(fs.existsSync(path.join(sb.brain, 'lake', 'cursor', 'fixtures', 'chats', SHORT)), false, 'the short chat\'s meta is not recorded');
+    assert.deepEqual(agentDays['2025-10-20'], [1, 2, 1], JSON.stringify(agentDays));
+    assert.deepEqual(agentDays[today].slice(0, 2), [2, 10], JSON.stringify(agentDays));
     assert.deepEqual(days('cursor-ide'), { [iso(composer.createdAt).slice(0, 10)]: [1, 4, 2] });
 
     // A second pass appends nothing (the meta row is unchanged).

@@ -1,9 +1,7 @@
 // Counting turns (isTurn in turns.ts) over the turn index: the one count show, stats, the Sessions
-// tree and search report. A session's turns are those of the file show reads, its largest live
-// one (an archived copy of a rollout, or the second form a session is written in, holds the
-// same conversation and is not counted twice), over every generation of that file: a turn several
-// generations hold (the same turnKey) counts once, as many times as the generation holding most
-// of it has it.
+// tree and search report. A session's turns are those of the form show reads (shownForm), over
+// every generation of that form: a turn several generations hold (the same turnKey) counts once,
+// as many times as the generation holding most of it has it.
 import type { SqliteDatabase } from '../sqlite';
 
 /** isTurn in the index's SQL: the rows that count as turns (a prompt 'u' or a reply 'a'). */
@@ -11,12 +9,26 @@ export const TURN_ROLES = `role IN ('u', 'a')`;
 /** The same, for turns read in JavaScript. */
 export const TURN_ROLES_OF: ReadonlySet<string> = new Set(['u', 'a']);
 
-/** The base (lake path without its generation) of the file of session `sess` (an SQL expression)
- * whose turns are the session's: of the newest generation of each base, the largest. */
+/**
+ * The form a session is shown from, of its forms on one machine (the newest generation of each
+ * file with its id: a copy of the conversation, an archived rollout, a settings, state or meta
+ * file beside it): the largest that holds turns (the first of equals), else the largest. A form
+ * with no turns never hides one that has them: it only lends the session its facts (a start time,
+ * a project, tokens no reply claims). Every view picks so: show (recall/read.ts), the Sessions
+ * tree (recall/floorview.ts), and the turn index's counts (shownBase, the same rule in SQL).
+ * `holds` is asked in order of size, largest first, until a form holds turns.
+ */
+export function shownForm<F>(forms: readonly F[], size: (f: F) => number, holds: (f: F) => boolean): F | undefined {
+  const bySize = [...forms].sort((a, b) => size(b) - size(a));
+  return bySize.find(holds) ?? bySize[0];
+}
+
+/** shownForm in the index's SQL: the base (lake path without its generation) of the form whose
+ * turns are session `sess`'s (an SQL expression), of the newest generation of each base. */
 export function shownBase(sess: string): string {
   return `(SELECT f.base FROM files f WHERE f.sess_id = ${sess} AND f.live = 1
             AND f.gen = (SELECT max(g.gen) FROM files g WHERE g.machine = f.machine AND g.base = f.base AND g.live = 1)
-           ORDER BY f.claimed DESC, f.id LIMIT 1)`;
+           ORDER BY f.has_turns DESC, f.claimed DESC, f.id LIMIT 1)`;
 }
 
 /** The session whose files hold session `sess` (an SQL expression): a section's (Turn.section)

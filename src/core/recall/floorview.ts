@@ -11,9 +11,11 @@ import { layout, type Env } from '../home';
 import { machineName } from '../machine';
 import { OverBudgetError, readManifest, readStoreManifest, type ManifestLine } from '../floor/manifest';
 import { DeadlineError, NotRegularError } from '../safeopen';
-import { laneRel, readTurns } from '../index/read';
+import { laneRel, readTurns, type FileTurns } from '../index/read';
 import { baseOfGen, formOf, homeRoot, projectFromPath, readMeta } from '../index/roots';
-import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
+import { openIndex, type FileRow, type SessionRow, type TurnIndex } from '../index/turnindex';
+import { mergeFacts } from '../index/turnindex/sessions';
+import { shownForm } from '../index/turncount';
 import { readSession } from './read';
 import { lakeFile } from '../index/lakepath';
 import { INDEX_OFF, type IndexUse, type SessionInfo, type TurnView } from './types';
@@ -61,7 +63,7 @@ interface Acc {
   lane: string;
   session: string;
   gen: number;
-  /** The session's largest file of its newest generation (the one show reads) and its size. */
+  /** The file of its newest generation show reads (shownForm) and its size, once read (fromFloor). */
   lakePath: string;
   bytes: number;
   lines: number;
@@ -232,16 +234,33 @@ export class FloorView {
     f.bytes = Math.max(f.bytes, m.byte_to);
     f.lines = Math.max(f.lines, m.line_to);
     a.files.set(m.lake_path, f);
-    // Show reads the largest file (the first of equals): the count is that file's.
-    let best: [string, { bytes: number; lines: number }] | null = null;
-    for (const e of a.files) if (!best || e[1].bytes > best[1].bytes) best = e;
-    if (best) [a.lakePath, a.bytes, a.lines] = [best[0], best[1].bytes, best[1].lines];
     a.last = m.captured_at;
   }
 
+  /** Each file of the session's newest generation through its dialect (null: none reads it). */
+  private readForms(r: StoreFloor, a: Acc): { lakePath: string; bytes: number; lines: number; got: FileTurns | null }[] {
+    return [...a.files].map(([lakePath, f]) => {
+      const got = (() => {
+        try {
+          // A store's manifest is another machine's word: its path goes through the guard.
+          return readTurns(lakeFile(r.root, lakePath), a.lane, laneRel(lakePath).rel, { full: false, to: f.bytes, tail: true });
+        } catch {
+          return null;
+        }
+      })();
+      return { lakePath, bytes: f.bytes, lines: f.lines, got };
+    });
+  }
+
   private fromFloor(r: StoreFloor, a: Acc): ListedSession[] {
-    const { rel } = laneRel(a.lakePath);
-    if (!a.infos || a.parsedAt !== a.bytes) {
+    const size = [...a.files.values()].reduce((n, f) => n + f.bytes, 0);
+    if (!a.infos || a.parsedAt !== size) {
+      // The form show reads (shownForm); the others that hold no turns lend it their facts.
+      const forms = this.readForms(r, a);
+      const holds = (x: (typeof forms)[number]) => !!x.got && countTurns(x.got.turns) > 0;
+      const shown = shownForm(forms, (x) => x.bytes, holds) as (typeof forms)[number];
+      [a.lakePath, a.bytes, a.lines] = [shown.lakePath, shown.bytes, shown.lines];
+      const got = shown.got;
       const file: FloorFile = {
         mf: { machine: r.machine, dir: r.root },
         lake_path: a.lakePath,
@@ -254,24 +273,18 @@ export class FloorView {
         first_seen: a.first,
         last_seen: a.last,
       };
-      const got = (() => {
-        try {
-          // A store's manifest is another machine's word: its path goes through the guard.
-          return readTurns(lakeFile(r.root, a.lakePath), a.lane, rel, { full: false, to: a.bytes, tail: true });
-        } catch {
-          return null;
-        }
-      })();
-      const facts = got?.facts ?? EMPTY_FACTS;
+      const lent = forms.filter((x) => x !== shown && !holds(x)).map((x) => x.got?.facts ?? null);
+      const facts = mergeFacts(got?.facts ?? null, lent) ?? EMPTY_FACTS;
       // A file that gathers several sessions (Turn.section): each section with a turn is one (as
       // the turn index lists them).
       const groups = bySection(file, got?.turns ?? []);
       a.infos = groups
         .filter((g) => g.section === undefined || countTurns(g.turns) > 0)
         .map((g) => (g.section ? sectionInfo(infoFromFile(g.file, facts, g.turns), g.turns) : infoFromFile(g.file, facts, g.turns)));
-      a.cwd = got?.facts.cwd ?? readMeta(r.root, a.lane, a.session)?.cwd ?? undefined;
-      a.parsedAt = a.bytes;
+      a.cwd = facts.cwd ?? readMeta(r.root, a.lane, a.session)?.cwd ?? undefined;
+      a.parsedAt = size;
     }
+    const { rel } = laneRel(a.lakePath);
     return a.infos.map((info) => listed(info, {
       root: r.root,
       lakePath: a.lakePath,
@@ -284,8 +297,10 @@ export class FloorView {
   }
 
   private fromRow(idx: TurnIndex, s: SessionRow): ListedSession {
-    const files = idx.filesOf(s.id);
-    const f = files.reduce<(typeof files)[number] | undefined>((best, x) => (!best || x.gen > best.gen ? x : best), undefined);
+    // The form show reads, of the newest generation of each (files come newest first).
+    const newest = new Map<string, FileRow>();
+    for (const x of idx.filesOf(s.id)) if (!newest.has(x.base)) newest.set(x.base, x);
+    const f = shownForm([...newest.values()], (x) => x.claimed, (x) => !!x.has_turns);
     return listed(infoFromRow(s), {
       root: this.home,
       lakePath: f?.lake_path ?? '',

@@ -3,11 +3,13 @@
 // in full by the agent's dialect, so tool calls, their output and thinking are all there.
 import { BrainError } from '../errors';
 import type { Env } from '../home';
-import { countTurns, type Tokens, type Turn } from '../turns';
+import { countTurns, type FileFacts, type Tokens, type Turn } from '../turns';
 import { addTokens, sessionFacts } from '../truth';
 import { agentByLane, registry } from '../agents';
 import { timeline, type TimelineEntry } from './generations';
 import { openIndex, type SessionRow, type TurnIndex } from '../index/turnindex';
+import { mergeFacts } from '../index/turnindex/sessions';
+import { shownForm } from '../index/turncount';
 import { laneRel, readTurns, type FileTurns } from '../index/read';
 import { baseOfGen, resolveRoot, type Root } from '../index/roots';
 import { citeSpan } from './cite';
@@ -56,27 +58,33 @@ function sectionOf(lane: string, row: { section: number | null } | null): number
 }
 
 /** Of a session's files (each form, each generation), the generations of the one show reads: of
- * each form's newest generation, the largest. */
+ * each form's newest generation, the one shownForm picks. */
 function shownGens(files: FloorFile[]): FloorFile[] {
-  const newest = new Map<string, FloorFile>();
-  for (const f of files) {
-    const k = `${f.mf.machine}\0${f.base}`;
-    const n = newest.get(k);
-    if (!n || f.gen > n.gen) newest.set(k, f);
-  }
-  const pick = [...newest.values()].sort((a, b) => (b.to ?? 0) - (a.to ?? 0))[0];
+  const pick = shownForm([...newestOf(files, (f) => `${f.mf.machine}\0${f.base}`).values()], (f) => f.to ?? 0, holdsTurns);
   if (!pick) return [];
   return files.filter((f) => f.mf.machine === pick.mf.machine && f.base === pick.base).sort((a, b) => a.gen - b.gen || (a.lake_path < b.lake_path ? -1 : 1));
 }
 
+/** Whether a form holds turns: as the turn index knows, else as its dialect reads it. */
+function holdsTurns(f: FloorFile): boolean {
+  if (f.has_turns !== undefined) return f.has_turns;
+  try {
+    const r = readFile(f);
+    return !!r && countTurns(r.turns) > 0;
+  } catch {
+    // Not readable: not the form to show (reading it for show would name the problem).
+    return false;
+  }
+}
+
 /** The session's files and what show reads of them: the shown form's generations, and the newest
- * generation of each other form on the same machine (but those `entries` knows hold entries). */
-function foundOf(info: SessionInfo | null, files: FloorFile[], entries: ReadonlySet<string> = new Set()): Found | null {
+ * generation of each other form on the same machine (but those that hold turns: copies). */
+function foundOf(info: SessionInfo | null, files: FloorFile[]): Found | null {
   const gens = shownGens(files);
   if (gens.length === 0) return null;
   const at = gens[0];
   const others = [...newestOf(files.filter((f) => f.mf.machine === at.mf.machine && f.base !== at.base), (f) => f.base).values()];
-  return { info, gens, others: others.filter((f) => !entries.has(f.lake_path)) };
+  return { info, gens, others: others.filter((f) => f.has_turns !== true) };
 }
 
 /** Of each group of files (by `key`), the one of the newest generation. */
@@ -115,9 +123,10 @@ function viaIndex(idx: TurnIndex, root: Root, ref: string, machine?: string, lan
   if (!mf) return null;
   // The largest live file is the session's (an archived copy of a rollout has the same id).
   const frs = idx.filesOf(s.id).sort((a, b) => b.claimed - a.claimed || a.id - b.id);
-  const files = frs.map((fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen }));
-  // A file whose last read gave entries is a copy of the conversation, not its totals: not read again.
-  const found = foundOf(infoFromRow(s), files, new Set(frs.filter((fr) => fr.turn_from !== null).map((fr) => fr.lake_path)));
+  const files = frs.map(
+    (fr): FloorFile => ({ mf, lake_path: fr.lake_path, lane: fr.lane, session: s.session, gen: fr.gen, base: fr.base, to: fr.claimed, unterminated: !!fr.unterminated, first_seen: fr.first_seen, last_seen: fr.last_seen, has_turns: !!fr.has_turns }),
+  );
+  const found = foundOf(infoFromRow(s), files);
   return found && { ...found, section: sectionOf(s.lane, s) };
 }
 
@@ -177,17 +186,28 @@ interface FileRead {
  * session that holds no turns (a settings file beside the conversation) adds its own, where a
  * form that does (a copy of the conversation) adds nothing.
  */
-function sessionTokens(turns: readonly Turn[], files: readonly FileRead[], others: readonly FloorFile[]): Tokens {
+function sessionTokens(turns: readonly Turn[], files: readonly FileRead[], beside: readonly FileRead[]): Tokens {
   let t: Tokens = { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
   for (const x of turns) if (x.tokens) t = addTokens(t, x.tokens);
-  const beside = others.flatMap((file) => {
-    const r = readFile(file);
-    return r && countTurns(r.turns) === 0 ? [{ file, r }] : [];
-  });
   for (const { r } of newestOf([...files, ...beside].map((x) => ({ ...x, gen: x.file.gen })), (x) => baseOfGen(x.file.lake_path, x.file.gen)).values()) {
     if (r.facts.unclaimed_tokens) t = addTokens(t, r.facts.unclaimed_tokens);
   }
   return t;
+}
+
+/** The session's other forms that hold no turns (a settings, state or meta file beside the
+ * conversation), read: what they lend the session (tokens, a start time, a project). */
+function besideReads(others: readonly FloorFile[]): FileRead[] {
+  return others.flatMap((file) => {
+    const r = readFile(file);
+    return r && countTurns(r.turns) === 0 ? [{ file, r }] : [];
+  });
+}
+
+/** The session's facts from the form show reads, with what the forms beside it lend (the turn
+ * index merges them so too: turnindex/sessions.ts). */
+function lentFacts(own: FileFacts, beside: readonly FileRead[]): FileFacts {
+  return mergeFacts(own, beside.map((x) => x.r.facts)) ?? own;
 }
 
 /** A floor file through its dialect, as show reads it (null: no dialect reads it). */
@@ -261,7 +281,8 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     unparsed = reads.reduce((a, x) => a + x.r.counts.bad, 0);
     // The session's facts from the last part with turns (a state file beside the events has none).
     const last = [...reads].reverse().find((x) => x.r.turns.length > 0) ?? reads[reads.length - 1];
-    info = { ...(found.info ?? infoFromFile(last.file, last.r.facts, last.r.turns)), turns: countTurns(entries.map((e) => e.turn)), tokens: sessionTokens(entries.map((e) => e.turn), reads, found.others) };
+    const beside = besideReads(found.others);
+    info = { ...(found.info ?? infoFromFile(last.file, lentFacts(last.r.facts, beside), last.r.turns)), turns: countTurns(entries.map((e) => e.turn)), tokens: sessionTokens(entries.map((e) => e.turn), reads, beside) };
   } else {
     const reads = found.gens.map((f) => ({ gen: f.gen, file: f, r: read(f) }));
     const last = reads[reads.length - 1];
@@ -270,8 +291,9 @@ export function readSession(input: ReadInput, env: Env = process.env, opts: Reca
     // Counted as the index counts: a turn several generations hold, once.
     // The session's facts from every generation (a rewrite may cut the newest one's first line).
     const facts = sessionFacts(reads.map((x) => x.r.facts)) ?? last.r.facts;
-    info = found.info ?? { ...infoFromFile(last.file, facts, last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
-    info = { ...info, tokens: sessionTokens(entries.map((e) => e.turn), reads, found.others) };
+    const beside = besideReads(found.others);
+    info = found.info ?? { ...infoFromFile(last.file, lentFacts(facts, beside), last.r.turns), turns: countTurns(entries.map((e) => e.turn)) };
+    info = { ...info, tokens: sessionTokens(entries.map((e) => e.turn), reads, beside) };
   }
   if (section !== undefined && !found.info) info = ofSection(info, section, entries.map((e) => e.turn));
   const view = ({ turn: t, gen, file: f, rewritten }: TimelineEntry<FloorFile>): TurnView => ({

@@ -41,6 +41,8 @@ export interface FloorFile {
   last_seen: string | null;
   /** The newest generation of the same base (this file's own gen when unknown). */
   newest?: number;
+  /** Whether the file holds turns, when the turn index knows (unknown: read it to tell). */
+  has_turns?: boolean;
   /** The file's absolute path, once the search that listed it has checked it on disk (its reads
    * then check it no more; they open it without following a symlink). */
   abs?: string;

@@ -16,32 +16,15 @@ function list(d: string): string[] {
   }
 }
 
-/** A session's turns are read from its largest file; the chat's meta record (one row, under a KB)
- * joins its session only once the transcript is well past that size, so a short chat is never
- * read from its meta record (it is then dated when it was recorded, as before). */
-export const MIN_TRANSCRIPT_BYTES = 4096;
-
-function fileSize(f: string): number {
-  try {
-    return fs.statSync(f).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** Of the `wanted` chats, those whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/
- * and holds at least MIN_TRANSCRIPT_BYTES: chat id -> slug (the transcript is <id>.jsonl, <id>.txt or
- * <id>/<id>.jsonl). */
+/** Of the `wanted` chats, those whose transcript lies in ~/.cursor/projects/<slug>/agent-transcripts/:
+ * chat id -> slug (the transcript is <id>.jsonl, <id>.txt or <id>/<id>.jsonl). */
 function transcriptSlugs(p: path.PlatformPath, projects: string, wanted: Map<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const slug of list(projects)) {
     if (!NAME.test(slug)) continue;
-    const dir = p.join(projects, slug, 'agent-transcripts');
-    for (const name of list(dir)) {
+    for (const name of list(p.join(projects, slug, 'agent-transcripts'))) {
       const id = name.replace(/\.(jsonl|txt)$/, '');
-      if (!wanted.has(id) || out.has(id)) continue;
-      const size = id === name ? fileSize(p.join(dir, id, `${id}.jsonl`)) : fileSize(p.join(dir, name));
-      if (size >= MIN_TRANSCRIPT_BYTES) out.set(id, slug);
+      if (wanted.has(id) && !out.has(id)) out.set(id, slug);
     }
   }
   return out;
@@ -51,8 +34,9 @@ function transcriptSlugs(p: path.PlatformPath, projects: string, wanted: Map<str
  * clock; and of each such chat's own database, ~/.cursor/chats/<md5 of cwd>/<chat id>/store.db,
  * only its `meta` table (one row: hex-encoded JSON with the chat's createdAt and name), recorded
  * beside the transcript's project as <slug>/chats/<chat id>/<chat id>.rows.jsonl: what dates the
- * session (a transcript under MIN_TRANSCRIPT_BYTES is not dated so). The `blobs` table (the
- * conversation again, as a content-addressed tree) is never read. */
+ * session, which is shown from its transcript however short (a form with no turns is never the one
+ * shown: turncount.ts shownForm). The `blobs` table (the conversation again, as a
+ * content-addressed tree) is never read. */
 export const cursorFiles: AgentFiles = {
   roots(env: Env) {
     return [

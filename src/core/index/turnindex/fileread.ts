@@ -90,7 +90,7 @@ export abstract class FileReader extends SessionWriter {
     if (r.kind === 'missing') return NOTHING; // not synced yet
     if (r.kind === 'none') {
       // No dialect reads this file (a sub-agent's .meta.json): remember it is done.
-      this.st.progress.run(row.claimed, null, null, 0, 0, null, row.id);
+      this.st.progress.run(row.claimed, null, null, 0, 0, null, 0, row.id);
       // Nor does the scan: nothing to find in its raw lines either.
       this.st.setRaw.run(row.claimed, row.id);
       return NOTHING;
@@ -118,8 +118,9 @@ export abstract class FileReader extends SessionWriter {
       if (r.checkpoint.byte <= readFrom || done <= row.done) this.whole.add(row.id);
       this.cut.add(row.id);
     }
-    this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, row.id);
     const turns = fresh.get(row.sess_id) ?? 0;
+    const gave = [...fresh.values()].some((n) => n > 0) ? 1 : 0;
+    this.st.progress.run(Math.min(done, row.claimed), JSON.stringify(r.checkpoint), JSON.stringify(r.facts), r.counts.lines, r.counts.bad, first, gave, row.id);
     const cut = again.get(row.sess_id) ?? 0;
     // A file read from its start holds just the turns this read found; one read on from a
     // checkpoint, the turns it held less those read again plus these (counting them over every

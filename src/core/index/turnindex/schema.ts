@@ -40,7 +40,9 @@ export type DB = SqliteDatabase;
 // all its generations (sessionFacts).
 // 14: a file that gathers several sessions (Aider's history) has a session per section
 // (Turn.section): its row names the file's own session (whole) and the section's key.
-export const SCHEMA_VERSION = '14';
+// 15: a file knows whether a read of it gave a turn (has_turns): a session is shown from its
+// largest form that holds turns, never from a settings, state or meta file beside them.
+export const SCHEMA_VERSION = '15';
 /** A first build's page size: turn packs (~2 KB) and the raw lists fill bigger pages better. */
 export const PAGE_SIZE = 16384;
 
@@ -100,6 +102,9 @@ CREATE TABLE IF NOT EXISTS files (
   -- The first turn rowid the file's last read gave (NULL: none): its turns a resume reads again
   -- (from the checkpoint's line on) are all that read's, so none lie below it.
   turn_from INTEGER,
+  -- 1: a read of the file gave a turn (a prompt or a reply): a form of the conversation, which a
+  -- session is shown from (turncount.ts shownBase), not a file of facts beside it.
+  has_turns INTEGER NOT NULL DEFAULT 0,
   UNIQUE (machine, lake_path)
 );
 CREATE INDEX IF NOT EXISTS files_base ON files (machine, base);
@@ -176,6 +181,8 @@ export interface FileRow {
   raw_done: number;
   /** The first turn rowid the file's last read gave (null: none). */
   turn_from: number | null;
+  /** 1: a read of the file gave a turn (a prompt or a reply). */
+  has_turns: number;
 }
 
 export interface UpdateReport {
@@ -310,7 +317,7 @@ export class IndexBase {
       claimFile: d.prepare(
         `UPDATE files SET claimed = max(claimed, ?), unterminated = ?, first_seen = coalesce(min(first_seen, ?), ?), last_seen = max(coalesce(last_seen, ''), ?) WHERE id = ?`,
       ),
-      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ?, turn_from = ? WHERE id = ?`),
+      progress: d.prepare(`UPDATE files SET done = ?, ck = ?, facts = ?, lines = ?, bad = ?, turn_from = ?, has_turns = max(has_turns, ?) WHERE id = ?`),
       behind: d.prepare(`SELECT * FROM files WHERE live = 1 AND done < claimed ORDER BY id`),
       sessByKey: d.prepare(`SELECT id FROM sessions WHERE machine = ? AND lane = ? AND session = ?`).pluck(),
       insertSess: d.prepare(`INSERT INTO sessions (machine, lane, session) VALUES (?, ?, ?)`),
