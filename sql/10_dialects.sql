@@ -37,8 +37,8 @@ SELECT r.* FROM dialects.v_live r
 JOIN floor.ingest_state s ON s.file_id = r.file_id AND s.witness_gen = r.witness_gen;
 
 -- The other forms of a session (src/core/truth.ts: a session is one conversation, however many
--- files hold it). An agent may write one session whole in more than one file (Copilot Chat's .json
--- and its .jsonl change log; an archived copy of a Codex rollout): show reads the largest, by the
+-- files hold it). An agent may write one session whole in more than one file (a .json and a .jsonl
+-- change log of it; an archived copy of a rollout): show reads the largest, by the
 -- bytes the manifest claims of its newest generation, the one claimed first on a tie (the turn
 -- index's rule, src/core/index/turncount.ts). The others hold the same conversation and have no
 -- messages, calls or tokens of their own: an agent whose sessions have forms (its registry entry

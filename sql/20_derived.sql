@@ -107,21 +107,21 @@ CREATE TABLE IF NOT EXISTS derived.messages AS
   SELECT * FROM derived.v_messages_all WITH NO DATA;
 
 -- Sessions: one row per session, that is per machine, agent and session id, as brain stats counts
--- one (src/core/truth.ts), over every file holding it: Cline's task folder (three files),
--- OpenHands' conversation folder (a file per event), a session's settings file beside its log.
+-- one (src/core/truth.ts), over every file holding it: a task folder of three files, a
+-- conversation folder of a file per event, a session's settings file beside its log.
 -- Its project and parent session are those of its earliest file that names one (a file with
 -- timed lines before one without: a settings file's project is only read back from its folder's
 -- name); its times span all its files. A view, so a session is always its files as they stand.
 -- Sub-agents' sessions and sessions without a turn have rows too: the sessions show and stats
 -- count are those with a turn of the main conversation in derived.messages (same three keys).
--- A session that is a section of a gathering file (Aider) counts no lines of its own (n_lines).
+-- A session that is a section of a gathering file counts no lines of its own (n_lines).
 CREATE OR REPLACE VIEW derived.sessions AS
 WITH parts AS (
   SELECT agent, lane, session_id, machine_id, project, parent_session, first_event, last_event,
          first_captured, last_captured, n_lines, n_bad_lines, abs_path, file_id
   FROM derived.files
   UNION ALL BY NAME
-  -- A file that gathers several sessions (Aider's history, a session per header): each session
+  -- A file that gathers several sessions (a history with a session per header): each session
   -- its messages name is one of its own, with the file's project and its messages' own times.
   SELECT any_value(f.agent) AS agent, f.lane, m.session_id, f.machine_id, any_value(f.project) AS project,
          min(m.event_time) AS first_event, max(m.event_time) AS last_event,

@@ -28,8 +28,8 @@ export const stats: Verb = {
 (not from cache), output, cache creation (cc:write) and cache read, as \`ccusage daily\` counts them.
 A session counts in each group where it has messages; days are in the local time zone (TZ); a line
 without its own clock counts on the day it was captured, or on its session's start when no line of
-the session has a clock and the agent dates the session (cursor-agent). --since also takes 30m, 12h,
-7d, 2w.
+the session has a clock and the agent dates the session elsewhere (a database beside the
+transcript). --since also takes 30m, 12h, 7d, 2w.
 ${COMMON_EXIT_CODES}`,
   options: [
     { name: 'by', type: 'string', help: `group by ${STATS_BY.join('|')} (default agent)` },

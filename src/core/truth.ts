@@ -8,10 +8,10 @@
 //
 // Session   one conversation: what an agent records under one session id on one machine, in one
 //           origin file or several (its generations are one session; an archived or second-form
-//           copy, Cline's three task files, OpenHands' file per event are not others), that is
+//           copy, a task folder's several files, a file per event are not others), that is
 //           not a sub-agent's and holds at least one turn. A sub-agent's file is listed under its
 //           parent, never counted as a session of its own. A file that gathers several sessions
-//           (Aider's history) is a session per section (Turn.section, AgentFiles.sectionId).
+//           (a history appended to by every run) is a session per section (Turn.section, AgentFiles.sectionId).
 // Turn      a user prompt or one assistant reply (one API response, whatever it holds: a reply with
 //           only tool calls is a turn too), not inside a sub-agent (a sidechain entry or a
 //           sub-agent's file). Injected instructions, summaries, notices (an interrupt), names and

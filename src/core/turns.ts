@@ -81,9 +81,8 @@ export interface Turn {
   /** Tree-shaped transcripts: this entry's parent is not the entry before it, so it opens a branch. */
   branch: boolean;
   span: Span;
-  /** A file that gathers several sessions (Aider's history: a `# aider chat started at` header
-   * starts each): the key of the section of the file that is the session this entry is of
-   * (AgentFiles.sectionId names it), the same in every generation of the file (Aider's: the
+  /** A file that gathers several sessions (a chat history where a header line starts each): the key of the section of the file that is the session this entry is of
+   * (AgentFiles.sectionId names it), the same in every generation of the file (e.g. the
    * header's time as digits, 20240805193332). Absent (or 0): the file's own session. */
   section?: number;
   /** False when parsed for the index: thinking, tool arguments and tool output were not read. */

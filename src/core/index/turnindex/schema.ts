@@ -38,7 +38,7 @@ export type DB = SqliteDatabase;
 // session with a rewritten file keeps its turns' keys (6 bytes a turn).
 // 13: a reply's key (turnKey) leaves its text out when it has a time; a session's facts come from
 // all its generations (sessionFacts).
-// 14: a file that gathers several sessions (Aider's history) has a session per section
+// 14: a file that gathers several sessions (a chat history appended to by every run) has a session per section
 // (Turn.section): its row names the file's own session (whole) and the section's key.
 // 15: a file knows whether a read of it gave a turn (has_turns): a session is shown from its
 // largest form that holds turns, never from a settings, state or meta file beside them.
