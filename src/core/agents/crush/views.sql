@@ -1,4 +1,4 @@
--- Crush's views over its row records (macros from opencode/views.sql: dialects.rows_latest, row_col).
+-- Crush's views over its row records (dialects.rows_latest, row_col: kit/rows.sql).
 -- One row per message as it stands; parts is a JSON array of {type, data}.
 CREATE OR REPLACE VIEW dialects.v_crush AS
 WITH
