@@ -95,3 +95,7 @@ SELECT 'cursor-ide' AS agent, session_id, file_id, witness_gen, line_no, machine
 FROM dialects.v_cursor_ide_bubbles
 WHERE btype = 2 AND (coalesce(TRY_CAST((value->>'$.tokenCount.inputTokens') AS BIGINT), 0) > 0
                      OR coalesce(TRY_CAST((value->>'$.tokenCount.outputTokens') AS BIGINT), 0) > 0);
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_cursor_ide AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_cursor_ide GROUP BY file_id;

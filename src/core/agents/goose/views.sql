@@ -105,3 +105,7 @@ SELECT 'goose' AS agent, session_id, file_id, witness_gen, line_no, machine_id, 
 FROM dialects.v_goose g
 WHERE table_name = 'sessions' AND is_current
   AND NOT EXISTS (SELECT 1 FROM has_ledger h WHERE h.file_id = g.file_id AND h.witness_gen = g.witness_gen);
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_goose AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_goose GROUP BY file_id;

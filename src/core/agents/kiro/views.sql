@@ -129,3 +129,7 @@ LEFT JOIN (SELECT file_id, witness_gen, b->>'$.data.toolUseId' AS call_id, min(l
            WHERE (b->>'$.kind') = 'toolResult' GROUP BY ALL) lr
   ON lr.file_id = u.file_id AND lr.witness_gen = u.witness_gen AND lr.call_id = (u.b->>'$.data.toolUseId')
 WHERE (u.b->>'$.kind') = 'toolUse';
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_kiro AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_kiro GROUP BY file_id;

@@ -123,3 +123,7 @@ SELECT 'warp' AS agent, session_id, file_id, witness_gen, line_no, machine_id, a
        0::BIGINT AS output_tokens, 0::BIGINT AS cache_creation_tokens, 0::BIGINT AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM u;
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_warp AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_warp GROUP BY file_id;

@@ -106,3 +106,7 @@ SELECT 'zed' AS agent, session_id, t.file_id, t.witness_gen, t.line_no, machine_
        greatest(coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_read_input_tokens') AS BIGINT), 0), coalesce(p.cache_read_tokens, 0)) AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM t LEFT JOIN p ON p.file_id = t.file_id AND p.witness_gen = t.witness_gen AND p.line_no = t.line_no;
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_zed AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_zed GROUP BY file_id;
