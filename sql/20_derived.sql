@@ -14,9 +14,12 @@
 CREATE SCHEMA IF NOT EXISTS derived;
 
 -- ---------------------------------------------------------------------------------------------
--- Files: one row per origin file (its latest generation), with its session id, project (cwd) and
--- machine. Each agent's part of it (it says what the file says of its session):
--- derived.v_sessions_<lane>: file_id, project, parent_session.
+-- Files: one row per origin file (its latest generation), with its session id, project (cwd),
+-- machine and times. Each agent's parts of it (what the file says of its session):
+-- derived.v_sessions_<lane>: file_id, project, parent_session;
+-- derived.v_clock_<lane>: file_id, first_event, last_event, for an agent whose lines carry no time
+-- of their own (floor.event_time_of reads a line's top-level timestamp; a row record keeps its
+-- times inside its row): the times of the file's messages, as its part of derived.v_messages says.
 
 CREATE OR REPLACE VIEW derived.v_files AS
 WITH
@@ -43,6 +46,7 @@ WITH
     SELECT file_id, min(event_time) AS first_event, min(captured_at) AS first_captured
     FROM dialects.v_live GROUP BY file_id),
   own AS ({{union derived.v_sessions}}),
+  clock AS ({{union derived.v_clock}}),
   lake AS (
     SELECT file_id, witness_gen, arg_max(lake_path, manifest_offset) AS lake_path
     FROM floor.chunks GROUP BY file_id, witness_gen)
@@ -57,13 +61,14 @@ SELECT
   lake.lake_path,
   o.project,
   o.parent_session,
-  least(sp.first_event, g.first_event) AS first_event, g.last_event,
+  least(sp.first_event, g.first_event, c.first_event) AS first_event, greatest(g.last_event, c.last_event) AS last_event,
   least(sp.first_captured, g.first_captured) AS first_captured, g.last_captured,
   g.n_lines, g.n_bad_lines
 FROM floor.files f
 JOIN gen g USING (file_id)
 LEFT JOIN span sp ON sp.file_id = f.file_id
 LEFT JOIN own o ON o.file_id = f.file_id
+LEFT JOIN clock c ON c.file_id = f.file_id
 LEFT JOIN dialects.agents a ON a.lane = f.lane
 LEFT JOIN lake ON lake.file_id = g.file_id AND lake.witness_gen = g.witness_gen;
 

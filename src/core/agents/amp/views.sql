@@ -101,3 +101,7 @@ SELECT 'amp' AS agent, session_id, file_id, witness_gen, line_no, machine_id, ab
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM dialects.v_amp
 WHERE role = 'assistant' AND json_type(usage) = 'OBJECT';
+
+-- Times: those of the session's messages (a document's lines have no time of their own).
+CREATE OR REPLACE VIEW derived.v_clock_amp AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_amp GROUP BY file_id;

@@ -58,3 +58,7 @@ SELECT a.file_id,
         FROM f WHERE f.file_id = a.file_id AND f.n.ide_state_node IS NOT NULL) AS project,
        NULL::VARCHAR AS parent_session
 FROM (SELECT DISTINCT file_id FROM dialects.v_auggie) a;
+
+-- Times: those of the session's messages (a document's lines have no time of their own).
+CREATE OR REPLACE VIEW derived.v_clock_auggie AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_auggie GROUP BY file_id;

@@ -9,3 +9,7 @@ CREATE OR REPLACE VIEW derived.v_tool_calls_cline AS SELECT * FROM derived.cline
 CREATE OR REPLACE VIEW derived.v_usage_lines_cline AS SELECT * FROM derived.cline_task_usage_lines('cline', 'cline');
 
 CREATE OR REPLACE VIEW derived.v_sessions_cline AS SELECT * FROM derived.cline_task_sessions('cline');
+
+-- Times: those of the session's messages (a document's lines have no time of their own).
+CREATE OR REPLACE VIEW derived.v_clock_cline AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_cline GROUP BY file_id;

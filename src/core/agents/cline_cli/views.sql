@@ -84,3 +84,7 @@ SELECT 'cline-cli' AS agent, session_id, file_id, witness_gen, line_no, machine_
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM dialects.v_cline_cli
 WHERE role = 'assistant' AND metrics IS NOT NULL AND json_type(metrics) = 'OBJECT';
+
+-- Times: those of the session's messages (a document's lines have no time of their own).
+CREATE OR REPLACE VIEW derived.v_clock_cline_cli AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_cline_cli GROUP BY file_id;

@@ -1,4 +1,4 @@
--- Crush's views over its row records (macros from opencode/views.sql: dialects.rows_latest, row_col).
+-- Crush's views over its row records (dialects.rows_latest, row_col: kit/rows.sql).
 -- One row per message as it stands; parts is a JSON array of {type, data}.
 CREATE OR REPLACE VIEW dialects.v_crush AS
 WITH
@@ -59,3 +59,7 @@ SELECT 'crush' AS agent, c.session_id, c.file_id, c.witness_gen, c.line_no, c.ma
 FROM p c
 LEFT JOIN results r ON r.file_id = c.file_id AND r.witness_gen = c.witness_gen AND r.id = (c.d->>'$.id')
 WHERE c.role = 'assistant' AND c.type = 'tool_call';
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_crush AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_crush GROUP BY file_id;

@@ -3,29 +3,15 @@
 -- composerData:<id> row and its bubbleId:<id>:<bubble> rows, `value` JSON (text, or a blob holding
 -- UTF-8 JSON).
 
-CREATE OR REPLACE MACRO dialects.rowrec_cell(cols, name) AS list_filter(cols, lambda c: (c->>'$[0]') = name)[1];
-CREATE OR REPLACE MACRO dialects.rowrec_text(cols, name) AS
-  CASE (dialects.rowrec_cell(cols, name)->>'$[1]')
-    WHEN 'blob' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'text-b64' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'null' THEN NULL
-    ELSE dialects.rowrec_cell(cols, name)->>'$[2]' END;
-
+-- One row per row-record line (dialects.row_records, kit/rows.sql), with its key-value key, its
+-- kind and its value (JSON).
 CREATE OR REPLACE VIEW dialects.v_cursor_ide AS
 WITH
-  l AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, f.abs_path, f.session_hint, f.machine_id,
-           unnest([TRY(from_json(r.raw_line, '{"op":"VARCHAR","table":"VARCHAR","key":"JSON","cols":"JSON[]"}'))]) AS j
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'cursor_ide'),
-  v AS (
-    SELECT l.* EXCLUDE (j), j.op AS op, j."table" AS table_name, CAST(j.key AS VARCHAR) AS row_key, j.cols AS cols,
-           j.key->>'$[0]' AS kv_key
-    FROM l WHERE j IS NOT NULL AND j.op IN ('row', 'del')),
   w AS (
-    SELECT v.*, TRY_CAST(dialects.rowrec_text(cols, 'value') AS JSON) AS value FROM v)
+    SELECT *, json_extract_string(row_key, '$[0]') AS kv_key, TRY_CAST(dialects.rowrec_text(cols, 'value') AS JSON) AS value
+    FROM dialects.row_records('cursor_ide'))
 SELECT
-  file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
+  file_id, witness_gen, line_no, abs_path, session_id,
   coalesce(TRY_CAST((value->>'$.createdAt') AS TIMESTAMPTZ),
            to_timestamp(TRY_CAST((value->>'$.lastUpdatedAt') AS BIGINT) / 1000),
            to_timestamp(TRY_CAST((value->>'$.createdAt') AS BIGINT) / 1000)) AS event_time,
@@ -34,11 +20,8 @@ SELECT
   machine_id, byte_offset, kv_key,
   CASE WHEN starts_with(kv_key, 'composerData:') THEN 'composer' WHEN starts_with(kv_key, 'bubbleId:') THEN 'bubble' END AS kind,
   CASE WHEN starts_with(kv_key, 'bubbleId:') THEN split_part(kv_key, ':', 3) END AS bubble_id,
-  value,
-  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER w_cursor_ide AS is_current,
-  arg_max(op, line_no) OVER w_cursor_ide = 'del' AS is_deleted
-FROM w
-WINDOW w_cursor_ide AS (PARTITION BY file_id, witness_gen, table_name, row_key);
+  value, is_current, is_deleted
+FROM w;
 
 -- The project: the workspace folder the first prompt names.
 CREATE OR REPLACE VIEW derived.v_sessions_cursor_ide AS
@@ -112,3 +95,7 @@ SELECT 'cursor-ide' AS agent, session_id, file_id, witness_gen, line_no, machine
 FROM dialects.v_cursor_ide_bubbles
 WHERE btype = 2 AND (coalesce(TRY_CAST((value->>'$.tokenCount.inputTokens') AS BIGINT), 0) > 0
                      OR coalesce(TRY_CAST((value->>'$.tokenCount.outputTokens') AS BIGINT), 0) > 0);
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_cursor_ide AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_cursor_ide GROUP BY file_id;

@@ -158,3 +158,7 @@ FROM (SELECT *, unnest(CAST(tool_calls AS JSON[])) AS c
       FROM dialects.v_gemini
       WHERE role = 'assistant' AND tool_calls IS NOT NULL AND json_type(tool_calls) = 'ARRAY')
 WHERE json_type(c) = 'OBJECT';
+
+-- Times: those of the session's messages (a document's lines have no time of their own).
+CREATE OR REPLACE VIEW derived.v_clock_gemini AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_gemini GROUP BY file_id;

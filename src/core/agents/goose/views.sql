@@ -5,30 +5,10 @@
 -- last version included (the dialect does the same), minus a deleted message a live one says again
 -- (Goose replaces a whole conversation by deleting and inserting its rows).
 
--- The value of column `name` of a row record's cols: [name, type, value] (JSON), and as text (a
--- blob's bytes as UTF-8). The same macros are defined by every row-record agent's views.
-CREATE OR REPLACE MACRO dialects.rowrec_cell(cols, name) AS list_filter(cols, lambda c: (c->>'$[0]') = name)[1];
-CREATE OR REPLACE MACRO dialects.rowrec_text(cols, name) AS
-  CASE (dialects.rowrec_cell(cols, name)->>'$[1]')
-    WHEN 'blob' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'text-b64' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'null' THEN NULL
-    ELSE dialects.rowrec_cell(cols, name)->>'$[2]' END;
-
--- One row per row-record line. is_current: the latest `row` version of its key; is_deleted: the
--- key's last record is a tombstone.
+-- One row per row-record line (dialects.row_records, kit/rows.sql), with its time.
 CREATE OR REPLACE VIEW dialects.v_goose AS
-WITH
-  l AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, f.abs_path, f.session_hint, f.machine_id,
-           unnest([TRY(from_json(r.raw_line, '{"op":"VARCHAR","table":"VARCHAR","key":"JSON","cols":"JSON[]"}'))]) AS j
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'goose'),
-  v AS (
-    SELECT l.* EXCLUDE (j), j.op AS op, j."table" AS table_name, CAST(j.key AS VARCHAR) AS row_key, j.cols AS cols
-    FROM l WHERE j IS NOT NULL AND j.op IN ('row', 'del'))
 SELECT
-  file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
+  file_id, witness_gen, line_no, abs_path, session_id,
   CASE table_name
     WHEN 'messages' THEN to_timestamp(TRY_CAST(dialects.rowrec_text(cols, 'created_timestamp') AS BIGINT))
     WHEN 'usage_ledger' THEN to_timestamp(TRY_CAST(dialects.rowrec_text(cols, 'created_timestamp') AS BIGINT))
@@ -37,10 +17,8 @@ SELECT
   captured_at, op, table_name, row_key, cols,
   -- additions
   machine_id, byte_offset,
-  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER w_goose AS is_current,
-  arg_max(op, line_no) OVER w_goose = 'del' AS is_deleted
-FROM v
-WINDOW w_goose AS (PARTITION BY file_id, witness_gen, table_name, row_key);
+  is_current, is_deleted
+FROM dialects.row_records('goose');
 
 CREATE OR REPLACE VIEW derived.v_sessions_goose AS
 SELECT file_id, any_value(dialects.rowrec_text(cols, 'working_dir')) AS project, NULL::VARCHAR AS parent_session
@@ -127,3 +105,7 @@ SELECT 'goose' AS agent, session_id, file_id, witness_gen, line_no, machine_id, 
 FROM dialects.v_goose g
 WHERE table_name = 'sessions' AND is_current
   AND NOT EXISTS (SELECT 1 FROM has_ledger h WHERE h.file_id = g.file_id AND h.witness_gen = g.witness_gen);
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_goose AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_goose GROUP BY file_id;

@@ -17,3 +17,7 @@ SELECT 'kilo-code' AS agent, session_id, file_id, witness_gen, line_no, machine_
        message_id, NULL::VARCHAR AS request_id, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM dialects.v_kilo WHERE role = 'assistant' AND NOT deleted AND input_tokens IS NOT NULL;
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_kilo AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_kilo GROUP BY file_id;

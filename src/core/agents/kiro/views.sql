@@ -5,36 +5,18 @@
 -- row's latest version; or a session file of newer builds (under sessions/, see v_kiro_log).
 -- Kiro records no token counts: no usage lines.
 
-CREATE OR REPLACE MACRO dialects.rowrec_cell(cols, name) AS list_filter(cols, lambda c: (c->>'$[0]') = name)[1];
-CREATE OR REPLACE MACRO dialects.rowrec_text(cols, name) AS
-  CASE (dialects.rowrec_cell(cols, name)->>'$[1]')
-    WHEN 'blob' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'text-b64' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'null' THEN NULL
-    ELSE dialects.rowrec_cell(cols, name)->>'$[2]' END;
-
+-- One row per row-record line (dialects.row_records, kit/rows.sql); `state` the conversation.
 CREATE OR REPLACE VIEW dialects.v_kiro AS
-WITH
-  l AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, f.abs_path, f.session_hint, f.machine_id,
-           unnest([TRY(from_json(r.raw_line, '{"op":"VARCHAR","table":"VARCHAR","key":"JSON","cols":"JSON[]"}'))]) AS j
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'kiro'),
-  v AS (
-    SELECT l.* EXCLUDE (j), j.op AS op, j."table" AS table_name, CAST(j.key AS VARCHAR) AS row_key, j.cols AS cols
-    FROM l WHERE j IS NOT NULL AND j.op IN ('row', 'del'))
 SELECT
-  file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
+  file_id, witness_gen, line_no, abs_path, session_id,
   to_timestamp(TRY_CAST(dialects.rowrec_text(cols, 'updated_at') AS BIGINT) / 1000) AS event_time,
   captured_at, op, table_name, row_key, cols,
   -- additions
   machine_id, byte_offset,
   dialects.rowrec_text(cols, 'key') AS folder,
   TRY_CAST(dialects.rowrec_text(cols, 'value') AS JSON) AS state,
-  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER w_kiro AS is_current,
-  arg_max(op, line_no) OVER w_kiro = 'del' AS is_deleted
-FROM v
-WINDOW w_kiro AS (PARTITION BY file_id, witness_gen, table_name, row_key);
+  is_current, is_deleted
+FROM dialects.row_records('kiro');
 
 -- Session files of newer builds (~/.kiro/sessions/cli): <id>.jsonl records, and <id>.json, the
 -- session's metadata (its cwd), written again whole (read here as one document per generation).
@@ -147,3 +129,7 @@ LEFT JOIN (SELECT file_id, witness_gen, b->>'$.data.toolUseId' AS call_id, min(l
            WHERE (b->>'$.kind') = 'toolResult' GROUP BY ALL) lr
   ON lr.file_id = u.file_id AND lr.witness_gen = u.witness_gen AND lr.call_id = (u.b->>'$.data.toolUseId')
 WHERE (u.b->>'$.kind') = 'toolUse';
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_kiro AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_kiro GROUP BY file_id;

@@ -81,3 +81,7 @@ SELECT 'kiro_ide:'||session_id||':'||witness_gen||':'||entry_index AS msg_id,
        false AS is_meta
 FROM m
 WHERE role IN ('bot', 'assistant') OR dialects.kiro_ide_user_text(raw) <> '';
+
+-- Times: those of the session's messages (a document's lines have no time of their own).
+CREATE OR REPLACE VIEW derived.v_clock_kiro_ide AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_kiro_ide GROUP BY file_id;

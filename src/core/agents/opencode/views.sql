@@ -1,28 +1,7 @@
 -- OpenCode's views over its row records (kit/sqlite.ts: one JSONL line per row version, the last
--- version of each key is the row as it stands, a "del" line removes it). The macros are shared
--- with the agents built on OpenCode (Kilo Code), whose views.sql is assembled after this one.
-
--- The last line of each row of one lane's row-record files: op 'row' (the row as it stands) or
--- 'del' (deleted; cols are then those of its last version, so its text stays readable).
-CREATE OR REPLACE MACRO dialects.rows_latest(lane_name) AS TABLE
-  SELECT * EXCLUDE (own_cols, n),
-         last_value(own_cols IGNORE NULLS) OVER (PARTITION BY file_id, witness_gen, tbl, row_key ORDER BY line_no
-                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cols
-  FROM (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.event_time, r.captured_at,
-           f.abs_path, f.session_hint, f.machine_id,
-           json_extract_string(r.raw_line, '$.op') AS op,
-           json_extract_string(r.raw_line, '$.table') AS tbl,
-           CAST(json_extract(r.raw_line, '$.key') AS VARCHAR) AS row_key,
-           CAST(json_extract(r.raw_line, '$.cols') AS JSON[]) AS own_cols,
-           0 AS n
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = lane_name AND json_valid(r.raw_line))
-  QUALIFY row_number() OVER (PARTITION BY file_id, witness_gen, tbl, row_key ORDER BY line_no DESC) = 1;
-
--- One column's value of a row-record line's cols ([name, type, value] triples), as text.
-CREATE OR REPLACE MACRO dialects.row_col(cols, name) AS
-  json_extract_string(list_filter(cols, x -> json_extract_string(x, '$[0]') = name)[1], '$[2]');
+-- version of each key is the row as it stands, a "del" line removes it; read with
+-- dialects.rows_latest and row_col, kit/rows.sql). The macros here are shared with the agents
+-- built on OpenCode (Kilo Code), whose views.sql is assembled after this one.
 
 -- One row per message of an OpenCode-family session as it stands (deleted ones flagged), with the
 -- text of its text parts (synthetic ones left out of user prompts), its model and its tokens.
@@ -98,3 +77,7 @@ SELECT 'opencode' AS agent, session_id, file_id, witness_gen, line_no, machine_i
        message_id, NULL::VARCHAR AS request_id, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM dialects.v_opencode WHERE role = 'assistant' AND NOT deleted AND input_tokens IS NOT NULL;
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_opencode AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_opencode GROUP BY file_id;

@@ -3,36 +3,18 @@
 -- row, its agent_tasks rows (each task a protobuf message, read with brain_protobuf_json:
 -- fields by number, every field a list; see src/core/agents/warp/README.md) and its ai_queries rows.
 
-CREATE OR REPLACE MACRO dialects.rowrec_cell(cols, name) AS list_filter(cols, lambda c: (c->>'$[0]') = name)[1];
-CREATE OR REPLACE MACRO dialects.rowrec_text(cols, name) AS
-  CASE (dialects.rowrec_cell(cols, name)->>'$[1]')
-    WHEN 'blob' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'text-b64' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'null' THEN NULL
-    ELSE dialects.rowrec_cell(cols, name)->>'$[2]' END;
-
+-- One row per row-record line (dialects.row_records, kit/rows.sql); `task` the task's fields.
 CREATE OR REPLACE VIEW dialects.v_warp AS
-WITH
-  l AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, f.abs_path, f.session_hint, f.machine_id,
-           unnest([TRY(from_json(r.raw_line, '{"op":"VARCHAR","table":"VARCHAR","key":"JSON","cols":"JSON[]"}'))]) AS j
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'warp'),
-  v AS (
-    SELECT l.* EXCLUDE (j), j.op AS op, j."table" AS table_name, CAST(j.key AS VARCHAR) AS row_key, j.cols AS cols
-    FROM l WHERE j IS NOT NULL AND j.op IN ('row', 'del'))
 SELECT
-  file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
+  file_id, witness_gen, line_no, abs_path, session_id,
   TRY_CAST(coalesce(dialects.rowrec_text(cols, 'last_modified_at'), dialects.rowrec_text(cols, 'start_ts')) || '+00' AS TIMESTAMPTZ) AS event_time,
   captured_at, op, table_name, row_key, cols,
   -- additions
   machine_id, byte_offset,
   CASE WHEN table_name = 'agent_tasks' AND (dialects.rowrec_cell(cols, 'task')->>'$[1]') = 'blob'
        THEN TRY_CAST(brain_protobuf_json(dialects.rowrec_cell(cols, 'task')->>'$[2]') AS JSON) END AS task,
-  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER w_warp AS is_current,
-  arg_max(op, line_no) OVER w_warp = 'del' AS is_deleted
-FROM v
-WINDOW w_warp AS (PARTITION BY file_id, witness_gen, table_name, row_key);
+  is_current, is_deleted
+FROM dialects.row_records('warp');
 
 -- The project: the working directory of the conversation's first exchange.
 CREATE OR REPLACE VIEW derived.v_sessions_warp AS
@@ -141,3 +123,7 @@ SELECT 'warp' AS agent, session_id, file_id, witness_gen, line_no, machine_id, a
        0::BIGINT AS output_tokens, 0::BIGINT AS cache_creation_tokens, 0::BIGINT AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM u;
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_warp AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_warp GROUP BY file_id;

@@ -4,27 +4,10 @@
 -- when data_type is 'zstd' (read with brain_unzstd_b64, src/core/cache/udf.ts), plain JSON when
 -- 'json'. The thread shown is the row's latest version (a deleted thread's last one).
 
-CREATE OR REPLACE MACRO dialects.rowrec_cell(cols, name) AS list_filter(cols, lambda c: (c->>'$[0]') = name)[1];
-CREATE OR REPLACE MACRO dialects.rowrec_text(cols, name) AS
-  CASE (dialects.rowrec_cell(cols, name)->>'$[1]')
-    WHEN 'blob' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'text-b64' THEN TRY(decode(from_base64(dialects.rowrec_cell(cols, name)->>'$[2]')))
-    WHEN 'null' THEN NULL
-    ELSE dialects.rowrec_cell(cols, name)->>'$[2]' END;
-
--- One row per row-record line; `thread` is the thread document (JSON) when the line holds one.
+-- One row per row-record line (dialects.row_records, kit/rows.sql); `thread` is the thread document (JSON) when the line holds one.
 CREATE OR REPLACE VIEW dialects.v_zed AS
-WITH
-  l AS (
-    SELECT r.file_id, r.witness_gen, r.line_no, r.byte_offset, r.captured_at, f.abs_path, f.session_hint, f.machine_id,
-           unnest([TRY(from_json(r.raw_line, '{"op":"VARCHAR","table":"VARCHAR","key":"JSON","cols":"JSON[]"}'))]) AS j
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'zed'),
-  v AS (
-    SELECT l.* EXCLUDE (j), j.op AS op, j."table" AS table_name, CAST(j.key AS VARCHAR) AS row_key, j.cols AS cols
-    FROM l WHERE j IS NOT NULL AND j.op IN ('row', 'del'))
 SELECT
-  file_id, witness_gen, line_no, abs_path, session_hint AS session_id,
+  file_id, witness_gen, line_no, abs_path, session_id,
   TRY_CAST(dialects.rowrec_text(cols, 'updated_at') AS TIMESTAMPTZ) AS event_time,
   captured_at, op, table_name, row_key, cols,
   -- additions
@@ -33,10 +16,8 @@ SELECT
   TRY_CAST(CASE dialects.rowrec_text(cols, 'data_type')
              WHEN 'zstd' THEN brain_unzstd_b64(dialects.rowrec_cell(cols, 'data')->>'$[2]')
              ELSE dialects.rowrec_text(cols, 'data') END AS JSON) AS thread,
-  op = 'row' AND line_no = max(CASE WHEN op = 'row' THEN line_no END) OVER w_zed AS is_current,
-  arg_max(op, line_no) OVER w_zed = 'del' AS is_deleted
-FROM v
-WINDOW w_zed AS (PARTITION BY file_id, witness_gen, table_name, row_key);
+  is_current, is_deleted
+FROM dialects.row_records('zed');
 
 CREATE OR REPLACE VIEW derived.v_sessions_zed AS
 SELECT file_id,
@@ -125,3 +106,7 @@ SELECT 'zed' AS agent, session_id, t.file_id, t.witness_gen, t.line_no, machine_
        greatest(coalesce(TRY_CAST((thread->>'$.cumulative_token_usage.cache_read_input_tokens') AS BIGINT), 0), coalesce(p.cache_read_tokens, 0)) AS cache_read_tokens,
        NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
 FROM t LEFT JOIN p ON p.file_id = t.file_id AND p.witness_gen = t.witness_gen AND p.line_no = t.line_no;
+
+-- Times: those of the session's messages (a row record's line has no time of its own).
+CREATE OR REPLACE VIEW derived.v_clock_zed AS
+SELECT file_id, min(event_time) AS first_event, max(event_time) AS last_event FROM derived.v_messages_zed GROUP BY file_id;
