@@ -46,6 +46,33 @@ test('OpenCode: its database is recorded as row records, searched, and counted w
   }
 });
 
+test('OpenCode: a message deleted from its database is no turn in show, derived.messages or stats, and stays findable', async () => {
+  const sb = sandbox({ name: 'opencode-del' });
+  try {
+    const dir = path.join(sb.home, '.local', 'share', 'opencode');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'opencode.db');
+    fs.copyFileSync(path.join(FIXTURES, 'opencode', 'opencode.db'), file);
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    // The last reply goes (OpenCode deletes a message's row when the user reverts it).
+    const db = new Database(file);
+    db.prepare("DELETE FROM message WHERE id = 'msg_23c341f1d001esv3QDdVACq0hm'").run();
+    db.close();
+    await capture({ home: sb.brain, env: sb.env, quietMs: 0, lockWaitMs: 10_000 });
+    const shown = readSession({ session: OC_SESSION }, sb.env);
+    const turns = shown.turns.filter((t) => t.role === 'user' || t.role === 'assistant').length;
+    assert.equal(turns, 4, 'two prompts and two replies are left');
+    assert.ok(shown.turns.some((t) => t.role !== 'user' && t.role !== 'assistant' && /Goodbye from the stand-in/.test(t.text)), 'the deleted reply is kept, marked');
+    const sql = await runReadOnlySql(sb.brain, `SELECT count(DISTINCT turn_id) FROM derived.messages WHERE agent = 'opencode' AND NOT is_sidechain`);
+    assert.equal(Number(sql.rows[0][0]), turns, 'derived.messages');
+    const stats = await cacheStats(sb.brain, 'agent', { timeZone: 'UTC' });
+    assert.equal(stats.rows.find((x) => x.key === 'opencode')?.turns, turns, 'stats');
+    assert.equal(search({ term: 'Goodbye from the stand-in' }, sb.env).hits.length, 1, 'still found');
+  } finally {
+    sb.cleanup();
+  }
+});
+
 test('Crush: a project database listed in projects.json is recorded per session, and a deleted message stays findable, marked', async () => {
   const sb = sandbox({ name: 'crush-db' });
   try {

@@ -7,7 +7,7 @@ CREATE OR REPLACE VIEW derived.v_sessions_kilo AS SELECT * FROM dialects.opencod
 CREATE OR REPLACE VIEW derived.v_messages_kilo AS
 SELECT 'kilo:'||session_id||':'||witness_gen||':'||line_no AS msg_id, 'kilo-code' AS agent, session_id,
        CASE WHEN deleted THEN 'system' ELSE role END AS role, model, text, event_time, captured_at, file_id,
-       witness_gen, line_no, machine_id, 'kilo:'||session_id||':'||message_id AS turn_id, deleted AS is_meta
+       witness_gen, line_no, machine_id, CASE WHEN NOT deleted THEN 'kilo:'||session_id||':'||message_id END AS turn_id, deleted AS is_meta
 FROM dialects.v_kilo WHERE role IS NOT NULL;
 
 CREATE OR REPLACE VIEW derived.v_tool_calls_kilo AS SELECT * FROM dialects.opencode_tool_calls('kilo', 'kilo-code');

@@ -67,7 +67,7 @@ CREATE OR REPLACE VIEW derived.v_sessions_opencode AS SELECT * FROM dialects.ope
 CREATE OR REPLACE VIEW derived.v_messages_opencode AS
 SELECT 'opencode:'||session_id||':'||witness_gen||':'||line_no AS msg_id, 'opencode' AS agent, session_id,
        CASE WHEN deleted THEN 'system' ELSE role END AS role, model, text, event_time, captured_at, file_id,
-       witness_gen, line_no, machine_id, 'opencode:'||session_id||':'||message_id AS turn_id, deleted AS is_meta
+       witness_gen, line_no, machine_id, CASE WHEN NOT deleted THEN 'opencode:'||session_id||':'||message_id END AS turn_id, deleted AS is_meta
 FROM dialects.v_opencode WHERE role IS NOT NULL;
 
 CREATE OR REPLACE VIEW derived.v_tool_calls_opencode AS SELECT * FROM dialects.opencode_tool_calls('opencode', 'opencode');
