@@ -7,14 +7,7 @@
 -- One row per exchange of a session's version.
 CREATE OR REPLACE VIEW dialects.v_auggie AS
 WITH
-  joined AS (
-    SELECT r.file_id, r.witness_gen, any_value(f.abs_path) AS abs_path, any_value(f.session_hint) AS session_hint,
-           any_value(f.machine_id) AS machine_id, min(r.byte_offset) AS byte_offset,
-           max(r.captured_at) AS captured_at, max(r.line_no) AS line_to,
-           string_agg(r.raw_line, chr(10) ORDER BY r.line_no) AS text
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'auggie'
-    GROUP BY r.file_id, r.witness_gen),
+  joined AS (SELECT * FROM dialects.json_documents('auggie', '.')),
   docs AS (
     SELECT * EXCLUDE (text), CAST(text AS JSON) AS doc
     FROM joined WHERE json_valid(text) AND json_type(CAST(text AS JSON), '$.chatHistory') = 'ARRAY'),

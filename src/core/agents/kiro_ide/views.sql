@@ -8,14 +8,7 @@
 -- history[] with a message each).
 CREATE OR REPLACE VIEW dialects.v_kiro_ide AS
 WITH
-  joined AS (
-    SELECT r.file_id, r.witness_gen, any_value(f.abs_path) AS abs_path, any_value(f.session_hint) AS session_hint,
-           any_value(f.machine_id) AS machine_id, min(r.byte_offset) AS byte_offset,
-           max(r.captured_at) AS captured_at, max(r.line_no) AS line_to,
-           string_agg(r.raw_line, chr(10) ORDER BY r.line_no) AS text
-    FROM dialects.v_live r JOIN floor.files f USING (file_id)
-    WHERE r.lane = 'kiro_ide'
-    GROUP BY r.file_id, r.witness_gen),
+  joined AS (SELECT * FROM dialects.json_documents('kiro_ide', '.')),
   docs AS (
     SELECT * EXCLUDE (text), CAST(text AS JSON) AS doc,
            CASE WHEN json_type(CAST(text AS JSON), '$.chat') = 'ARRAY' THEN '$.chat' ELSE '$.history' END AS list

@@ -60,23 +60,29 @@ SELECT file_id, any_value(dialects.row_col(cols, 'directory')) AS project,
        any_value(dialects.row_col(cols, 'parent_id')) AS parent_session
 FROM dialects.rows_latest(lane_name) WHERE tbl = 'session' AND op = 'row' GROUP BY file_id;
 
+-- derived.messages' rows of an OpenCode-family lane: a deleted message (kept, marked) is no turn.
+CREATE OR REPLACE MACRO dialects.opencode_message_rows(lane_name, agent_name) AS TABLE
+SELECT lane_name||':'||session_id||':'||witness_gen||':'||line_no AS msg_id, agent_name AS agent, session_id,
+       CASE WHEN deleted THEN 'system' ELSE role END AS role, model, text, event_time, captured_at, file_id,
+       witness_gen, line_no, machine_id, CASE WHEN NOT deleted THEN lane_name||':'||session_id||':'||message_id END AS turn_id, deleted AS is_meta
+FROM dialects.opencode_messages(lane_name) WHERE role IS NOT NULL;
+
+-- derived.usage_lines' rows of an OpenCode-family lane: each live reply's tokens.
+CREATE OR REPLACE MACRO dialects.opencode_usage_rows(lane_name, agent_name) AS TABLE
+SELECT agent_name AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
+       message_id, NULL::VARCHAR AS request_id, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
+       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
+FROM dialects.opencode_messages(lane_name) WHERE role = 'assistant' AND NOT deleted AND input_tokens IS NOT NULL;
+
 CREATE OR REPLACE VIEW dialects.v_opencode AS SELECT * FROM dialects.opencode_messages('opencode');
 
 CREATE OR REPLACE VIEW derived.v_sessions_opencode AS SELECT * FROM dialects.opencode_sessions('opencode');
 
-CREATE OR REPLACE VIEW derived.v_messages_opencode AS
-SELECT 'opencode:'||session_id||':'||witness_gen||':'||line_no AS msg_id, 'opencode' AS agent, session_id,
-       CASE WHEN deleted THEN 'system' ELSE role END AS role, model, text, event_time, captured_at, file_id,
-       witness_gen, line_no, machine_id, CASE WHEN NOT deleted THEN 'opencode:'||session_id||':'||message_id END AS turn_id, deleted AS is_meta
-FROM dialects.v_opencode WHERE role IS NOT NULL;
+CREATE OR REPLACE VIEW derived.v_messages_opencode AS SELECT * FROM dialects.opencode_message_rows('opencode', 'opencode');
 
 CREATE OR REPLACE VIEW derived.v_tool_calls_opencode AS SELECT * FROM dialects.opencode_tool_calls('opencode', 'opencode');
 
-CREATE OR REPLACE VIEW derived.v_usage_lines_opencode AS
-SELECT 'opencode' AS agent, session_id, file_id, witness_gen, line_no, machine_id, abs_path, event_time, model,
-       message_id, NULL::VARCHAR AS request_id, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
-       NULL::TIMESTAMPTZ AS file_first_ts, true AS counted
-FROM dialects.v_opencode WHERE role = 'assistant' AND NOT deleted AND input_tokens IS NOT NULL;
+CREATE OR REPLACE VIEW derived.v_usage_lines_opencode AS SELECT * FROM dialects.opencode_usage_rows('opencode', 'opencode');
 
 -- Times: those of the session's messages (a row record's line has no time of its own).
 CREATE OR REPLACE VIEW derived.v_clock_opencode AS
